@@ -1,0 +1,132 @@
+package dev.vertxrma;
+
+import java.util.Arrays;
+
+/**
+ * An ordered set of job ranks (MPI_Group). Immutable. Group rank {@code i} is job rank
+ * {@code ranks()[i]}. Used by post/start to name the peers of an epoch.
+ */
+public final class Group {
+
+  /** MPI_UNDEFINED: the rank of a process that is not a member of the group. */
+  public static final int UNDEFINED = -32766;
+
+  private final int[] ranks;
+  private final int myRank;
+
+  private Group(int[] ranks, int myJobRank) {
+    this.ranks = ranks;
+    int mine = UNDEFINED;
+    for (int i = 0; i < ranks.length; i++) {
+      if (ranks[i] == myJobRank) {
+        mine = i;
+      }
+    }
+    this.myRank = mine;
+  }
+
+  /**
+   * A group of the given job ranks, seen from job rank {@code myJobRank}. Fails with
+   * {@link ErrorClass#GROUP} on duplicates and {@link ErrorClass#RANK} on negative ranks.
+   */
+  public static Group of(int myJobRank, int... jobRanks) {
+    int[] copy = jobRanks.clone();
+    for (int i = 0; i < copy.length; i++) {
+      if (copy[i] < 0) {
+        throw RmaException.of(ErrorClass.RANK, "group member %d is rank %d, ranks are >= 0", i, copy[i]);
+      }
+      for (int j = 0; j < i; j++) {
+        if (copy[j] == copy[i]) {
+          throw RmaException.of(ErrorClass.GROUP, "rank %d appears twice in group %s", copy[i], Arrays.toString(copy));
+        }
+      }
+    }
+    return new Group(copy, myJobRank);
+  }
+
+  /** Number of members (MPI_Group_size). */
+  public int size() {
+    return ranks.length;
+  }
+
+  /** The calling rank's rank in this group, or {@link #UNDEFINED} (MPI_Group_rank). */
+  public int rank() {
+    return myRank;
+  }
+
+  /** The job ranks of the members, in group order (a copy). */
+  public int[] ranks() {
+    return ranks.clone();
+  }
+
+  /** The job rank of group member {@code i}; {@link ErrorClass#RANK} if out of range. */
+  public int jobRank(int i) {
+    if (i < 0 || i >= ranks.length) {
+      throw RmaException.of(ErrorClass.RANK, "group rank %d out of range [0, %d)", i, ranks.length);
+    }
+    return ranks[i];
+  }
+
+  /** Whether job rank {@code jobRank} is a member. */
+  public boolean contains(int jobRank) {
+    return indexOf(jobRank) >= 0;
+  }
+
+  /** The group rank of job rank {@code jobRank}, or {@link #UNDEFINED}. */
+  public int indexOf(int jobRank) {
+    for (int i = 0; i < ranks.length; i++) {
+      if (ranks[i] == jobRank) {
+        return i;
+      }
+    }
+    return UNDEFINED;
+  }
+
+  /** The members at the given group ranks, in that order (MPI_Group_incl). */
+  public Group incl(int... groupRanks) {
+    int[] sel = new int[groupRanks.length];
+    for (int i = 0; i < groupRanks.length; i++) {
+      sel[i] = jobRank(groupRanks[i]);
+    }
+    return of(myJobRankOrUndefined(), sel);
+  }
+
+  /** The members except those at the given group ranks, order kept (MPI_Group_excl). */
+  public Group excl(int... groupRanks) {
+    boolean[] drop = new boolean[ranks.length];
+    for (int g : groupRanks) {
+      jobRank(g);
+      drop[g] = true;
+    }
+    return of(myJobRankOrUndefined(), java.util.stream.IntStream.range(0, ranks.length)
+        .filter(i -> !drop[i]).map(i -> ranks[i]).toArray());
+  }
+
+  /** For each group rank in {@code groupRanks}, its rank in {@code other} or UNDEFINED (MPI_Group_translate_ranks). */
+  public int[] translateRanks(int[] groupRanks, Group other) {
+    int[] out = new int[groupRanks.length];
+    for (int i = 0; i < groupRanks.length; i++) {
+      out[i] = other.indexOf(jobRank(groupRanks[i]));
+    }
+    return out;
+  }
+
+  private int myJobRankOrUndefined() {
+    return myRank == UNDEFINED ? UNDEFINED : ranks[myRank];
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Group && Arrays.equals(ranks, ((Group) o).ranks);
+  }
+
+  @Override
+  public int hashCode() {
+    return Arrays.hashCode(ranks);
+  }
+
+  @Override
+  public String toString() {
+    return "Group" + Arrays.toString(ranks);
+  }
+}

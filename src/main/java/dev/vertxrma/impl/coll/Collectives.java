@@ -1,0 +1,202 @@
+package dev.vertxrma.impl.coll;
+
+import dev.vertxrma.Op;
+import dev.vertxrma.impl.memory.Memory;
+import dev.vertxrma.impl.ops.BasicType;
+import dev.vertxrma.impl.ops.ReductionKernel;
+import dev.vertxrma.impl.p2p.PointToPoint;
+import dev.vertxrma.impl.transport.Endpoint;
+import io.vertx.core.Future;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Collective algorithms of one rank over packed byte blocks, built on point-to-point messages in
+ * a context of their own (so they never match user messages): dissemination barrier, binomial
+ * broadcast and reduce (log2 P rounds), reduce + broadcast for allreduce, linear gather/scatter
+ * at the root and pairwise all-to-all. Every rank calls collectives in the same order, so
+ * messages of consecutive collectives cannot be confused (non-overtaking per source and tag).
+ */
+public final class Collectives {
+
+  private static final int TAG_BARRIER = 0;
+  private static final int TAG_BCAST = 100;
+  private static final int TAG_REDUCE = 200;
+  private static final int TAG_GATHER = 300;
+  private static final int TAG_SCATTER = 400;
+  private static final int TAG_ALLTOALL = 500;
+
+  private final Endpoint ep;
+  private final PointToPoint p2p;
+  private final int ctx;
+
+  /**
+   * @param ctx the context id reserved for collective traffic of one communicator
+   */
+  public Collectives(Endpoint ep, PointToPoint p2p, int ctx) {
+    this.ep = ep;
+    this.p2p = p2p;
+    this.ctx = ctx;
+  }
+
+  private int rank() {
+    return ep.rank();
+  }
+
+  private int size() {
+    return ep.size();
+  }
+
+  /** MPI_Barrier by dissemination: ceil(log2 P) rounds of one send and one receive. */
+  public Future<Void> barrier() {
+    return ep.withTimeout(barrierRound(0, 1), "barrier");
+  }
+
+  private Future<Void> barrierRound(int round, int dist) {
+    if (dist >= size()) {
+      return ep.context().succeededFuture();
+    }
+    p2p.sendBytes(ctx, (rank() + dist) % size(), TAG_BARRIER + round, new byte[0]);
+    return p2p.recvBytes(ctx, (rank() - dist + size()) % size(), TAG_BARRIER + round)
+        .compose(v -> barrierRound(round + 1, dist << 1));
+  }
+
+  /**
+   * MPI_Bcast of a packed block over a binomial tree rooted at {@code root}. Non-roots pass
+   * {@code null} and get the root's block.
+   */
+  public Future<byte[]> bcast(byte[] data, int root) {
+    int p = size();
+    int vr = (rank() - root + p) % p;
+    Future<byte[]> received;
+    int mask = 1;
+    if (vr == 0) {
+      received = ep.context().succeededFuture(data);
+      while (mask < p) {
+        mask <<= 1;
+      }
+    } else {
+      while ((vr & mask) == 0) {
+        mask <<= 1;
+      }
+      int parent = ((vr - mask) + root) % p;
+      received = p2p.recvBytes(ctx, parent, TAG_BCAST);
+    }
+    int top = mask;
+    return ep.withTimeout(received.map(block -> {
+      for (int m = top >> 1; m > 0; m >>= 1) {
+        if (vr + m < p) {
+          p2p.sendBytes(ctx, (vr + m + root) % p, TAG_BCAST, block);
+        }
+      }
+      return block;
+    }), "bcast");
+  }
+
+  /**
+   * MPI_Reduce of {@code n} elements of {@code type} combined with {@code op} over a binomial
+   * tree: the root gets the result, the others {@code null}. {@code data} is consumed.
+   */
+  public Future<byte[]> reduce(byte[] data, BasicType type, int n, Op op, int root) {
+    int p = size();
+    int vr = (rank() - root + p) % p;
+    return ep.withTimeout(reduceStep(data, type, n, op, root, vr, 1), "reduce");
+  }
+
+  private Future<byte[]> reduceStep(byte[] acc, BasicType type, int n, Op op, int root, int vr, int mask) {
+    int p = size();
+    if (mask >= p) {
+      return ep.context().succeededFuture(acc);
+    }
+    if ((vr & mask) != 0) {
+      p2p.sendBytes(ctx, ((vr & ~mask) + root) % p, TAG_REDUCE, acc);
+      return ep.context().succeededFuture(null);
+    }
+    int child = vr | mask;
+    if (child >= p) {
+      return reduceStep(acc, type, n, op, root, vr, mask << 1);
+    }
+    return p2p.recvBytes(ctx, (child + root) % p, TAG_REDUCE).compose(in -> {
+      ReductionKernel.apply(op, type, in, Memory.ARRAY_BYTE_BASE_OFFSET, acc, Memory.ARRAY_BYTE_BASE_OFFSET, n);
+      return reduceStep(acc, type, n, op, root, vr, mask << 1);
+    });
+  }
+
+  /** MPI_Allreduce: reduce to rank 0, then broadcast. */
+  public Future<byte[]> allreduce(byte[] data, BasicType type, int n, Op op) {
+    return reduce(data, type, n, op, 0).compose(r -> bcast(r, 0));
+  }
+
+  /** MPI_Gather: the root gets every rank's block in rank order, the others {@code null}. */
+  public Future<List<byte[]>> gather(byte[] block, int root) {
+    if (rank() != root) {
+      p2p.sendBytes(ctx, root, TAG_GATHER, block);
+      return ep.context().succeededFuture(null);
+    }
+    List<Future<byte[]>> parts = new ArrayList<>();
+    for (int r = 0; r < size(); r++) {
+      parts.add(r == root ? ep.context().succeededFuture(block) : p2p.recvBytes(ctx, r, TAG_GATHER));
+    }
+    return ep.withTimeout(Future.all(parts).map(cf -> cf.<byte[]>list()), "gather");
+  }
+
+  /** MPI_Allgather: gather to rank 0, then broadcast the concatenation. */
+  public Future<List<byte[]>> allgather(byte[] block) {
+    return gather(block, 0).compose(parts -> bcast(parts == null ? null : concat(parts), 0))
+        .map(all -> split(all, size()));
+  }
+
+  /** MPI_Scatter: block {@code i} of the root's list goes to rank {@code i}. */
+  public Future<byte[]> scatter(List<byte[]> blocks, int root) {
+    if (rank() == root) {
+      for (int r = 0; r < size(); r++) {
+        if (r != root) {
+          p2p.sendBytes(ctx, r, TAG_SCATTER, blocks.get(r));
+        }
+      }
+      return ep.context().succeededFuture(blocks.get(root));
+    }
+    return ep.withTimeout(p2p.recvBytes(ctx, root, TAG_SCATTER), "scatter");
+  }
+
+  /** MPI_Alltoall: sends block {@code j} to rank {@code j}; returns the blocks received, by source. */
+  public Future<List<byte[]>> alltoall(List<byte[]> blocks) {
+    List<Future<byte[]>> parts = new ArrayList<>();
+    for (int d = 1; d < size(); d++) {
+      int to = (rank() + d) % size();
+      p2p.sendBytes(ctx, to, TAG_ALLTOALL, blocks.get(to));
+    }
+    for (int r = 0; r < size(); r++) {
+      parts.add(r == rank() ? ep.context().succeededFuture(blocks.get(r)) : p2p.recvBytes(ctx, r, TAG_ALLTOALL));
+    }
+    return ep.withTimeout(Future.all(parts).map(cf -> cf.<byte[]>list()), "alltoall");
+  }
+
+  private static byte[] concat(List<byte[]> parts) {
+    int total = 0;
+    for (byte[] b : parts) {
+      total += 4 + b.length;
+    }
+    byte[] out = new byte[total];
+    int at = 0;
+    for (byte[] b : parts) {
+      Memory.putInt(out, Memory.ARRAY_BYTE_BASE_OFFSET + at, b.length);
+      System.arraycopy(b, 0, out, at + 4, b.length);
+      at += 4 + b.length;
+    }
+    return out;
+  }
+
+  private static List<byte[]> split(byte[] all, int n) {
+    List<byte[]> out = new ArrayList<>(n);
+    int at = 0;
+    for (int i = 0; i < n; i++) {
+      int len = Memory.getInt(all, Memory.ARRAY_BYTE_BASE_OFFSET + at);
+      byte[] b = new byte[len];
+      System.arraycopy(all, at + 4, b, 0, len);
+      out.add(b);
+      at += 4 + len;
+    }
+    return out;
+  }
+}

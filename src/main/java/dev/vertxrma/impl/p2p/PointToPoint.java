@@ -1,0 +1,296 @@
+package dev.vertxrma.impl.p2p;
+
+import dev.vertxrma.Comm;
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.Status;
+import dev.vertxrma.impl.memory.Memory;
+import dev.vertxrma.impl.memory.MemoryRef;
+import dev.vertxrma.impl.ops.Packer;
+import dev.vertxrma.impl.ops.TypeMap;
+import dev.vertxrma.impl.transport.Endpoint;
+import dev.vertxrma.impl.transport.Frame;
+import dev.vertxrma.impl.transport.FrameType;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedList;
+import java.util.List;
+
+/**
+ * Point-to-point messaging of one rank: eager standard sends, synchronous sends acknowledged on
+ * match, buffered sends through the attached {@link BsendBuffer}, and the matching of arrivals
+ * against posted receives with MPI's rules (source or ANY_SOURCE, tag or ANY_TAG, same context;
+ * non-overtaking: both queues are scanned in arrival/post order). Runs on the rank's context.
+ */
+public final class PointToPoint {
+
+  /** The send modes of MPI. */
+  public enum SendMode { STANDARD, SYNCHRONOUS, BUFFERED }
+
+  /** A receive waiting for its message. */
+  private final class PostedRecv {
+    final int ctx;
+    final int source;
+    final int tag;
+    final MemoryRef buf;
+    final TypeMap type;
+    final int count;
+    final Promise<Status> promise;
+    final Promise<byte[]> raw;
+    long timer = -1;
+
+    PostedRecv(int ctx, int source, int tag, MemoryRef buf, TypeMap type, int count, Promise<Status> promise,
+        Promise<byte[]> raw) {
+      this.ctx = ctx;
+      this.source = source;
+      this.tag = tag;
+      this.buf = buf;
+      this.type = type;
+      this.count = count;
+      this.promise = promise;
+      this.raw = raw;
+    }
+
+    boolean matches(Frame f) {
+      return f.ctx == ctx && (source == Comm.ANY_SOURCE || source == f.src) && (tag == Comm.ANY_TAG || tag == f.tag);
+    }
+
+    void fail(RmaException e) {
+      if (promise != null) {
+        promise.tryFail(e);
+      } else {
+        raw.tryFail(e);
+      }
+    }
+  }
+
+  private final Endpoint ep;
+  private final LinkedList<PostedRecv> posted = new LinkedList<>();
+  private final LinkedList<Frame> unexpected = new LinkedList<>();
+  private BsendBuffer bsend;
+
+  /** Creates the engine of one rank. */
+  public PointToPoint(Endpoint ep) {
+    this.ep = ep;
+  }
+
+  /**
+   * Sends {@code count} elements of {@code type} from {@code buf} (already range-checked) to
+   * {@code dest} in context {@code ctx}.
+   */
+  public Future<Void> send(int ctx, MemoryRef buf, TypeMap type, int count, int dest, int tag, SendMode mode) {
+    if (dest == Comm.PROC_NULL) {
+      return ep.context().succeededFuture();
+    }
+    Frame f = Frame.of(mode == SendMode.SYNCHRONOUS ? FrameType.SSEND : FrameType.SEND, ep.rank(), ctx);
+    f.tag = tag;
+    switch (mode) {
+      case STANDARD:
+        f.payload = Packer.pack(buf.base(), buf.address(), type, count);
+        f.count = f.payload.length;
+        ep.send(dest, f);
+        return ep.context().succeededFuture();
+      case SYNCHRONOUS:
+        f.payload = Packer.pack(buf.base(), buf.address(), type, count);
+        f.count = f.payload.length;
+        return ep.withTimeout(ep.request(dest, f).<Void>mapEmpty(), "ssend to rank " + dest);
+      case BUFFERED:
+      default:
+        return bsend(f, buf, type, count, dest);
+    }
+  }
+
+  private Future<Void> bsend(Frame f, MemoryRef buf, TypeMap type, int count, int dest) {
+    long bytes = type.size() * (long) count;
+    BsendBuffer b = bsend != null ? bsend : new BsendBuffer(null, null, 0);
+    BsendBuffer.Entry entry = b.allocate(bytes, dest);
+    // the copy into the attached buffer is what frees the user's buffer at once
+    MemoryRef region = b.memory();
+    long at = region.address() + entry.offset + Comm.BSEND_OVERHEAD;
+    Packer.pack(buf.base(), buf.address(), type, count, region.base(), at);
+    f.count = Math.toIntExact(bytes);
+    if (ep.isLocal(dest)) {
+      // same JVM: the receiver copies straight out of the attached buffer
+      f.localBase = region.base();
+      f.localAddress = at;
+    } else {
+      f.payload = new byte[f.count];
+      Memory.copy(region.base(), at, f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, bytes);
+    }
+    BsendBuffer owner = b;
+    ep.request(dest, f).onComplete(ar -> owner.delivered(entry));
+    return ep.context().succeededFuture();
+  }
+
+  /** Sends raw bytes (collective algorithms); completes at once (eager). */
+  public void sendBytes(int ctx, int dest, int tag, byte[] data) {
+    Frame f = Frame.of(FrameType.SEND, ep.rank(), ctx);
+    f.tag = tag;
+    f.payload = data;
+    f.count = data.length;
+    ep.send(dest, f);
+  }
+
+  /** Receives into {@code buf}; fails with TRUNCATE when the message is longer than the buffer. */
+  public Future<Status> recv(int ctx, MemoryRef buf, TypeMap type, int count, int source, int tag) {
+    if (source == Comm.PROC_NULL) {
+      return ep.context().succeededFuture(new Status(Comm.PROC_NULL, Comm.ANY_TAG, 0, 0));
+    }
+    Promise<Status> p = ep.context().promise();
+    post(new PostedRecv(ctx, source, tag, buf, type, count, p, null));
+    return p.future();
+  }
+
+  /** Receives a message of any length as raw bytes (collective algorithms). */
+  public Future<byte[]> recvBytes(int ctx, int source, int tag) {
+    Promise<byte[]> p = ep.context().promise();
+    post(new PostedRecv(ctx, source, tag, null, null, 0, null, p));
+    return p.future();
+  }
+
+  private void post(PostedRecv r) {
+    RmaException failure = ep.failure();
+    if (failure != null) {
+      r.fail(failure);
+      return;
+    }
+    for (Iterator<Frame> it = unexpected.iterator(); it.hasNext(); ) {
+      Frame f = it.next();
+      if (r.matches(f)) {
+        it.remove();
+        complete(r, f);
+        return;
+      }
+    }
+    posted.addLast(r);
+    long ms = ep.waitTimeoutMs();
+    r.timer = ep.context().owner().setTimer(ms, id -> {
+      if (posted.remove(r)) {
+        r.fail(RmaException.of(ErrorClass.TIMEOUT, "receive at rank %d from %s with tag %s matched no message "
+            + "within %d ms", ep.rank(), r.source == Comm.ANY_SOURCE ? "ANY_SOURCE" : "rank " + r.source,
+            r.tag == Comm.ANY_TAG ? "ANY_TAG" : String.valueOf(r.tag), ms));
+      }
+    });
+  }
+
+  /** Handles an arriving SEND or SSEND frame. */
+  public void onMessage(Frame f) {
+    if (f.count < 0 || (f.payload != null && f.payload.length != f.count)) {
+      throw RmaException.of(ErrorClass.OTHER, "message from rank %d declares %d bytes but carries %d", f.src,
+          f.count, f.payload == null ? 0 : f.payload.length);
+    }
+    for (Iterator<PostedRecv> it = posted.iterator(); it.hasNext(); ) {
+      PostedRecv r = it.next();
+      if (r.matches(f)) {
+        it.remove();
+        if (r.timer >= 0) {
+          ep.context().owner().cancelTimer(r.timer);
+        }
+        complete(r, f);
+        return;
+      }
+    }
+    if (f.isLocalTransfer()) {
+      // data still lives in the sender's attached buffer: take a copy so it can be freed
+      byte[] copy = new byte[f.count];
+      Memory.copy(f.localBase, f.localAddress, copy, Memory.ARRAY_BYTE_BASE_OFFSET, f.count);
+      f.payload = copy;
+      f.localBase = null;
+      f.localAddress = 0;
+    }
+    unexpected.addLast(f);
+    if (f.type == FrameType.SEND) {
+      ack(f); // a buffered send's data is now held here: its buffer space can be reused
+    }
+  }
+
+  private void complete(PostedRecv r, Frame f) {
+    Object srcBase = f.isLocalTransfer() ? f.localBase : f.payload;
+    long srcAddr = f.isLocalTransfer() ? f.localAddress : Memory.ARRAY_BYTE_BASE_OFFSET;
+    if (r.raw != null) {
+      byte[] data = f.payload;
+      if (data == null) {
+        data = new byte[f.count];
+        Memory.copy(srcBase, srcAddr, data, Memory.ARRAY_BYTE_BASE_OFFSET, f.count);
+      }
+      r.raw.tryComplete(data);
+      ack(f);
+      return;
+    }
+    long capacity = r.type.size() * (long) r.count;
+    if (f.count > capacity) {
+      ack(f);
+      r.promise.tryFail(RmaException.of(ErrorClass.TRUNCATE, "message of %d bytes from rank %d (tag %d) is longer "
+          + "than the receive buffer of %d x %s = %d bytes at rank %d", f.count, f.src, f.tag, r.count,
+          r.type.name(), capacity, ep.rank()));
+      return;
+    }
+    if (f.count > 0) {
+      Packer.unpack(srcBase, srcAddr, f.count, r.buf.base(), r.buf.address(), r.type, r.count);
+    }
+    ack(f);
+    long size = r.type.size();
+    r.promise.tryComplete(new Status(f.src, f.tag, size == 0 ? 0 : (int) (f.count / size), f.count));
+  }
+
+  /** Tells a synchronous sender of the match, or a buffered sender that its buffer space is free. */
+  private void ack(Frame f) {
+    if (f.corr != 0) {
+      ep.reply(f, null, null);
+      f.corr = 0;
+    }
+  }
+
+  /** MPI_Buffer_attach. */
+  public Future<Void> bufferAttach(Object buffer, int size) {
+    if (bsend != null) {
+      return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER,
+          "rank %d already has a buffer attached; detach it first (one buffer per rank)", ep.rank()));
+    }
+    if (size < 0) {
+      return ep.context().failedFuture(RmaException.of(ErrorClass.ARG, "buffer size %d is negative", size));
+    }
+    if (!(buffer instanceof byte[]) && !(buffer instanceof net.openhft.chronicle.bytes.BytesStore)) {
+      return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER,
+          "bufferAttach takes a byte[] or a BytesStore, not %s", buffer == null ? "null" : buffer.getClass().getName()));
+    }
+    MemoryRef mem = MemoryRef.of(buffer, 0);
+    if (mem.bytesAvailable() < size) {
+      return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER,
+          "buffer of %d bytes is smaller than the size %d given to bufferAttach", mem.bytesAvailable(), size));
+    }
+    bsend = new BsendBuffer(buffer, mem, size);
+    return ep.context().succeededFuture();
+  }
+
+  /** MPI_Buffer_detach: completes with the buffer once every buffered message was delivered. */
+  public Future<Object> bufferDetach() {
+    if (bsend == null) {
+      return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER, "rank %d has no buffer attached", ep.rank()));
+    }
+    BsendBuffer b = bsend;
+    Promise<Object> p = ep.context().promise();
+    return ep.withTimeout(b.detach(p), "bufferDetach").andThen(ar -> {
+      if (bsend == b) {
+        bsend = null;
+      }
+    });
+  }
+
+  /** Fails every posted receive and a pending detach (job failure). */
+  public void fail(RmaException cause) {
+    List<PostedRecv> all = new ArrayList<>(posted);
+    posted.clear();
+    for (PostedRecv r : all) {
+      if (r.timer >= 0) {
+        ep.context().owner().cancelTimer(r.timer);
+      }
+      r.fail(cause);
+    }
+    if (bsend != null) {
+      bsend.fail(cause);
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package dev.vertxrma.impl.runtime;
+
+import dev.vertxrma.Comm;
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.RankProgram;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.coll.Collectives;
+import dev.vertxrma.impl.p2p.PointToPoint;
+import dev.vertxrma.impl.transport.FrameType;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.internal.ContextInternal;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The verticle that hosts one rank: joins the job (handshake), wires the rank's engines, runs its
+ * program, finalizes (a barrier, like MPI_Finalize, so no rank tears down while others may still
+ * access it) and releases everything on undeploy.
+ */
+public final class RankHost extends VerticleBase {
+
+  private final JobRuntime job;
+  private final int requestedRank;
+  private final RankProgram program;
+  private final List<String> args;
+  private final Consumer<RankProcess> wiring;
+  private RankProcess process;
+  private WorldComm world;
+
+  /**
+   * @param requestedRank the rank to host, or {@code -1} to take one in the handshake
+   * @param wiring extra engines to install on the rank (windows), may be {@code null}
+   */
+  public RankHost(JobRuntime job, int requestedRank, RankProgram program, List<String> args,
+      Consumer<RankProcess> wiring) {
+    this.job = job;
+    this.requestedRank = requestedRank;
+    this.program = program;
+    this.args = List.copyOf(args);
+    this.wiring = wiring;
+  }
+
+  @Override
+  public Future<?> start() {
+    ContextInternal ctx = (ContextInternal) context;
+    return new Handshake(job, ctx, requestedRank).run(rank -> {
+      process = new RankProcess(job, rank, ctx);
+      PointToPoint p2p = new PointToPoint(process);
+      process.handle(FrameType.SEND, p2p::onMessage);
+      process.handle(FrameType.SSEND, p2p::onMessage);
+      process.onFailure(p2p::fail);
+      Collectives coll = new Collectives(process, p2p, WorldComm.WORLD_COLL_CTX);
+      world = new WorldComm(process, p2p, coll);
+      if (wiring != null) {
+        wiring.accept(process);
+      }
+      return process.listen();
+    });
+  }
+
+  /** The world communicator, once started. */
+  public Comm world() {
+    return world;
+  }
+
+  /** This host's rank, once started. */
+  public int rank() {
+    return process.rank();
+  }
+
+  /**
+   * Runs the program on the rank's context, then finalizes. A failure of the program aborts the
+   * job, so that no other rank waits forever for this one.
+   */
+  public Future<Void> runProgram() {
+    return world.call(() -> {
+      Future<?> body;
+      try {
+        body = program.run(world, args);
+        if (body == null) {
+          body = Future.failedFuture(new RmaException(ErrorClass.ARG, "rank program returned null instead of a future"));
+        }
+      } catch (RuntimeException e) {
+        body = Future.failedFuture(e);
+      }
+      return body.transform(ar -> {
+        if (ar.failed()) {
+          RmaException cause = ar.cause() instanceof RmaException ? (RmaException) ar.cause()
+              : new RmaException(ErrorClass.OTHER, "rank " + process.rank() + " failed: " + ar.cause(), ar.cause());
+          if (process.failure() == null) {
+            process.abortJob(new RmaException(ErrorClass.COMM, "job " + job.jobName() + " aborted because rank "
+                + process.rank() + " failed: " + cause.getMessage(), cause));
+          }
+          return Future.failedFuture(cause);
+        }
+        return world.barrier();
+      });
+    });
+  }
+
+  @Override
+  public Future<?> stop() {
+    return process == null ? Future.succeededFuture() : process.close();
+  }
+}

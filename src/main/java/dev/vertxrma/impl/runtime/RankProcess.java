@@ -1,0 +1,242 @@
+package dev.vertxrma.impl.runtime;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.transport.Endpoint;
+import dev.vertxrma.impl.transport.Frame;
+import dev.vertxrma.impl.transport.FrameType;
+import dev.vertxrma.impl.transport.PendingReplies;
+import dev.vertxrma.impl.transport.Transport;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.logging.Logger;
+import io.vertx.core.internal.logging.LoggerFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * One rank of a job in this Vert.x instance: its address on the event bus, its event-loop
+ * context, the dispatch of incoming frames to the protocol engines, and the request/reply
+ * bookkeeping. Everything runs on the rank's context.
+ */
+public final class RankProcess implements Endpoint {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RankProcess.class);
+
+  private final JobRuntime job;
+  private final int rank;
+  private final ContextInternal context;
+  private final Transport transport;
+  private final PendingReplies pending = new PendingReplies();
+  @SuppressWarnings("unchecked")
+  private final Consumer<Frame>[] handlers = new Consumer[128];
+  private final List<Consumer<RmaException>> failureListeners = new ArrayList<>();
+  private final List<Runnable> closeHooks = new ArrayList<>();
+  private final Consumer<Frame> sink;
+  private MessageConsumer<Frame> consumer;
+  private RmaException failure;
+
+  RankProcess(JobRuntime job, int rank, ContextInternal context) {
+    this.job = job;
+    this.rank = rank;
+    this.context = context;
+    this.transport = job.transport();
+    this.sink = frame -> context.runOnContext(v -> deliver(frame));
+    handle(FrameType.REPLY, pending::onReply);
+    handle(FrameType.ABORT, f -> fail(new RmaException(ErrorClass.ofCode(f.code),
+        f.payload == null ? "job aborted by rank " + f.src : new String(f.payload, StandardCharsets.UTF_8))));
+  }
+
+  /** Registers the engine that handles frames of {@code type}. */
+  public void handle(byte type, Consumer<Frame> handler) {
+    handlers[type] = handler;
+  }
+
+  /** Registers a listener told once when this rank's job fails (abort, shutdown). */
+  public void onFailure(Consumer<RmaException> listener) {
+    failureListeners.add(listener);
+  }
+
+  /** Registers a hook run once when the rank shuts down (releases windows, buffers). */
+  public void onClose(Runnable hook) {
+    closeHooks.add(hook);
+  }
+
+  /** Starts listening on the rank's event-bus address; completes once the registration is visible. */
+  Future<Void> listen() {
+    job.register(this);
+    consumer = job.vertx().eventBus().<Frame>consumer(Transport.address(job.jobName(), rank), m -> deliver(m.body()));
+    return consumer.completion();
+  }
+
+  /** Stops listening and leaves the job's local registry. */
+  Future<Void> close() {
+    job.unregister(this);
+    for (Runnable hook : closeHooks) {
+      try {
+        hook.run();
+      } catch (RuntimeException e) {
+        LOG.error("rank " + rank + " close hook failed", e);
+      }
+    }
+    closeHooks.clear();
+    if (failure == null) {
+      failure = new RmaException(ErrorClass.COMM, "rank " + rank + " of job " + job.jobName() + " has finished");
+    }
+    return consumer == null ? Future.succeededFuture() : consumer.unregister();
+  }
+
+  Consumer<Frame> sink() {
+    return sink;
+  }
+
+  /** Handles one incoming frame on the rank's context. Frames from the network are untrusted. */
+  void deliver(Frame f) {
+    if (f.src < 0 || f.src >= job.np() || f.type < 0 || f.type >= handlers.length || handlers[f.type] == null) {
+      LOG.warn("rank " + rank + " dropped frame with invalid source or type: " + f);
+      return;
+    }
+    try {
+      handlers[f.type].accept(f);
+    } catch (RmaException e) {
+      if (f.corr != 0 && f.type != FrameType.REPLY) {
+        reply(f, e.errorClass(), stripClass(e));
+      } else {
+        LOG.warn("rank " + rank + " rejected " + f + ": " + e.getMessage());
+      }
+    } catch (RuntimeException e) {
+      LOG.error("rank " + rank + " failed handling " + f, e);
+      if (f.corr != 0 && f.type != FrameType.REPLY) {
+        reply(f, ErrorClass.INTERN, "internal error at rank " + rank + ": " + e);
+      }
+    }
+  }
+
+  private static String stripClass(RmaException e) {
+    String m = e.getMessage();
+    String prefix = e.errorClass() + ": ";
+    return m.startsWith(prefix) ? m.substring(prefix.length()) : m;
+  }
+
+  /** Fails everything pending on this rank and every later call, once. */
+  public void fail(RmaException cause) {
+    if (failure != null) {
+      return;
+    }
+    failure = cause;
+    pending.failAll(t -> true, cause);
+    for (Consumer<RmaException> l : new ArrayList<>(failureListeners)) {
+      try {
+        l.accept(cause);
+      } catch (RuntimeException e) {
+        LOG.error("failure listener threw", e);
+      }
+    }
+  }
+
+  /** Aborts the job: tells every rank (this one included) to fail with {@code cause}. */
+  public void abortJob(RmaException cause) {
+    for (int r = 0; r < job.np(); r++) {
+      if (r == rank) {
+        continue;
+      }
+      Frame f = Frame.of(FrameType.ABORT, rank, 0);
+      f.code = cause.errorClass().code();
+      f.payload = cause.getMessage().getBytes(StandardCharsets.UTF_8);
+      transport.send(r, f);
+    }
+    fail(cause);
+  }
+
+  @Override
+  public int rank() {
+    return rank;
+  }
+
+  @Override
+  public int size() {
+    return job.np();
+  }
+
+  @Override
+  public ContextInternal context() {
+    return context;
+  }
+
+  /** The job this rank belongs to. */
+  public JobRuntime job() {
+    return job;
+  }
+
+  @Override
+  public boolean isLocal(int r) {
+    return transport.isLocal(r);
+  }
+
+  @Override
+  public void send(int dst, Frame frame) {
+    transport.send(dst, frame);
+  }
+
+  @Override
+  public Future<Frame> request(int dst, Frame frame) {
+    if (failure != null) {
+      return context.failedFuture(failure);
+    }
+    Promise<Frame> p = context.promise();
+    frame.corr = pending.register(dst, p);
+    transport.send(dst, frame);
+    return p.future();
+  }
+
+  @Override
+  public void reply(Frame request, ErrorClass error, String message) {
+    transport.send(request.src, PendingReplies.replyTo(request, rank, error, message));
+  }
+
+  @Override
+  public void replyWith(Frame request, byte[] payload) {
+    Frame r = PendingReplies.replyTo(request, rank, null, null);
+    r.payload = payload;
+    transport.send(request.src, r);
+  }
+
+  @Override
+  public void sendReply(int dst, Frame reply) {
+    transport.send(dst, reply);
+  }
+
+  @Override
+  public long waitTimeoutMs() {
+    return job.waitTimeoutMs();
+  }
+
+  @Override
+  public RmaException failure() {
+    return failure;
+  }
+
+  @Override
+  public <T> Future<T> withTimeout(Future<T> f, String what) {
+    if (f.isComplete()) {
+      return f;
+    }
+    Promise<T> p = context.promise();
+    long ms = job.waitTimeoutMs();
+    long timer = job.vertx().setTimer(ms, id -> p.tryFail(new RmaException(ErrorClass.TIMEOUT,
+        what + " at rank " + rank + " did not complete within " + ms + " ms (JobOptions.waitTimeoutMs)")));
+    f.onComplete(ar -> {
+      job.vertx().cancelTimer(timer);
+      if (ar.succeeded()) {
+        p.tryComplete(ar.result());
+      } else {
+        p.tryFail(ar.cause());
+      }
+    });
+    return p.future();
+  }
+}

@@ -1,0 +1,432 @@
+package dev.vertxrma.impl.runtime;
+
+import dev.vertxrma.Comm;
+import dev.vertxrma.Datatype;
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.Group;
+import dev.vertxrma.Op;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.Status;
+import dev.vertxrma.impl.coll.Collectives;
+import dev.vertxrma.impl.memory.Memory;
+import dev.vertxrma.impl.memory.MemoryRef;
+import dev.vertxrma.impl.ops.BasicType;
+import dev.vertxrma.impl.ops.DatatypeEngine;
+import dev.vertxrma.impl.ops.Packer;
+import dev.vertxrma.impl.ops.TypeMap;
+import dev.vertxrma.impl.p2p.PointToPoint;
+import dev.vertxrma.impl.p2p.PointToPoint.SendMode;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The world communicator of one rank: validates every call's arguments (so a bad call fails its
+ * future with the right error class and never reaches the wire), moves calls onto the rank's
+ * context, and delegates to the point-to-point and collective engines.
+ */
+public final class WorldComm implements Comm {
+
+  static final int WORLD_CTX = 0;
+  static final int WORLD_COLL_CTX = 1;
+
+  private final RankProcess rp;
+  private final PointToPoint p2p;
+  private final Collectives coll;
+  private final Group group;
+
+  WorldComm(RankProcess rp, PointToPoint p2p, Collectives coll) {
+    this.rp = rp;
+    this.p2p = p2p;
+    this.coll = coll;
+    int[] all = new int[rp.size()];
+    for (int i = 0; i < all.length; i++) {
+      all[i] = i;
+    }
+    this.group = Group.of(rp.rank(), all);
+  }
+
+  /** The rank process behind this communicator (for windows). */
+  public RankProcess process() {
+    return rp;
+  }
+
+  /**
+   * Runs {@code body} on the rank's context (hopping there if needed) and turns a thrown
+   * {@link RmaException} into a failed future; fails with COMM once the job has ended.
+   */
+  public <T> Future<T> call(Supplier<Future<T>> body) {
+    if (Vertx.currentContext() == rp.context()) {
+      return invoke(body);
+    }
+    Promise<T> p = rp.context().promise();
+    rp.context().runOnContext(v -> invoke(body).onComplete(p));
+    return p.future();
+  }
+
+  private <T> Future<T> invoke(Supplier<Future<T>> body) {
+    RmaException failure = rp.failure();
+    if (failure != null) {
+      return rp.context().failedFuture(failure.errorClass() == ErrorClass.COMM ? failure
+          : new RmaException(ErrorClass.COMM, "the job has ended: " + failure.getMessage(), failure));
+    }
+    try {
+      return body.get();
+    } catch (RmaException e) {
+      return rp.context().failedFuture(e);
+    }
+  }
+
+  // ------------------------------------------------------------------ argument checks
+
+  /** The committed type map behind a datatype; TYPE if null or not committed. */
+  public static TypeMap typeMap(Datatype type, String what) {
+    if (!(type instanceof TypeMap)) {
+      throw RmaException.of(ErrorClass.TYPE, "%s: datatype is %s", what, type == null ? "null" : "not a vertx-rma datatype");
+    }
+    TypeMap t = (TypeMap) type;
+    if (!t.isCommitted()) {
+      throw RmaException.of(ErrorClass.TYPE, "%s: datatype %s is not committed (call commit() first)", what, t.name());
+    }
+    return t;
+  }
+
+  /** A checked view of {@code count} elements of {@code type} at {@code buf[offset]}. */
+  public static MemoryRef buffer(Object buf, int offset, int count, TypeMap type, String what) {
+    if (count < 0) {
+      throw RmaException.of(ErrorClass.COUNT, "%s: count %d is negative", what, count);
+    }
+    MemoryRef mem = MemoryRef.of(buf, offset);
+    DatatypeEngine.checkAccess(type, count, mem, what + " buffer");
+    return mem;
+  }
+
+  private void checkPeer(int peer, boolean allowAny, String what) {
+    if (peer == PROC_NULL || (allowAny && peer == ANY_SOURCE)) {
+      return;
+    }
+    if (peer < 0 || peer >= size()) {
+      throw RmaException.of(ErrorClass.RANK, "%s: rank %d is not in [0, %d)", what, peer, size());
+    }
+  }
+
+  private void checkRoot(int root, String what) {
+    if (root < 0 || root >= size()) {
+      throw RmaException.of(ErrorClass.RANK, "%s: root %d is not in [0, %d)", what, root, size());
+    }
+  }
+
+  private static void checkTag(int tag, boolean allowAny, String what) {
+    if (tag < 0 && !(allowAny && tag == ANY_TAG)) {
+      throw RmaException.of(ErrorClass.TAG, "%s: tag %d is negative", what, tag);
+    }
+  }
+
+  // ------------------------------------------------------------------ identity
+
+  @Override
+  public int rank() {
+    return rp.rank();
+  }
+
+  @Override
+  public int size() {
+    return rp.size();
+  }
+
+  @Override
+  public Group group() {
+    return group;
+  }
+
+  @Override
+  public Vertx vertx() {
+    return rp.job().vertx();
+  }
+
+  @Override
+  public String jobName() {
+    return rp.job().jobName();
+  }
+
+  // ------------------------------------------------------------------ point-to-point
+
+  private Future<Void> send(Object buf, int offset, int count, Datatype type, int dest, int tag, SendMode mode,
+      String what) {
+    return call(() -> {
+      TypeMap t = typeMap(type, what);
+      MemoryRef mem = buffer(buf, offset, count, t, what);
+      checkPeer(dest, false, what);
+      checkTag(tag, false, what);
+      return p2p.send(WORLD_CTX, mem, t, count, dest, tag, mode);
+    });
+  }
+
+  @Override
+  public Future<Void> send(Object buf, int offset, int count, Datatype type, int dest, int tag) {
+    return send(buf, offset, count, type, dest, tag, SendMode.STANDARD, "send");
+  }
+
+  @Override
+  public Future<Void> isend(Object buf, int offset, int count, Datatype type, int dest, int tag) {
+    return send(buf, offset, count, type, dest, tag, SendMode.STANDARD, "isend");
+  }
+
+  @Override
+  public Future<Void> ssend(Object buf, int offset, int count, Datatype type, int dest, int tag) {
+    return send(buf, offset, count, type, dest, tag, SendMode.SYNCHRONOUS, "ssend");
+  }
+
+  @Override
+  public Future<Void> bsend(Object buf, int offset, int count, Datatype type, int dest, int tag) {
+    return send(buf, offset, count, type, dest, tag, SendMode.BUFFERED, "bsend");
+  }
+
+  @Override
+  public Future<Status> recv(Object buf, int offset, int count, Datatype type, int source, int tag) {
+    return recv(buf, offset, count, type, source, tag, "recv");
+  }
+
+  @Override
+  public Future<Status> irecv(Object buf, int offset, int count, Datatype type, int source, int tag) {
+    return recv(buf, offset, count, type, source, tag, "irecv");
+  }
+
+  private Future<Status> recv(Object buf, int offset, int count, Datatype type, int source, int tag, String what) {
+    return call(() -> {
+      TypeMap t = typeMap(type, what);
+      MemoryRef mem = buffer(buf, offset, count, t, what);
+      checkPeer(source, true, what);
+      checkTag(tag, true, what);
+      return p2p.recv(WORLD_CTX, mem, t, count, source, tag);
+    });
+  }
+
+  @Override
+  public Future<Void> bufferAttach(Object buffer, int sizeBytes) {
+    return call(() -> p2p.bufferAttach(buffer, sizeBytes));
+  }
+
+  @Override
+  public Future<Object> bufferDetach() {
+    return call(p2p::bufferDetach);
+  }
+
+  // ------------------------------------------------------------------ collectives
+
+  @Override
+  public Future<Void> barrier() {
+    return call(coll::barrier);
+  }
+
+  @Override
+  public Future<Void> bcast(Object buf, int offset, int count, Datatype type, int root) {
+    return call(() -> {
+      TypeMap t = typeMap(type, "bcast");
+      MemoryRef mem = buffer(buf, offset, count, t, "bcast");
+      checkRoot(root, "bcast");
+      byte[] data = rank() == root ? Packer.pack(mem.base(), mem.address(), t, count) : null;
+      return coll.bcast(data, root).map(block -> {
+        if (rank() != root) {
+          unpackExactly(block, mem, t, count, "bcast from root " + root);
+        }
+        return null;
+      });
+    });
+  }
+
+  private void unpackExactly(byte[] block, MemoryRef mem, TypeMap t, int count, String what) {
+    long expected = t.size() * (long) count;
+    if (block.length != expected) {
+      throw RmaException.of(ErrorClass.TRUNCATE, "%s: received %d bytes, the buffer takes %d x %s = %d bytes at rank %d",
+          what, block.length, count, t.name(), expected, rank());
+    }
+    Packer.unpack(block, Memory.ARRAY_BYTE_BASE_OFFSET, block.length, mem.base(), mem.address(), t, count);
+  }
+
+  private BasicType reductionType(TypeMap t, Op op, String what) {
+    if (op == null) {
+      throw RmaException.of(ErrorClass.OP, "%s: op is null", what);
+    }
+    BasicType basic = t.homogeneousType();
+    if (basic == null) {
+      throw RmaException.of(ErrorClass.TYPE, "%s: datatype %s mixes element types; reductions need one", what, t.name());
+    }
+    DatatypeEngine.checkOp(op, t);
+    if (op == Op.REPLACE || op == Op.NO_OP) {
+      throw RmaException.of(ErrorClass.OP, "%s: %s is only defined for RMA accumulate, not for reductions", what, op);
+    }
+    return basic;
+  }
+
+  @Override
+  public Future<Void> reduce(Object sendBuf, int sendOffset, Object recvBuf, int recvOffset, int count,
+      Datatype type, Op op, int root) {
+    return call(() -> {
+      TypeMap t = typeMap(type, "reduce");
+      BasicType basic = reductionType(t, op, "reduce");
+      MemoryRef in = buffer(sendBuf, sendOffset, count, t, "reduce send");
+      checkRoot(root, "reduce");
+      MemoryRef out = rank() == root ? buffer(recvBuf, recvOffset, count, t, "reduce receive") : null;
+      byte[] data = Packer.pack(in.base(), in.address(), t, count);
+      int n = Math.toIntExact(t.elementCount() * count);
+      return coll.reduce(data, basic, n, op, root).map(result -> {
+        if (out != null) {
+          unpackExactly(result, out, t, count, "reduce");
+        }
+        return null;
+      });
+    });
+  }
+
+  @Override
+  public Future<Void> allreduce(Object sendBuf, int sendOffset, Object recvBuf, int recvOffset, int count,
+      Datatype type, Op op) {
+    return call(() -> {
+      TypeMap t = typeMap(type, "allreduce");
+      BasicType basic = reductionType(t, op, "allreduce");
+      MemoryRef in = buffer(sendBuf, sendOffset, count, t, "allreduce send");
+      MemoryRef out = buffer(recvBuf, recvOffset, count, t, "allreduce receive");
+      byte[] data = Packer.pack(in.base(), in.address(), t, count);
+      int n = Math.toIntExact(t.elementCount() * count);
+      return coll.allreduce(data, basic, n, op).map(result -> {
+        unpackExactly(result, out, t, count, "allreduce");
+        return null;
+      });
+    });
+  }
+
+  @Override
+  public Future<Double> allreduce(double value, Op op) {
+    double[] in = {value};
+    double[] out = new double[1];
+    return allreduce(in, 0, out, 0, 1, Datatype.DOUBLE, op).map(v -> out[0]);
+  }
+
+  @Override
+  public Future<Long> allreduce(long value, Op op) {
+    long[] in = {value};
+    long[] out = new long[1];
+    return allreduce(in, 0, out, 0, 1, Datatype.LONG, op).map(v -> out[0]);
+  }
+
+  private static final class Blocks {
+    final TypeMap type;
+    final MemoryRef mem;
+    final int count;
+    final int ranks;
+
+    Blocks(Object buf, int offset, int count, Datatype type, int ranks, String what) {
+      this.type = typeMap(type, what);
+      this.count = count;
+      this.ranks = ranks;
+      if (count < 0) {
+        throw RmaException.of(ErrorClass.COUNT, "%s: count %d is negative", what, count);
+      }
+      this.mem = buffer(buf, offset, Math.multiplyExact(count, ranks), this.type, what);
+    }
+
+    long blockAddress(int i) {
+      return mem.address() + i * (long) count * type.extent();
+    }
+
+    byte[] pack(int i) {
+      return Packer.pack(mem.base(), blockAddress(i), type, count);
+    }
+
+    void unpack(int i, byte[] block, String what, int rank) {
+      long expected = type.size() * (long) count;
+      if (block.length != expected) {
+        throw RmaException.of(ErrorClass.TRUNCATE, "%s: block from rank %d has %d bytes, the receive block takes %d "
+            + "x %s = %d bytes", what, i, block.length, count, type.name(), expected);
+      }
+      Packer.unpack(block, Memory.ARRAY_BYTE_BASE_OFFSET, block.length, mem.base(), blockAddress(i), type, count);
+    }
+  }
+
+  @Override
+  public Future<Void> gather(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+      int recvOffset, int recvCount, Datatype recvType, int root) {
+    return call(() -> {
+      checkRoot(root, "gather");
+      Blocks in = new Blocks(sendBuf, sendOffset, sendCount, sendType, 1, "gather send");
+      Blocks out = rank() == root ? new Blocks(recvBuf, recvOffset, recvCount, recvType, size(), "gather receive") : null;
+      return coll.gather(in.pack(0), root).map(parts -> {
+        if (out != null) {
+          for (int i = 0; i < parts.size(); i++) {
+            out.unpack(i, parts.get(i), "gather", rank());
+          }
+        }
+        return null;
+      });
+    });
+  }
+
+  @Override
+  public Future<Void> allgather(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+      int recvOffset, int recvCount, Datatype recvType) {
+    return call(() -> {
+      Blocks in = new Blocks(sendBuf, sendOffset, sendCount, sendType, 1, "allgather send");
+      Blocks out = new Blocks(recvBuf, recvOffset, recvCount, recvType, size(), "allgather receive");
+      return coll.allgather(in.pack(0)).map(parts -> {
+        for (int i = 0; i < parts.size(); i++) {
+          out.unpack(i, parts.get(i), "allgather", rank());
+        }
+        return null;
+      });
+    });
+  }
+
+  @Override
+  public Future<Void> scatter(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+      int recvOffset, int recvCount, Datatype recvType, int root) {
+    return call(() -> {
+      checkRoot(root, "scatter");
+      Blocks out = new Blocks(recvBuf, recvOffset, recvCount, recvType, 1, "scatter receive");
+      List<byte[]> blocks = null;
+      if (rank() == root) {
+        Blocks in = new Blocks(sendBuf, sendOffset, sendCount, sendType, size(), "scatter send");
+        blocks = new ArrayList<>();
+        for (int i = 0; i < size(); i++) {
+          blocks.add(in.pack(i));
+        }
+      }
+      return coll.scatter(blocks, root).map(block -> {
+        out.unpack(0, block, "scatter", rank());
+        return null;
+      });
+    });
+  }
+
+  @Override
+  public Future<Void> alltoall(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+      int recvOffset, int recvCount, Datatype recvType) {
+    return call(() -> {
+      Blocks in = new Blocks(sendBuf, sendOffset, sendCount, sendType, size(), "alltoall send");
+      Blocks out = new Blocks(recvBuf, recvOffset, recvCount, recvType, size(), "alltoall receive");
+      List<byte[]> blocks = new ArrayList<>();
+      for (int i = 0; i < size(); i++) {
+        blocks.add(in.pack(i));
+      }
+      return coll.alltoall(blocks).map(parts -> {
+        for (int i = 0; i < parts.size(); i++) {
+          out.unpack(i, parts.get(i), "alltoall", rank());
+        }
+        return null;
+      });
+    });
+  }
+
+  @Override
+  public void abort(String reason) {
+    RmaException cause = RmaException.of(ErrorClass.COMM, "job %s aborted by rank %d: %s", jobName(), rank(), reason);
+    if (Vertx.currentContext() == rp.context()) {
+      rp.abortJob(cause);
+    } else {
+      rp.context().runOnContext(v -> rp.abortJob(cause));
+    }
+  }
+}

@@ -1,0 +1,55 @@
+package dev.vertxrma.impl.transport;
+
+import dev.vertxrma.RmaException;
+import io.vertx.core.Future;
+import io.vertx.core.internal.ContextInternal;
+
+/**
+ * What one rank's protocol engines (point-to-point, collectives, windows) need from the runtime:
+ * identity, the rank's event-loop context, frame sending and request/reply. All methods must be
+ * called on {@link #context()}.
+ */
+public interface Endpoint {
+
+  /** This rank. */
+  int rank();
+
+  /** Number of ranks in the job. */
+  int size();
+
+  /** The rank's context; every engine runs on it. */
+  ContextInternal context();
+
+  /** Whether {@code rank} lives in this Vert.x instance (the same-JVM path can be used). */
+  boolean isLocal(int rank);
+
+  /** Sends a frame to {@code dst}; no reply expected. */
+  void send(int dst, Frame frame);
+
+  /**
+   * Sends a frame that expects a reply: sets its correlation id and completes with the reply
+   * frame, or fails with the target's {@link RmaException}.
+   */
+  Future<Frame> request(int dst, Frame frame);
+
+  /** Answers a request: {@code error == null} for success. */
+  void reply(Frame request, dev.vertxrma.ErrorClass error, String message);
+
+  /** Answers a request with data. */
+  void replyWith(Frame request, byte[] payload);
+
+  /** Sends a ready-made reply frame (same-JVM replies may carry local references). */
+  void sendReply(int dst, Frame reply);
+
+  /** Timeout in milliseconds for any wait (receive, barrier, epoch, lock). */
+  long waitTimeoutMs();
+
+  /** The failure that ended this rank's job (abort, shutdown), or {@code null} while it runs. */
+  RmaException failure();
+
+  /**
+   * Fails {@code promise}-backed future {@code f} with {@code TIMEOUT} if it has not completed
+   * within {@link #waitTimeoutMs()}; {@code what} names the wait in the message.
+   */
+  <T> Future<T> withTimeout(Future<T> f, String what);
+}

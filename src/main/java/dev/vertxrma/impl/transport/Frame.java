@@ -1,0 +1,77 @@
+package dev.vertxrma.impl.transport;
+
+/**
+ * One message between two ranks of a job: a fixed header plus an optional packed payload.
+ *
+ * <p>On the same-JVM path a frame object is handed to the target rank as it is (no encoding,
+ * no copy); the {@code local*} fields may then reference origin memory that the target copies
+ * from or into directly. Across JVMs {@link FrameCodec} writes the header and payload in binary
+ * and never the {@code local*} fields: a frame that needs them is built with a payload instead.
+ *
+ * <p>The meaning of the numeric fields depends on {@link #type}; see {@link FrameType}.
+ */
+public final class Frame {
+  /** Frame type, one of the {@link FrameType} constants. */
+  public byte type;
+  /** Sending rank (job rank). */
+  public int src;
+  /** Communicator context or window id the frame belongs to. */
+  public int ctx;
+  /** Message tag (point-to-point) or a type-specific small value. */
+  public int tag;
+  /** Correlation id for replies; 0 when no reply is expected. */
+  public long corr;
+  /** Target displacement (RMA) or a type-specific value. */
+  public long disp;
+  /** Element count (RMA) or a type-specific value. */
+  public int count;
+  /** Op code, error class code, lock type or assertion bits, depending on the type. */
+  public int code;
+  /** Epoch or sequence number, depending on the type. */
+  public long epoch;
+  /** Encoded target datatype (RMA), or {@code null}. */
+  public byte[] typeBytes;
+  /** Packed data, or {@code null}. */
+  public byte[] payload;
+
+  // ---- same-JVM only: never encoded ----
+  /** Decoded target datatype when origin and target share a JVM (skips encode/decode). */
+  public Object localType;
+  /** Origin memory base object (Unsafe convention) for a same-JVM transfer. */
+  public Object localBase;
+  /** Origin memory address for a same-JVM transfer. */
+  public long localAddress;
+  /** Origin datatype (a TypeMap) for a same-JVM transfer. */
+  public Object localOriginType;
+  /** Origin element count for a same-JVM transfer. */
+  public int localOriginCount;
+  /** Second origin memory (compare buffer of compare-and-swap, result buffer of get-accumulate). */
+  public Object localBase2;
+  /** Address in {@link #localBase2}. */
+  public long localAddress2;
+  /** Result datatype for get-accumulate on the same-JVM path. */
+  public Object localResultType;
+  /** Result count for get-accumulate on the same-JVM path. */
+  public int localResultCount;
+
+  /** A frame of the given type from rank {@code src} in context {@code ctx}. */
+  public static Frame of(byte type, int src, int ctx) {
+    Frame f = new Frame();
+    f.type = type;
+    f.src = src;
+    f.ctx = ctx;
+    return f;
+  }
+
+  /** Whether this frame references origin memory directly (same-JVM transfer). */
+  public boolean isLocalTransfer() {
+    return localBase != null || localAddress != 0;
+  }
+
+  @Override
+  public String toString() {
+    return "Frame[" + FrameType.name(type) + " src=" + src + " ctx=" + ctx + " tag=" + tag + " corr=" + corr
+        + " disp=" + disp + " count=" + count + " code=" + code + " epoch=" + epoch
+        + " payload=" + (payload == null ? "-" : payload.length + "B") + "]";
+  }
+}

@@ -1,0 +1,136 @@
+package dev.vertxrma.impl.transport;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.RmaException;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.MessageCodec;
+
+/**
+ * Binary wire form of a {@link Frame}, and the event-bus codec for frames.
+ *
+ * <pre>
+ * u16 magic 'RM' | u8 version | u8 type | i32 src | i32 ctx | i32 tag | i64 corr | i64 disp
+ * | i32 count | i32 code | i64 epoch | i32 typeLen | typeLen bytes | i32 payloadLen | payload bytes
+ * </pre>
+ *
+ * <p>Decoding is a security boundary: every length is validated against what is left of the
+ * buffer before anything is allocated, unknown types and versions are rejected, and every
+ * violation surfaces as an {@link RmaException} of class {@link ErrorClass#OTHER}. Locally the
+ * codec passes the frame object through untouched (no copy of the payload).
+ */
+public final class FrameCodec implements MessageCodec<Frame, Frame> {
+
+  /** Codec name registered on every Vert.x instance of a job. */
+  public static final String NAME = "vertx-rma-frame";
+  static final int MAGIC = 0x524D;
+  static final int VERSION = 1;
+  /** Size of the fixed header in bytes. */
+  public static final int HEADER_BYTES = 2 + 1 + 1 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8;
+  /** Largest payload accepted from the wire (bytes). */
+  public static final int MAX_PAYLOAD = Integer.MAX_VALUE - 64;
+
+  @Override
+  public void encodeToWire(Buffer buffer, Frame f) {
+    encode(buffer, f);
+  }
+
+  @Override
+  public Frame decodeFromWire(int pos, Buffer buffer) {
+    // the event bus already framed this message with its own length prefix
+    return decode(buffer, pos, buffer.length());
+  }
+
+  @Override
+  public Frame transform(Frame frame) {
+    return frame;
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public byte systemCodecID() {
+    return -1;
+  }
+
+  /** Appends the wire form of {@code f} to {@code out}; the frame must not reference local memory. */
+  public static void encode(Buffer out, Frame f) {
+    if (f.isLocalTransfer()) {
+      throw new IllegalStateException("frame references origin memory and cannot leave the JVM: " + f);
+    }
+    int len = 4 + (f.typeBytes == null ? 0 : f.typeBytes.length) + 4 + (f.payload == null ? 0 : f.payload.length);
+    out.appendInt(len + HEADER_BYTES);
+    out.appendUnsignedShort(MAGIC).appendByte((byte) VERSION).appendByte(f.type)
+        .appendInt(f.src).appendInt(f.ctx).appendInt(f.tag).appendLong(f.corr).appendLong(f.disp)
+        .appendInt(f.count).appendInt(f.code).appendLong(f.epoch);
+    appendBytes(out, f.typeBytes);
+    appendBytes(out, f.payload);
+  }
+
+  private static void appendBytes(Buffer out, byte[] bytes) {
+    if (bytes == null) {
+      out.appendInt(0);
+    } else {
+      out.appendInt(bytes.length).appendBytes(bytes);
+    }
+  }
+
+  /**
+   * Decodes the frame that starts at {@code pos} (its i32 total length first) and ends no later
+   * than {@code limit}. Throws {@link RmaException} ({@link ErrorClass#OTHER}) on any malformed input.
+   */
+  public static Frame decode(Buffer in, int pos, int limit) {
+    if (pos < 0 || limit > in.length() || limit - pos < 4 + HEADER_BYTES + 8) {
+      throw malformed("frame shorter than its header: %d bytes", limit - pos);
+    }
+    int total = in.getInt(pos);
+    if (total < HEADER_BYTES + 8 || total > limit - pos - 4) {
+      throw malformed("frame length %d does not fit the %d bytes received", total, limit - pos - 4);
+    }
+    int p = pos + 4;
+    int end = p + total;
+    int magic = in.getUnsignedShort(p);
+    int version = in.getUnsignedByte(p + 2);
+    if (magic != MAGIC || version != VERSION) {
+      throw malformed("bad magic 0x%04x or version %d", magic, version);
+    }
+    Frame f = new Frame();
+    f.type = in.getByte(p + 3);
+    if (!FrameType.isKnown(f.type)) {
+      throw malformed("unknown frame type %d", f.type);
+    }
+    f.src = in.getInt(p + 4);
+    f.ctx = in.getInt(p + 8);
+    f.tag = in.getInt(p + 12);
+    f.corr = in.getLong(p + 16);
+    f.disp = in.getLong(p + 24);
+    f.count = in.getInt(p + 32);
+    f.code = in.getInt(p + 36);
+    f.epoch = in.getLong(p + 40);
+    p += HEADER_BYTES;
+    int typeLen = in.getInt(p);
+    p += 4;
+    if (typeLen < 0 || typeLen > end - p - 4) {
+      throw malformed("datatype length %d exceeds the %d bytes left", typeLen, end - p - 4);
+    }
+    if (typeLen > 0) {
+      f.typeBytes = in.getBytes(p, p + typeLen);
+      p += typeLen;
+    }
+    int payloadLen = in.getInt(p);
+    p += 4;
+    if (payloadLen < 0 || payloadLen != end - p) {
+      throw malformed("payload length %d does not match the %d bytes left", payloadLen, end - p);
+    }
+    if (payloadLen > 0) {
+      f.payload = in.getBytes(p, p + payloadLen);
+    }
+    return f;
+  }
+
+  private static RmaException malformed(String fmt, Object... args) {
+    return new RmaException(ErrorClass.OTHER, "malformed frame: " + String.format(fmt, args));
+  }
+}

@@ -1,0 +1,66 @@
+package dev.vertxrma.impl.transport;
+
+/**
+ * Frame type codes. Stable numbers: they travel on the wire.
+ */
+public final class FrameType {
+  private FrameType() {
+  }
+
+  /** Reply to a frame that carried a correlation id: {@code code} is 0 or an error class code. */
+  public static final byte REPLY = 1;
+  /** Point-to-point message (standard/buffered mode): ctx, tag, payload; corr != 0 asks for an arrival ack. */
+  public static final byte SEND = 2;
+  /** Point-to-point message in synchronous mode: acked when matched by a receive. */
+  public static final byte SSEND = 3;
+  /** Job control: abort of the whole job, {@code code} = error class, payload = message. */
+  public static final byte ABORT = 4;
+
+  /** RMA put. */
+  public static final byte PUT = 10;
+  /** RMA get; the reply carries the data. */
+  public static final byte GET = 11;
+  /** RMA accumulate, {@code code} = op. */
+  public static final byte ACC = 12;
+  /** RMA get-accumulate / fetch-and-op, {@code code} = op; the reply carries the old data. */
+  public static final byte GET_ACC = 13;
+  /** RMA compare-and-swap; payload = origin value then compare value; reply = old value. */
+  public static final byte CAS = 14;
+
+  /** PSCW: target posted its window to the receiver. */
+  public static final byte POST = 20;
+  /** PSCW: origin completed its access epoch; {@code count} = number of operations it sent. */
+  public static final byte COMPLETE = 21;
+  /** Passive target: lock request, {@code code} = lock type; reply when granted. */
+  public static final byte LOCK = 22;
+  /** Passive target: unlock; reply when released (after every earlier operation). */
+  public static final byte UNLOCK = 23;
+  /** Passive target: flush probe; replied to after every earlier operation from the origin. */
+  public static final byte FLUSH = 24;
+
+  /** Human-readable name of a type code, for messages and logs. */
+  public static String name(byte type) {
+    switch (type) {
+      case REPLY: return "REPLY";
+      case SEND: return "SEND";
+      case SSEND: return "SSEND";
+      case ABORT: return "ABORT";
+      case PUT: return "PUT";
+      case GET: return "GET";
+      case ACC: return "ACC";
+      case GET_ACC: return "GET_ACC";
+      case CAS: return "CAS";
+      case POST: return "POST";
+      case COMPLETE: return "COMPLETE";
+      case LOCK: return "LOCK";
+      case UNLOCK: return "UNLOCK";
+      case FLUSH: return "FLUSH";
+      default: return "type#" + type;
+    }
+  }
+
+  /** Whether the code is one this version understands. */
+  public static boolean isKnown(byte type) {
+    return !name(type).startsWith("type#");
+  }
+}

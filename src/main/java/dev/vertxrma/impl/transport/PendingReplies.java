@@ -1,0 +1,88 @@
+package dev.vertxrma.impl.transport;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.RmaException;
+import io.vertx.core.Promise;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntPredicate;
+
+/**
+ * The requests a rank is waiting on a reply for: correlation id to promise, with the target
+ * rank of each, so that everything pending on a failed rank can be failed at once. Owned by one
+ * rank and used only on its event loop.
+ */
+public final class PendingReplies {
+
+  private static final class Pending {
+    final int target;
+    final Promise<Frame> promise;
+
+    Pending(int target, Promise<Frame> promise) {
+      this.target = target;
+      this.promise = promise;
+    }
+  }
+
+  private final Map<Long, Pending> pending = new HashMap<>();
+  private long nextCorr = 1;
+
+  /** Registers a promise for the reply to a request sent to {@code target}; returns its correlation id. */
+  public long register(int target, Promise<Frame> promise) {
+    long corr = nextCorr++;
+    pending.put(corr, new Pending(target, promise));
+    return corr;
+  }
+
+  /** Number of requests still waiting for a reply. */
+  public int size() {
+    return pending.size();
+  }
+
+  /**
+   * Completes the promise a reply frame answers: with the frame when its code is 0, otherwise
+   * with the {@link RmaException} the target reported. Replies nobody waits for are ignored.
+   */
+  public void onReply(Frame reply) {
+    Pending p = pending.remove(reply.corr);
+    if (p == null) {
+      return;
+    }
+    if (reply.code == 0) {
+      p.promise.tryComplete(reply);
+    } else {
+      String msg = reply.payload == null ? "(no message)" : new String(reply.payload, StandardCharsets.UTF_8);
+      p.promise.tryFail(new RmaException(ErrorClass.ofCode(reply.code), msg));
+    }
+  }
+
+  /** Fails every pending request whose target matches with the given failure. */
+  public void failAll(IntPredicate targets, RmaException failure) {
+    List<Promise<Frame>> failed = new ArrayList<>();
+    for (Iterator<Pending> it = pending.values().iterator(); it.hasNext(); ) {
+      Pending p = it.next();
+      if (targets.test(p.target)) {
+        it.remove();
+        failed.add(p.promise);
+      }
+    }
+    for (Promise<Frame> p : failed) {
+      p.tryFail(failure);
+    }
+  }
+
+  /** Builds the reply to {@code request}: error code 0 for success. */
+  public static Frame replyTo(Frame request, int fromRank, ErrorClass error, String message) {
+    Frame r = Frame.of(FrameType.REPLY, fromRank, request.ctx);
+    r.corr = request.corr;
+    if (error != null) {
+      r.code = error.code();
+      r.payload = message.getBytes(StandardCharsets.UTF_8);
+    }
+    return r;
+  }
+}

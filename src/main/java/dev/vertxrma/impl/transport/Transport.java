@@ -1,0 +1,63 @@
+package dev.vertxrma.impl.transport;
+
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.EventBus;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
+
+/**
+ * Delivers frames to ranks. A rank in the same Vert.x instance gets the frame object directly on
+ * its own event loop (no event bus, no codec, no copy: the same-JVM fast path); any other rank
+ * gets it over the (clustered) event bus at its address, encoded by {@link FrameCodec}.
+ */
+public final class Transport {
+
+  private static final DeliveryOptions FRAME_DELIVERY = new DeliveryOptions().setCodecName(FrameCodec.NAME);
+
+  private final EventBus bus;
+  private final String jobName;
+  private final IntFunction<Consumer<Frame>> localSinks;
+  private final String[] addresses;
+
+  /**
+   * @param bus the event bus of this Vert.x instance
+   * @param jobName the job, part of every rank address
+   * @param size number of ranks
+   * @param localSinks for a rank, the sink that delivers on its event loop if it lives in this
+   *     Vert.x instance, else {@code null}
+   */
+  public Transport(EventBus bus, String jobName, int size, IntFunction<Consumer<Frame>> localSinks) {
+    this.bus = bus;
+    this.jobName = jobName;
+    this.localSinks = localSinks;
+    this.addresses = new String[size];
+    for (int r = 0; r < size; r++) {
+      addresses[r] = address(jobName, r);
+    }
+  }
+
+  /** The event-bus address of a rank of a job. */
+  public static String address(String jobName, int rank) {
+    return "rma." + jobName + ".r" + rank;
+  }
+
+  /** The job name this transport addresses. */
+  public String jobName() {
+    return jobName;
+  }
+
+  /** Whether {@code rank} is served in this Vert.x instance. */
+  public boolean isLocal(int rank) {
+    return localSinks.apply(rank) != null;
+  }
+
+  /** Sends {@code frame} to {@code dst}. */
+  public void send(int dst, Frame frame) {
+    Consumer<Frame> local = localSinks.apply(dst);
+    if (local != null) {
+      local.accept(frame);
+    } else {
+      bus.send(addresses[dst], frame, FRAME_DELIVERY);
+    }
+  }
+}

@@ -1,0 +1,124 @@
+package dev.vertxrma.testing;
+
+import dev.vertxrma.JobOptions;
+import dev.vertxrma.RankProgram;
+import dev.vertxrma.Rma;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Runs rank programs the two ways every test covers: embedded (all ranks in one Vert.x, no
+ * cluster manager) and clustered (ranks split over two clustered Vert.x nodes in this JVM,
+ * Hazelcast on loopback, a cluster name unique to this test run). Frames between the two nodes
+ * cross the clustered event bus and the binary codec.
+ */
+public final class Jobs {
+
+  /** Where a job's ranks live. */
+  public enum Mode { EMBEDDED, CLUSTERED }
+
+  private static final String CLUSTER = "rma-test-" + UUID.randomUUID().toString().substring(0, 8);
+  private static final AtomicInteger JOBS = new AtomicInteger();
+  private static Vertx embedded;
+  private static Vertx[] nodes;
+
+  private Jobs() {
+  }
+
+  /** The shared embedded Vert.x instance. */
+  public static synchronized Vertx embedded() {
+    if (embedded == null) {
+      embedded = Vertx.vertx();
+    }
+    return embedded;
+  }
+
+  /** The two shared clustered nodes, started on first use. */
+  public static synchronized Vertx[] clusterNodes() {
+    if (nodes == null) {
+      Vertx a = await(Rma.clusteredVertx(CLUSTER), 120);
+      Vertx b = await(Rma.clusteredVertx(CLUSTER), 120);
+      nodes = new Vertx[] {a, b};
+      Runtime.getRuntime().addShutdownHook(new Thread(Jobs::closeAll));
+    }
+    return nodes;
+  }
+
+  private static synchronized void closeAll() {
+    if (nodes != null) {
+      for (Vertx v : nodes) {
+        v.close();
+      }
+    }
+  }
+
+  /** Fresh job options with a unique job name, {@code np} ranks and a short wait timeout. */
+  public static JobOptions options(int np) {
+    return new JobOptions().setNp(np).setJobName("t" + JOBS.incrementAndGet() + "-" + UUID.randomUUID().toString()
+        .substring(0, 6)).setWaitTimeoutMs(30_000).setStartupTimeoutMs(60_000);
+  }
+
+  /** Runs a job of {@code np} ranks in the given mode; the future completes when every rank finished. */
+  public static Future<Void> start(Mode mode, JobOptions options, RankProgram program) {
+    if (mode == Mode.EMBEDDED) {
+      return Rma.run(embedded(), options, program);
+    }
+    Vertx[] n = clusterNodes();
+    int np = options.getNp();
+    int half = Math.max(1, np / 2);
+    if (np == 1) {
+      return Rma.run(n[1], options, program);
+    }
+    JobOptions first = copy(options).setLocalRanks(0, half);
+    JobOptions second = copy(options).setLocalRanks(half, np - half);
+    Future<Void> fa = Rma.run(n[0], first, program);
+    Future<Void> fb = Rma.run(n[1], second, program);
+    return Future.join(fa, fb).transform(ar -> fa.failed() ? fa : fb);
+  }
+
+  private static JobOptions copy(JobOptions o) {
+    return new JobOptions().setNp(o.getNp()).setJobName(o.getJobName()).setWaitTimeoutMs(o.getWaitTimeoutMs())
+        .setStartupTimeoutMs(o.getStartupTimeoutMs()).setArgs(o.getArgs());
+  }
+
+  /** Runs and waits (at most 120 s); rethrows the job's failure. */
+  public static void run(Mode mode, int np, RankProgram program) {
+    await(start(mode, options(np), program), 120);
+  }
+
+  /** Runs and returns the failure, or {@code null} if the job succeeded. */
+  public static Throwable runExpectingFailure(Mode mode, JobOptions options, RankProgram program) {
+    try {
+      await(start(mode, options, program), 120);
+      return null;
+    } catch (RuntimeException e) {
+      return e.getCause() instanceof ExecutionException ? e.getCause().getCause() : e.getCause();
+    }
+  }
+
+  /** Waits for a future, at most {@code seconds}. */
+  public static <T> T await(Future<T> f, int seconds) {
+    CompletableFuture<T> cf = f.toCompletionStage().toCompletableFuture();
+    try {
+      return cf.get(seconds, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException) {
+        throw new RuntimeException(e.getCause().getMessage(), e);
+      }
+      throw new RuntimeException(e);
+    } catch (Exception e) {
+      throw new RuntimeException(e);
+    }
+  }
+
+  /** Program arguments as a list. */
+  public static List<String> args(String... a) {
+    return List.of(a);
+  }
+}
