@@ -1,0 +1,136 @@
+package dev.vertxrma.impl.memory;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.RmaException;
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * A checked view of a user buffer at an offset, in {@link Memory}'s base/address convention.
+ *
+ * <p>Accepted buffers: a fixed-size Chronicle {@link BytesStore} in native memory or wrapping a
+ * {@code byte[]} (offset in bytes), or a Java primitive array {@code byte[] char[] short[] int[]
+ * long[] float[] double[] boolean[]} (offset in elements, as in mpiJava's
+ * {@code send(double[] buf, int offset, ...)}). The view keeps a reference to the buffer, so the
+ * memory stays reachable while the view is in use; a native store must not be released meanwhile.
+ */
+public final class MemoryRef {
+
+  private static final String ACCEPTED =
+      "a native or byte[]-backed BytesStore, or byte[], char[], short[], int[], long[], float[], double[], boolean[]";
+
+  private final Object buffer;
+  private final Object base;
+  private final long address;
+  private final long bytesBefore;
+  private final long bytesAvailable;
+
+  private MemoryRef(Object buffer, Object base, long address, long bytesBefore, long bytesAvailable) {
+    this.buffer = buffer;
+    this.base = base;
+    this.address = address;
+    this.bytesBefore = bytesBefore;
+    this.bytesAvailable = bytesAvailable;
+  }
+
+  /**
+   * A view of {@code buf} starting {@code offset} into it.
+   *
+   * @param buf a {@link BytesStore} or a Java primitive array
+   * @param offset bytes for a BytesStore, elements for an array; 0 to the buffer's length
+   * @throws RmaException {@link ErrorClass#BUFFER} for a null buffer, an unsupported class, a
+   *     released store or an offset outside the buffer; {@link ErrorClass#ARG} for a BytesStore
+   *     that is neither native nor backed by a {@code byte[]}, or that is an elastic {@link Bytes}
+   */
+  public static MemoryRef of(Object buf, long offset) {
+    if (buf == null) {
+      throw new RmaException(ErrorClass.BUFFER, "buffer is null");
+    }
+    if (buf instanceof BytesStore) {
+      return ofStore((BytesStore<?, ?>) buf, offset);
+    }
+    Class<?> c = buf.getClass();
+    Class<?> component = c.getComponentType();
+    if (component == null || !component.isPrimitive()) {
+      throw RmaException.of(ErrorClass.BUFFER, "unsupported buffer class %s; accepted: %s", c.getName(), ACCEPTED);
+    }
+    long length = java.lang.reflect.Array.getLength(buf);
+    if (offset < 0 || offset > length) {
+      throw RmaException.of(ErrorClass.BUFFER, "offset %d is outside the %s of length %d", offset, c.getSimpleName(), length);
+    }
+    long scale = Memory.arrayIndexScale(c);
+    return new MemoryRef(buf, buf, Memory.arrayBaseOffset(c) + offset * scale, offset * scale, (length - offset) * scale);
+  }
+
+  private static MemoryRef ofStore(BytesStore<?, ?> bs, long offset) {
+    if (bs instanceof Bytes) {
+      throw RmaException.of(ErrorClass.ARG,
+          "a Bytes (%s) may grow and move; pass a fixed-size BytesStore such as bytes.bytesStore()", bs.getClass().getName());
+    }
+    if (bs.refCount() <= 0) {
+      throw RmaException.of(ErrorClass.BUFFER, "BytesStore %s has been released", bs.getClass().getName());
+    }
+    long capacity = Math.min(bs.capacity(), bs.realCapacity());
+    if (offset < 0 || offset > capacity) {
+      throw RmaException.of(ErrorClass.BUFFER, "offset %d is outside the BytesStore of capacity %d", offset, capacity);
+    }
+    if (bs.isDirectMemory()) {
+      long start;
+      try {
+        start = bs.addressForRead(0);
+      } catch (RuntimeException e) {
+        throw new RmaException(ErrorClass.BUFFER, "cannot address BytesStore " + bs.getClass().getName(), e);
+      }
+      if (start == 0) {
+        throw RmaException.of(ErrorClass.BUFFER, "BytesStore %s has no native address", bs.getClass().getName());
+      }
+      return new MemoryRef(bs, null, start + offset, offset, capacity - offset);
+    }
+    Object underlying = bs.underlyingObject();
+    if (underlying instanceof byte[] && bs.start() == 0 && capacity <= ((byte[]) underlying).length) {
+      return new MemoryRef(bs, underlying, Memory.ARRAY_BYTE_BASE_OFFSET + offset, offset, capacity - offset);
+    }
+    throw RmaException.of(ErrorClass.ARG,
+        "BytesStore %s is neither native nor backed by a byte[] (underlying %s)",
+        bs.getClass().getName(), underlying == null ? "null" : underlying.getClass().getName());
+  }
+
+  /**
+   * A view of raw memory for internal use: {@code bytes} bytes at {@code base}/{@code address}.
+   * Nothing is checked; the caller vouches for the range.
+   */
+  public static MemoryRef ofRaw(Object base, long address, long bytes) {
+    return new MemoryRef(base, base, address, 0, bytes);
+  }
+
+  /** The buffer this view was made from (kept reachable by the view). */
+  public Object buffer() {
+    return buffer;
+  }
+
+  /** The Unsafe base object: {@code null} for native memory, else the primitive array. */
+  public Object base() {
+    return base;
+  }
+
+  /** The Unsafe address of the offset position. */
+  public long address() {
+    return address;
+  }
+
+  /** Bytes from the start of the buffer to the offset position (0 for {@link #ofRaw}). */
+  public long bytesBefore() {
+    return bytesBefore;
+  }
+
+  /** Bytes from the offset position to the end of the buffer. */
+  public long bytesAvailable() {
+    return bytesAvailable;
+  }
+
+  @Override
+  public String toString() {
+    return "MemoryRef[" + (base == null ? "native" : base.getClass().getSimpleName())
+        + ", before=" + bytesBefore + ", available=" + bytesAvailable + "]";
+  }
+}

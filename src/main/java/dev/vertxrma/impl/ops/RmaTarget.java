@@ -1,0 +1,140 @@
+package dev.vertxrma.impl.ops;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.Op;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.memory.Memory;
+import dev.vertxrma.impl.memory.WindowMemory;
+import dev.vertxrma.impl.transport.Frame;
+import dev.vertxrma.impl.transport.FrameType;
+
+/**
+ * Applies one RMA operation frame to a target window: put, get, accumulate, get-accumulate,
+ * compare-and-swap. Every check — datatype, count, op, range (overflow-checked, against the
+ * window size) and payload length — runs before the first byte of the window is touched, so a
+ * rejected operation leaves the window exactly as it was. Runs on the target rank's context,
+ * which makes every operation atomic with respect to the others on the same window.
+ */
+public final class RmaTarget {
+
+  private RmaTarget() {
+  }
+
+  /**
+   * Applies {@code f} to {@code mem}; returns the reply payload (get, get-accumulate, CAS over
+   * the wire) or {@code null}. Throws {@link RmaException} with the error to report.
+   */
+  public static byte[] apply(Frame f, WindowMemory mem, int dispUnit, int rank) {
+    TypeMap t = targetType(f);
+    if (f.count < 0) {
+      throw RmaException.of(ErrorClass.COUNT, "target count %d is negative", f.count);
+    }
+    long start = mem.byteOffset(f.disp, dispUnit, rank);
+    DatatypeEngine.checkAccess(t, f.count, start, mem.size(), String.format("%s at rank %d, disp=%d x unit %d "
+        + "(window size %d)", FrameType.name(f.type), rank, f.disp, dispUnit, mem.size()), ErrorClass.RMA_RANGE);
+    Object wBase = mem.base();
+    long wAddr = mem.address() + start;
+    switch (f.type) {
+      case FrameType.PUT:
+        return write(f, t, wBase, wAddr, Op.REPLACE);
+      case FrameType.ACC: {
+        Op op = Op.ofCode(f.code);
+        DatatypeEngine.checkOp(op, t);
+        return write(f, t, wBase, wAddr, op);
+      }
+      case FrameType.GET:
+        if (f.isLocalTransfer()) {
+          TypeMap ot = (TypeMap) f.localOriginType;
+          DatatypeEngine.checkSignatures(t, f.count, ot, f.localOriginCount, false);
+          DatatypeEngine.transfer(wBase, wAddr, t, f.count, f.localBase, f.localAddress, ot, f.localOriginCount,
+              Op.REPLACE);
+          return null;
+        }
+        return DatatypeEngine.pack(wBase, wAddr, t, f.count);
+      case FrameType.GET_ACC: {
+        Op op = Op.ofCode(f.code);
+        DatatypeEngine.checkOp(op, t);
+        if (f.isLocalTransfer()) {
+          TypeMap rt = (TypeMap) f.localResultType;
+          DatatypeEngine.checkSignatures(t, f.count, rt, f.localResultCount, false);
+          if (op != Op.NO_OP) {
+            checkOrigin(f, t, true);
+          }
+          DatatypeEngine.transfer(wBase, wAddr, t, f.count, f.localBase2, f.localAddress2, rt, f.localResultCount,
+              Op.REPLACE);
+          if (op != Op.NO_OP) {
+            DatatypeEngine.transfer(f.localBase, f.localAddress, (TypeMap) f.localOriginType, f.localOriginCount,
+                wBase, wAddr, t, f.count, op);
+          }
+          return null;
+        }
+        if (op != Op.NO_OP) {
+          checkPayload(f, t);
+        }
+        byte[] old = DatatypeEngine.pack(wBase, wAddr, t, f.count);
+        if (op != Op.NO_OP) {
+          DatatypeEngine.unpack(f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, wBase, wAddr, t, f.count, op);
+        }
+        return old;
+      }
+      case FrameType.CAS: {
+        DatatypeEngine.checkCompareAndSwapType(t);
+        if (f.count != 1) {
+          throw RmaException.of(ErrorClass.COUNT, "compare-and-swap takes one element, got count %d", f.count);
+        }
+        int size = (int) t.size();
+        if (f.payload == null || f.payload.length != 2 * size) {
+          throw RmaException.of(ErrorClass.OTHER, "compare-and-swap frame carries %d bytes, expected %d",
+              f.payload == null ? 0 : f.payload.length, 2 * size);
+        }
+        byte[] result = new byte[size];
+        long p = Memory.ARRAY_BYTE_BASE_OFFSET;
+        ReductionKernel.compareAndSwap(t.homogeneousType(), f.payload, p + size, f.payload, p, wBase, wAddr, result, p);
+        return result;
+      }
+      default:
+        throw RmaException.of(ErrorClass.OTHER, "frame type %s is not an RMA operation", FrameType.name(f.type));
+    }
+  }
+
+  private static byte[] write(Frame f, TypeMap t, Object wBase, long wAddr, Op op) {
+    if (f.isLocalTransfer()) {
+      checkOrigin(f, t, op != Op.REPLACE || f.type == FrameType.ACC);
+      DatatypeEngine.transfer(f.localBase, f.localAddress, (TypeMap) f.localOriginType, f.localOriginCount, wBase, wAddr,
+          t, f.count, op);
+    } else {
+      checkPayload(f, t);
+      DatatypeEngine.unpack(f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, wBase, wAddr, t, f.count, op);
+    }
+    return null;
+  }
+
+  private static void checkOrigin(Frame f, TypeMap t, boolean accumulate) {
+    DatatypeEngine.checkSignatures((TypeMap) f.localOriginType, f.localOriginCount, t, f.count, accumulate);
+  }
+
+  private static void checkPayload(Frame f, TypeMap t) {
+    long expected = t.size() * (long) f.count;
+    long got = f.payload == null ? 0 : f.payload.length;
+    if (got != expected) {
+      throw RmaException.of(ErrorClass.TYPE, "%s carries %d bytes but the target type %s x %d holds %d",
+          FrameType.name(f.type), got, t.name(), f.count, expected);
+    }
+  }
+
+  private static TypeMap targetType(Frame f) {
+    if (f.localType != null) {
+      return (TypeMap) f.localType;
+    }
+    if (f.typeBytes == null) {
+      throw new RmaException(ErrorClass.TYPE, "RMA frame without a target datatype");
+    }
+    io.vertx.core.buffer.Buffer b = io.vertx.core.buffer.Buffer.buffer(f.typeBytes);
+    int[] end = new int[1];
+    TypeMap t = TypeMap.decode(b, 0, end);
+    if (end[0] != f.typeBytes.length) {
+      throw RmaException.of(ErrorClass.TYPE, "target datatype encoding has %d trailing bytes", f.typeBytes.length - end[0]);
+    }
+    return t;
+  }
+}
