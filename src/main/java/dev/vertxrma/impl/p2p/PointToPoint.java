@@ -6,7 +6,8 @@ import dev.vertxrma.RmaException;
 import dev.vertxrma.Status;
 import dev.vertxrma.impl.memory.Memory;
 import dev.vertxrma.impl.memory.MemoryRef;
-import dev.vertxrma.impl.ops.Packer;
+import dev.vertxrma.Op;
+import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.ops.TypeMap;
 import dev.vertxrma.impl.transport.Endpoint;
 import dev.vertxrma.impl.transport.Frame;
@@ -88,12 +89,12 @@ public final class PointToPoint {
     f.tag = tag;
     switch (mode) {
       case STANDARD:
-        f.payload = Packer.pack(buf.base(), buf.address(), type, count);
+        f.payload = DatatypeEngine.pack(buf.base(), buf.address(), type, count);
         f.count = f.payload.length;
         ep.send(dest, f);
         return ep.context().succeededFuture();
       case SYNCHRONOUS:
-        f.payload = Packer.pack(buf.base(), buf.address(), type, count);
+        f.payload = DatatypeEngine.pack(buf.base(), buf.address(), type, count);
         f.count = f.payload.length;
         return ep.withTimeout(ep.request(dest, f).<Void>mapEmpty(), "ssend to rank " + dest);
       case BUFFERED:
@@ -109,7 +110,7 @@ public final class PointToPoint {
     // the copy into the attached buffer is what frees the user's buffer at once
     MemoryRef region = b.memory();
     long at = region.address() + entry.offset + Comm.BSEND_OVERHEAD;
-    Packer.pack(buf.base(), buf.address(), type, count, region.base(), at);
+    DatatypeEngine.pack(buf.base(), buf.address(), type, count, region.base(), at);
     f.count = Math.toIntExact(bytes);
     if (ep.isLocal(dest)) {
       // same JVM: the receiver copies straight out of the attached buffer
@@ -227,12 +228,19 @@ public final class PointToPoint {
           r.type.name(), capacity, ep.rank()));
       return;
     }
-    if (f.count > 0) {
-      Packer.unpack(srcBase, srcAddr, f.count, r.buf.base(), r.buf.address(), r.type, r.count);
+    long size = r.type.size();
+    if (size > 0 && f.count % size != 0) {
+      ack(f);
+      r.promise.tryFail(RmaException.of(ErrorClass.TYPE, "message of %d bytes from rank %d (tag %d) is not a whole "
+          + "number of %s (%d bytes each) at rank %d", f.count, f.src, f.tag, r.type.name(), size, ep.rank()));
+      return;
+    }
+    int elements = size == 0 ? 0 : (int) (f.count / size);
+    if (elements > 0) {
+      DatatypeEngine.unpack(srcBase, srcAddr, r.buf.base(), r.buf.address(), r.type, elements, Op.REPLACE);
     }
     ack(f);
-    long size = r.type.size();
-    r.promise.tryComplete(new Status(f.src, f.tag, size == 0 ? 0 : (int) (f.count / size), f.count));
+    r.promise.tryComplete(new Status(f.src, f.tag, elements, f.count));
   }
 
   /** Tells a synchronous sender of the match, or a buffered sender that its buffer space is free. */

@@ -37,6 +37,7 @@ public final class RankProcess implements Endpoint {
   private final List<Consumer<RmaException>> failureListeners = new ArrayList<>();
   private final List<Runnable> closeHooks = new ArrayList<>();
   private final Consumer<Frame> sink;
+  private final java.util.Map<Class<?>, Object> services = new java.util.HashMap<>();
   private MessageConsumer<Frame> consumer;
   private RmaException failure;
 
@@ -59,6 +60,19 @@ public final class RankProcess implements Endpoint {
   /** Registers a listener told once when this rank's job fails (abort, shutdown). */
   public void onFailure(Consumer<RmaException> listener) {
     failureListeners.add(listener);
+  }
+
+  /**
+   * The per-rank instance of an engine, created by {@code factory} on first use (e.g. the window
+   * registry, which installs its frame handlers then).
+   */
+  public <T> T service(Class<T> key, java.util.function.Function<RankProcess, T> factory) {
+    Object s = services.get(key);
+    if (s == null) {
+      s = factory.apply(this);
+      services.put(key, s);
+    }
+    return key.cast(s);
   }
 
   /** Registers a hook run once when the rank shuts down (releases windows, buffers). */
@@ -96,8 +110,14 @@ public final class RankProcess implements Endpoint {
 
   /** Handles one incoming frame on the rank's context. Frames from the network are untrusted. */
   void deliver(Frame f) {
-    if (f.src < 0 || f.src >= job.np() || f.type < 0 || f.type >= handlers.length || handlers[f.type] == null) {
+    if (f.src < 0 || f.src >= job.np() || f.type < 0 || f.type >= handlers.length) {
       LOG.warn("rank " + rank + " dropped frame with invalid source or type: " + f);
+      return;
+    }
+    if (handlers[f.type] == null) {
+      if (f.corr != 0 && f.type != FrameType.REPLY) {
+        reply(f, ErrorClass.WIN, "rank " + rank + " has no window " + f.ctx + " (never created here, or freed)");
+      }
       return;
     }
     try {

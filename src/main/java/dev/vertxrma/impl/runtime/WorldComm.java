@@ -12,7 +12,6 @@ import dev.vertxrma.impl.memory.Memory;
 import dev.vertxrma.impl.memory.MemoryRef;
 import dev.vertxrma.impl.ops.BasicType;
 import dev.vertxrma.impl.ops.DatatypeEngine;
-import dev.vertxrma.impl.ops.Packer;
 import dev.vertxrma.impl.ops.TypeMap;
 import dev.vertxrma.impl.p2p.PointToPoint;
 import dev.vertxrma.impl.p2p.PointToPoint.SendMode;
@@ -47,6 +46,11 @@ public final class WorldComm implements Comm {
       all[i] = i;
     }
     this.group = Group.of(rp.rank(), all);
+  }
+
+  /** The point-to-point engine (windows run their collectives over it in a context of their own). */
+  public PointToPoint p2p() {
+    return p2p;
   }
 
   /** The rank process behind this communicator (for windows). */
@@ -228,7 +232,7 @@ public final class WorldComm implements Comm {
       TypeMap t = typeMap(type, "bcast");
       MemoryRef mem = buffer(buf, offset, count, t, "bcast");
       checkRoot(root, "bcast");
-      byte[] data = rank() == root ? Packer.pack(mem.base(), mem.address(), t, count) : null;
+      byte[] data = rank() == root ? DatatypeEngine.pack(mem.base(), mem.address(), t, count) : null;
       return coll.bcast(data, root).map(block -> {
         if (rank() != root) {
           unpackExactly(block, mem, t, count, "bcast from root " + root);
@@ -244,7 +248,7 @@ public final class WorldComm implements Comm {
       throw RmaException.of(ErrorClass.TRUNCATE, "%s: received %d bytes, the buffer takes %d x %s = %d bytes at rank %d",
           what, block.length, count, t.name(), expected, rank());
     }
-    Packer.unpack(block, Memory.ARRAY_BYTE_BASE_OFFSET, block.length, mem.base(), mem.address(), t, count);
+    DatatypeEngine.unpack(block, mem.base(), mem.address(), t, count);
   }
 
   private BasicType reductionType(TypeMap t, Op op, String what) {
@@ -271,7 +275,7 @@ public final class WorldComm implements Comm {
       MemoryRef in = buffer(sendBuf, sendOffset, count, t, "reduce send");
       checkRoot(root, "reduce");
       MemoryRef out = rank() == root ? buffer(recvBuf, recvOffset, count, t, "reduce receive") : null;
-      byte[] data = Packer.pack(in.base(), in.address(), t, count);
+      byte[] data = DatatypeEngine.pack(in.base(), in.address(), t, count);
       int n = Math.toIntExact(t.elementCount() * count);
       return coll.reduce(data, basic, n, op, root).map(result -> {
         if (out != null) {
@@ -290,7 +294,7 @@ public final class WorldComm implements Comm {
       BasicType basic = reductionType(t, op, "allreduce");
       MemoryRef in = buffer(sendBuf, sendOffset, count, t, "allreduce send");
       MemoryRef out = buffer(recvBuf, recvOffset, count, t, "allreduce receive");
-      byte[] data = Packer.pack(in.base(), in.address(), t, count);
+      byte[] data = DatatypeEngine.pack(in.base(), in.address(), t, count);
       int n = Math.toIntExact(t.elementCount() * count);
       return coll.allreduce(data, basic, n, op).map(result -> {
         unpackExactly(result, out, t, count, "allreduce");
@@ -334,7 +338,7 @@ public final class WorldComm implements Comm {
     }
 
     byte[] pack(int i) {
-      return Packer.pack(mem.base(), blockAddress(i), type, count);
+      return DatatypeEngine.pack(mem.base(), blockAddress(i), type, count);
     }
 
     void unpack(int i, byte[] block, String what, int rank) {
@@ -343,7 +347,7 @@ public final class WorldComm implements Comm {
         throw RmaException.of(ErrorClass.TRUNCATE, "%s: block from rank %d has %d bytes, the receive block takes %d "
             + "x %s = %d bytes", what, i, block.length, count, type.name(), expected);
       }
-      Packer.unpack(block, Memory.ARRAY_BYTE_BASE_OFFSET, block.length, mem.base(), blockAddress(i), type, count);
+      DatatypeEngine.unpack(block, mem.base(), blockAddress(i), type, count);
     }
   }
 

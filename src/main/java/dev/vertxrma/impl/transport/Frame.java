@@ -63,9 +63,9 @@ public final class Frame {
     return f;
   }
 
-  /** Whether this frame references origin memory directly (same-JVM transfer). */
+  /** Whether this frame is in its same-JVM form (decoded type, references to origin memory). */
   public boolean isLocalTransfer() {
-    return localBase != null || localAddress != 0;
+    return localType != null || localBase != null || localAddress != 0;
   }
 
   @Override

@@ -1,0 +1,27 @@
+package dev.vertxrma;
+
+import dev.vertxrma.impl.runtime.LauncherJob;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+
+/**
+ * A rank program that is also a verticle, so that the Vert.x launchers can start it:
+ *
+ * <pre>
+ * java -jar vertx-rma.jar dev.vertxrma.samples.Twisted -cluster -instances 2 -conf '{"np":4}'
+ * java -cp vertx-rma.jar io.vertx.core.Launcher run dev.vertxrma.samples.Twisted -cluster -instances 2 -conf '{"np":4}'
+ * </pre>
+ *
+ * Each instance becomes one rank; ranks are numbered in the startup handshake. Configuration
+ * keys: {@code np} (number of ranks of the whole job, required unless {@code -Drma.np} is set),
+ * {@code job} (job name, default {@code rma}), {@code args} (array of program arguments),
+ * {@code waitTimeoutMs}, {@code exit} (default {@code true}: when every rank of this JVM has
+ * finished, close Vert.x and exit with status 0, or 1 if a rank failed).
+ */
+public abstract class RankVerticle extends VerticleBase implements RankProgram {
+
+  @Override
+  public Future<?> start() {
+    return LauncherJob.join(vertx, config(), this);
+  }
+}

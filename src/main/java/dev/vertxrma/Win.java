@@ -1,0 +1,205 @@
+package dev.vertxrma;
+
+import dev.vertxrma.impl.win.WindowFactory;
+import io.vertx.core.Future;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * An RMA window (MPI_Win): memory each rank of a communicator exposes to the others, and the
+ * one-sided operations and epoch synchronizations on it. Every call returns a {@link Future};
+ * nothing blocks.
+ *
+ * <p><b>Operations.</b> {@code put}, {@code get}, {@code accumulate}, {@code getAccumulate},
+ * {@code fetchAndOp} and {@code compareAndSwap} must be called inside an access epoch (fence,
+ * start/complete, lock/unlock, lockAll/unlockAll). Their futures complete at <em>origin</em>
+ * completion: the origin buffer may be reused ({@code put}, {@code accumulate}) or holds the
+ * data ({@code get}, result buffers). The operation is complete at the target when the epoch's
+ * synchronization completes ({@link #fence}, {@link #complete}, unlock, flush). The target
+ * displacement is scaled by the <em>target's</em> displacement unit. A target of
+ * {@link Comm#PROC_NULL} makes an operation a no-op.
+ *
+ * <p><b>Errors.</b> Futures fail with {@link RmaException}: {@link ErrorClass#RMA_RANGE} when the
+ * target range leaves the target window, {@link ErrorClass#RMA_SYNC} outside an epoch or on a
+ * wrong synchronization sequence, {@link ErrorClass#TYPE} for datatype mismatches,
+ * {@link ErrorClass#OP} for an op not defined on the datatype, {@link ErrorClass#RANK},
+ * {@link ErrorClass#COUNT}, {@link ErrorClass#BUFFER}, {@link ErrorClass#WIN} after
+ * {@link #free()}. A rejected operation leaves the target window unchanged. A synchronization
+ * call whose epoch contained a failed operation fails with that operation's error after the
+ * synchronization itself has completed.
+ */
+public interface Win {
+
+  /** How the window's memory was provided (MPI_WIN_CREATE_FLAVOR). */
+  enum Flavor {
+    /** {@link Win#create}: memory given by the caller. */
+    CREATE,
+    /** {@link Win#allocate}: memory allocated by the library. */
+    ALLOCATE
+  }
+
+  /** The memory model (MPI_WIN_MODEL): always unified, public and private copies are the same memory. */
+  enum MemoryModel {
+    /** MPI_WIN_UNIFIED. */
+    UNIFIED
+  }
+
+  /**
+   * MPI_Win_create: a window over {@code memory} (the caller's Chronicle store, kept reserved
+   * until {@link #free()}), collective over {@code comm}. Ranks may give different sizes (0 too)
+   * and displacement units. Completes once every rank has created its part.
+   */
+  static Future<Win> create(Comm comm, BytesStore<?, ?> memory, int dispUnit, Info info) {
+    return WindowFactory.create(comm, memory, dispUnit, info);
+  }
+
+  /**
+   * MPI_Win_allocate: a window of {@code size} bytes of zeroed off-heap memory owned by the
+   * library (a fixed native store, released by {@link #free()}), collective over {@code comm}.
+   */
+  static Future<Win> allocate(Comm comm, long size, int dispUnit, Info info) {
+    return WindowFactory.allocate(comm, size, dispUnit, info);
+  }
+
+  // ------------------------------------------------------------------ attributes
+
+  /** The communicator the window was created over. */
+  Comm comm();
+
+  /** The group of the window (MPI_Win_get_group). */
+  Group group();
+
+  /** This rank's window memory (MPI_WIN_BASE), for local loads and stores. */
+  BytesStore<?, ?> memory();
+
+  /** Size in bytes of this rank's window (MPI_WIN_SIZE). */
+  long size();
+
+  /** This rank's displacement unit in bytes (MPI_WIN_DISP_UNIT). */
+  int dispUnit();
+
+  /** Size in bytes of {@code rank}'s window, as announced at creation. */
+  long size(int rank);
+
+  /** Displacement unit of {@code rank}'s window, as announced at creation. */
+  int dispUnit(int rank);
+
+  /** MPI_WIN_CREATE_FLAVOR. */
+  Flavor flavor();
+
+  /** MPI_WIN_MODEL. */
+  MemoryModel model();
+
+  /** The hints in effect (MPI_Win_get_info). */
+  Info info();
+
+  /** The window's name (MPI_Win_get_name). */
+  String name();
+
+  /** Sets the window's name (MPI_Win_set_name). */
+  void setName(String name);
+
+  // ------------------------------------------------------------------ communication
+
+  /**
+   * MPI_Put: writes {@code originCount} elements of {@code originType} from {@code origin} to
+   * {@code targetCount} elements of {@code targetType} at displacement {@code targetDisp} of
+   * {@code targetRank}'s window.
+   */
+  Future<Void> put(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType);
+
+  /** MPI_Put with the same count and datatype at origin and target. */
+  default Future<Void> put(Object origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
+    return put(origin, originOffset, count, type, targetRank, targetDisp, count, type);
+  }
+
+  /** MPI_Get: reads target data into {@code origin}; the future completes when it is there. */
+  Future<Void> get(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType);
+
+  /** MPI_Get with the same count and datatype at origin and target. */
+  default Future<Void> get(Object origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
+    return get(origin, originOffset, count, type, targetRank, targetDisp, count, type);
+  }
+
+  /**
+   * MPI_Accumulate: {@code target = target op origin}, element-wise atomic with respect to other
+   * accumulates on the same location; accumulates of one origin to one target are applied in
+   * order. Both datatypes must be built from the same predefined type.
+   */
+  Future<Void> accumulate(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, Op op);
+
+  /** MPI_Accumulate with the same count and datatype at origin and target. */
+  default Future<Void> accumulate(Object origin, int originOffset, int count, Datatype type, int targetRank,
+      long targetDisp, Op op) {
+    return accumulate(origin, originOffset, count, type, targetRank, targetDisp, count, type, op);
+  }
+
+  /**
+   * MPI_Get_accumulate: atomically fetches the target data into {@code result} and then applies
+   * {@code target = target op origin} ({@link Op#NO_OP}: fetch only, {@code origin} may be null).
+   */
+  Future<Void> getAccumulate(Object origin, int originOffset, int originCount, Datatype originType, Object result,
+      int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp, int targetCount,
+      Datatype targetType, Op op);
+
+  /** MPI_Fetch_and_op: one element of a predefined {@code type}: result = old target, target = target op origin. */
+  Future<Void> fetchAndOp(Object origin, int originOffset, Object result, int resultOffset, Datatype type,
+      int targetRank, long targetDisp, Op op);
+
+  /** MPI_Fetch_and_op on one {@code long}: completes with the target's previous value. */
+  Future<Long> fetchAndOp(long value, int targetRank, long targetDisp, Op op);
+
+  /**
+   * MPI_Compare_and_swap: one element of an integer, logical or byte type: result = old target;
+   * if old target equals {@code compare}, target = origin.
+   */
+  Future<Void> compareAndSwap(Object origin, int originOffset, Object compare, int compareOffset, Object result,
+      int resultOffset, Datatype type, int targetRank, long targetDisp);
+
+  /** MPI_Compare_and_swap on one {@code long}: completes with the target's previous value. */
+  Future<Long> compareAndSwap(long compare, long value, int targetRank, long targetDisp);
+
+  // ------------------------------------------------------------------ active target
+
+  /**
+   * MPI_Win_fence, collective: closes the current fence epoch and opens the next one (unless
+   * {@link Mode#NOSUCCEED}). Completes when every operation of the closed epoch is complete at
+   * its origin and at its target, everywhere. Assertions: NOSTORE, NOPUT, NOPRECEDE, NOSUCCEED.
+   */
+  Future<Void> fence(Mode... assertions);
+
+  /**
+   * MPI_Win_post: exposes this rank's window to the ranks of {@code group}; completes at once.
+   * Assertions: NOCHECK, NOSTORE, NOPUT.
+   */
+  Future<Void> post(Group group, Mode... assertions);
+
+  /**
+   * MPI_Win_start: opens an access epoch to the ranks of {@code group}; completes once each of
+   * them has posted (at once with {@link Mode#NOCHECK}).
+   */
+  Future<Void> start(Group group, Mode... assertions);
+
+  /** MPI_Win_complete: ends the access epoch; completes when its operations are complete at the origin. */
+  Future<Void> complete();
+
+  /**
+   * MPI_Win_wait ({@code wait} is taken by {@link Object}): ends the exposure epoch; completes when
+   * every rank of the post group has called complete and its operations are done here.
+   */
+  Future<Void> waitFor();
+
+  /** MPI_Win_test: {@code true} (and the exposure epoch ended) if waitFor would complete now. */
+  Future<Boolean> test();
+
+  // ------------------------------------------------------------------ lifetime
+
+  /**
+   * MPI_Win_free, collective: completes once every rank has freed the window; then the memory is
+   * released (allocate) or unreserved (create). Fails with RMA_SYNC inside an access or exposure
+   * epoch; any later call fails with {@link ErrorClass#WIN}.
+   */
+  Future<Void> free();
+}

@@ -1,0 +1,86 @@
+package dev.vertxrma.impl.runtime;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.JobOptions;
+import dev.vertxrma.RankProgram;
+import dev.vertxrma.RmaException;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.internal.logging.Logger;
+import io.vertx.core.internal.logging.LoggerFactory;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Ranks started by the Vert.x launchers ({@code -instances K}): each {@code RankVerticle}
+ * instance deploys a {@link RankHost} that takes its rank in the handshake, runs the program in
+ * the background and, when every rank of this JVM has finished, optionally exits the JVM.
+ */
+public final class LauncherJob {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LauncherJob.class);
+  private static int started;
+  private static int finished;
+  private static int failed;
+
+  private LauncherJob() {
+  }
+
+  /** Joins the job described by {@code config}; completes once the whole job is reachable. */
+  public static Future<?> join(Vertx vertx, JsonObject config, RankProgram program) {
+    int np = config.getInteger("np", Integer.getInteger("rma.np", -1));
+    if (np < 1) {
+      return Future.failedFuture(new RmaException(ErrorClass.ARG,
+          "set the number of ranks: -conf '{\"np\":4}' or -Drma.np=4"));
+    }
+    JobOptions options = new JobOptions().setNp(np).setJobName(config.getString("job", "rma"))
+        .setWaitTimeoutMs(config.getLong("waitTimeoutMs", JobOptions.DEFAULT_WAIT_TIMEOUT_MS));
+    List<String> args = new ArrayList<>();
+    for (Object o : config.getJsonArray("args", new JsonArray())) {
+      args.add(String.valueOf(o));
+    }
+    boolean exit = config.getBoolean("exit", true);
+    JobRuntime job = JobRuntime.obtain(vertx, options);
+    RankHost host = new RankHost(job, -1, program, args, JobRunner.wiring());
+    synchronized (LauncherJob.class) {
+      started++;
+    }
+    return vertx.deployVerticle(host).onSuccess(id -> host.runProgram().onComplete(ar -> {
+      if (ar.failed()) {
+        LOG.error("rank " + host.rank() + " failed: " + ar.cause().getMessage());
+      }
+      vertx.undeploy(id).onComplete(u -> {
+        job.release();
+        done(vertx, ar.succeeded(), exit);
+      });
+    }));
+  }
+
+  private static void done(Vertx vertx, boolean ok, boolean exit) {
+    boolean all;
+    int status;
+    synchronized (LauncherJob.class) {
+      finished++;
+      if (!ok) {
+        failed++;
+      }
+      all = finished == started;
+      status = failed == 0 ? 0 : 1;
+    }
+    if (all && exit) {
+      // close from a thread of our own: a close chained on the instance's own futures can lose its callback
+      Thread t = new Thread(() -> {
+        try {
+          vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+          LOG.warn("Vert.x did not close cleanly: " + e);
+        }
+        System.exit(status);
+      }, "rma-exit");
+      t.start();
+    }
+  }
+}

@@ -1,0 +1,82 @@
+package dev.vertxrma.impl.sync;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.transport.Frame;
+import java.util.ArrayDeque;
+import java.util.function.Consumer;
+
+/**
+ * Fence synchronization state of one window at one rank, both as origin and as target. Fence
+ * epochs are numbered; operations carry the origin's number. A target applies an operation of
+ * its current epoch, holds one of a later epoch until its own fence opens that epoch (so a fence
+ * with NOPRECEDE needs no barrier: early operations wait at the target, never before its local
+ * stores are done), and rejects one of an earlier epoch.
+ */
+public final class FenceEpoch {
+
+  private long epoch;
+  private boolean open;
+  private boolean everFenced;
+  private final ArrayDeque<Frame> early = new ArrayDeque<>();
+
+  /** The current epoch number. */
+  public long epoch() {
+    return epoch;
+  }
+
+  /** Whether a fence opened an access/exposure epoch that is still open. */
+  public boolean isOpen() {
+    return open;
+  }
+
+  /** Whether this rank has called fence on the window since creation. */
+  public boolean everFenced() {
+    return everFenced;
+  }
+
+  /**
+   * Moves to the next epoch ({@code open} unless NOSUCCEED) and hands the held operations of the
+   * new epoch to {@code apply}, in arrival order.
+   */
+  public void advance(boolean openNext, Consumer<Frame> apply) {
+    epoch++;
+    open = openNext;
+    everFenced = true;
+    int n = early.size();
+    for (int i = 0; i < n; i++) {
+      Frame f = early.pollFirst();
+      if (f.epoch == epoch) {
+        apply.accept(f);
+      } else {
+        early.addLast(f);
+      }
+    }
+  }
+
+  /** Closes the fence epoch without opening another (another synchronization mode begins). */
+  public void close() {
+    open = false;
+  }
+
+  /**
+   * Target side: whether an operation of fence epoch {@code f.epoch} can be applied now; holds it
+   * if it belongs to a later epoch (returns false); throws RMA_SYNC for an earlier one.
+   */
+  public boolean admit(Frame f, int rank) {
+    if (f.epoch == epoch && open) {
+      return true;
+    }
+    if (f.epoch > epoch) {
+      early.addLast(f);
+      return false;
+    }
+    throw RmaException.of(ErrorClass.RMA_SYNC, "operation from rank %d belongs to fence epoch %d but rank %d is in "
+        + "epoch %d%s (mismatched fences)", f.src, f.epoch, rank, epoch, open ? "" : ", closed by NOSUCCEED");
+  }
+
+  /** Operations held for later epochs (to fail them when the window is freed). */
+  public ArrayDeque<Frame> held() {
+    return early;
+  }
+}

@@ -1,0 +1,204 @@
+package dev.vertxrma.impl.sync;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.Group;
+import dev.vertxrma.RmaException;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.internal.ContextInternal;
+
+/**
+ * Post/start/complete/wait (generalized active target) state of one window at one rank.
+ *
+ * <p>Access side: {@code start} waits for a POST from every rank of its group (counted per
+ * source, so a POST that arrives before start is kept); {@code complete} tells each target how
+ * many operations it sent. Exposure side: {@code post} opens the window to a group; operations
+ * from members are counted as they are processed; {@code waitFor} completes when every member
+ * has sent COMPLETE and all the operations it announced have been processed here.
+ */
+public final class PscwEpoch {
+
+  private final ContextInternal context;
+  private final int rank;
+  // access side
+  private final int[] postsReceived;
+  private Group accessGroup;
+  private Promise<Void> startPromise;
+  private boolean startNoCheck;
+  // exposure side
+  private Group exposureGroup;
+  private final int[] processed;
+  private final int[] announced;
+  private Promise<Void> waitPromise;
+
+  /** State for a window over {@code size} ranks, seen from {@code rank}. */
+  public PscwEpoch(ContextInternal context, int rank, int size) {
+    this.context = context;
+    this.rank = rank;
+    this.postsReceived = new int[size];
+    this.processed = new int[size];
+    this.announced = new int[size];
+  }
+
+  // ------------------------------------------------------------------ access side
+
+  /** The group of the open access epoch, or {@code null}. */
+  public Group accessGroup() {
+    return accessGroup;
+  }
+
+  /** Opens the access epoch; completes once every member posted (at once with NOCHECK). */
+  public Future<Void> start(Group group, boolean noCheck) {
+    if (accessGroup != null) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "start at rank %d while the access epoch to %s is still open "
+          + "(call complete first)", rank, accessGroup);
+    }
+    for (int m : group.ranks()) {
+      if (m >= postsReceived.length) {
+        throw RmaException.of(ErrorClass.RANK, "start group %s names rank %d, the window has %d ranks", group, m,
+            postsReceived.length);
+      }
+    }
+    accessGroup = group;
+    startNoCheck = noCheck;
+    startPromise = context.promise();
+    tryStart();
+    return startPromise.future();
+  }
+
+  /** A POST from {@code src} arrived. */
+  public void onPost(int src) {
+    postsReceived[src]++;
+    tryStart();
+  }
+
+  private void tryStart() {
+    if (startPromise == null || startPromise.future().isComplete()) {
+      return;
+    }
+    if (!startNoCheck) {
+      for (int m : accessGroup.ranks()) {
+        if (postsReceived[m] == 0) {
+          return;
+        }
+      }
+      for (int m : accessGroup.ranks()) {
+        postsReceived[m]--;
+      }
+    }
+    startPromise.complete();
+  }
+
+  /** The future of the current start (complete waits for it); fails RMA_SYNC without start. */
+  public Future<Void> startedOrFail(String call) {
+    if (accessGroup == null) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "%s at rank %d without a matching start", call, rank);
+    }
+    return startPromise.future();
+  }
+
+  /** Ends the access epoch. */
+  public void endAccess() {
+    accessGroup = null;
+    startPromise = null;
+  }
+
+  /** Fails a pending start (window freed, job failed). */
+  public void fail(RmaException cause) {
+    if (startPromise != null) {
+      startPromise.tryFail(cause);
+    }
+    if (waitPromise != null) {
+      waitPromise.tryFail(cause);
+    }
+  }
+
+  // ------------------------------------------------------------------ exposure side
+
+  /** The group of the open exposure epoch, or {@code null}. */
+  public Group exposureGroup() {
+    return exposureGroup;
+  }
+
+  /** Opens the exposure epoch to {@code group}. */
+  public void post(Group group) {
+    if (exposureGroup != null) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "post at rank %d while the exposure epoch to %s is still open "
+          + "(call waitFor first)", rank, exposureGroup);
+    }
+    for (int m : group.ranks()) {
+      if (m >= processed.length) {
+        throw RmaException.of(ErrorClass.RANK, "post group %s names rank %d, the window has %d ranks", group, m,
+            processed.length);
+      }
+    }
+    exposureGroup = group;
+    java.util.Arrays.fill(processed, 0);
+    java.util.Arrays.fill(announced, -1);
+    waitPromise = context.promise();
+  }
+
+  /**
+   * Target side: counts an operation from {@code src} and checks it is allowed now;
+   * RMA_SYNC if this rank has not posted to {@code src}.
+   */
+  public void admit(int src) {
+    processed[src]++;
+    if (exposureGroup == null || !exposureGroup.contains(src)) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "operation from rank %d reached rank %d, which has not posted its "
+          + "window to it (exposure group %s)", src, rank, exposureGroup == null ? "none" : exposureGroup);
+    }
+    checkWaitDone();
+  }
+
+  /** Target side: COMPLETE from {@code src}, which sent {@code ops} operations in its epoch. */
+  public void onComplete(int src, int ops) {
+    if (exposureGroup == null || !exposureGroup.contains(src)) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "complete from rank %d reached rank %d, which has not posted to it",
+          src, rank);
+    }
+    announced[src] = ops;
+    checkWaitDone();
+  }
+
+  private boolean allDone() {
+    for (int m : exposureGroup.ranks()) {
+      if (announced[m] < 0 || processed[m] < announced[m]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void checkWaitDone() {
+    if (exposureGroup != null && waitPromise != null && allDone()) {
+      waitPromise.tryComplete();
+    }
+  }
+
+  /** Completes when every member completed; then the exposure epoch is over. */
+  public Future<Void> waitFor() {
+    if (exposureGroup == null) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "waitFor at rank %d without a matching post", rank);
+    }
+    checkWaitDone();
+    return waitPromise.future().andThen(ar -> {
+      if (ar.succeeded()) {
+        exposureGroup = null;
+      }
+    });
+  }
+
+  /** MPI_Win_test: whether waitFor would complete now; if so the exposure epoch ends. */
+  public boolean test() {
+    if (exposureGroup == null) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "test at rank %d without a matching post", rank);
+    }
+    if (allDone()) {
+      waitPromise.tryComplete();
+      exposureGroup = null;
+      return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,705 @@
+package dev.vertxrma.impl.win;
+
+import dev.vertxrma.Comm;
+import dev.vertxrma.Datatype;
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.Group;
+import dev.vertxrma.Info;
+import dev.vertxrma.Mode;
+import dev.vertxrma.Op;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.Win;
+import dev.vertxrma.impl.coll.Collectives;
+import dev.vertxrma.impl.memory.Memory;
+import dev.vertxrma.impl.memory.MemoryRef;
+import dev.vertxrma.impl.memory.WindowMemory;
+import dev.vertxrma.impl.ops.DatatypeEngine;
+import dev.vertxrma.impl.ops.RmaTarget;
+import dev.vertxrma.impl.ops.TypeMap;
+import dev.vertxrma.impl.runtime.RankProcess;
+import dev.vertxrma.impl.runtime.WorldComm;
+import dev.vertxrma.impl.sync.CompletionTracker;
+import dev.vertxrma.impl.sync.FenceEpoch;
+import dev.vertxrma.impl.sync.PscwEpoch;
+import dev.vertxrma.impl.transport.Frame;
+import dev.vertxrma.impl.transport.FrameType;
+import dev.vertxrma.impl.transport.PendingReplies;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import java.util.ArrayDeque;
+import java.util.function.Supplier;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * One rank's side of a window: the origin side of every operation (argument and range checks
+ * against the sizes announced at creation, the same-JVM or wire form of the frame, completion
+ * tracking) and the target side (admission by the epoch rules, then {@link RmaTarget}).
+ */
+final class WinImpl implements Win {
+
+  /** Synchronization mode an operation was issued under (frame tag). */
+  static final int SYNC_FENCE = 1;
+  static final int SYNC_PSCW = 2;
+  static final int SYNC_PASSIVE = 3;
+  private static final int WINDOW_CTX_BASE = 1 << 20;
+
+  private final WindowRegistry registry;
+  private final RankProcess rp;
+  private final WorldComm comm;
+  private final int id;
+  private final int rank;
+  private final WindowMemory memory;
+  private final int dispUnit;
+  private final Flavor flavor;
+  private final Info info;
+  private final Collectives coll;
+  private final CompletionTracker tracker;
+  private final FenceEpoch fence = new FenceEpoch();
+  private final PscwEpoch pscw;
+  private long[] sizes;
+  private int[] units;
+  private String name;
+  private boolean freed;
+  private boolean freeing;
+
+  WinImpl(WindowRegistry registry, WorldComm comm, int id, WindowMemory memory, int dispUnit, Flavor flavor,
+      Info info) {
+    this.registry = registry;
+    this.rp = registry.process();
+    this.comm = comm;
+    this.id = id;
+    this.rank = rp.rank();
+    this.memory = memory;
+    this.dispUnit = dispUnit;
+    this.flavor = flavor;
+    this.info = effectiveInfo(info);
+    this.coll = new Collectives(rp, comm.p2p(), WINDOW_CTX_BASE + id);
+    this.tracker = new CompletionTracker(rp.context(), rp.size());
+    this.pscw = new PscwEpoch(rp.context(), rank, rp.size());
+    this.name = "win" + id;
+  }
+
+  private static Info effectiveInfo(Info given) {
+    Info i = given;
+    if (i.get(Info.ACCUMULATE_ORDERING) == null) {
+      i = i.with(Info.ACCUMULATE_ORDERING, "rar,raw,war,waw");
+    }
+    if (i.get(Info.ACCUMULATE_OPS) == null) {
+      i = i.with(Info.ACCUMULATE_OPS, "same_op_no_op");
+    }
+    if (i.get(Info.NO_LOCKS) == null) {
+      i = i.with(Info.NO_LOCKS, "false");
+    }
+    return i;
+  }
+
+  int id() {
+    return id;
+  }
+
+  /** Collective part of creation: every rank learns every rank's size and displacement unit. */
+  Future<Void> exchangeAttributes() {
+    byte[] mine = new byte[12];
+    Memory.putLong(mine, Memory.ARRAY_BYTE_BASE_OFFSET, memory.size());
+    Memory.putInt(mine, Memory.ARRAY_BYTE_BASE_OFFSET + 8, dispUnit);
+    return coll.allgather(mine).map(all -> {
+      sizes = new long[all.size()];
+      units = new int[all.size()];
+      for (int r = 0; r < all.size(); r++) {
+        byte[] b = all.get(r);
+        sizes[r] = Memory.getLong(b, Memory.ARRAY_BYTE_BASE_OFFSET);
+        units[r] = Memory.getInt(b, Memory.ARRAY_BYTE_BASE_OFFSET + 8);
+      }
+      return null;
+    });
+  }
+
+  // ------------------------------------------------------------------ attributes
+
+  @Override
+  public Comm comm() {
+    return comm;
+  }
+
+  @Override
+  public Group group() {
+    return comm.group();
+  }
+
+  @Override
+  public BytesStore<?, ?> memory() {
+    checkLive("memory");
+    return memory.store();
+  }
+
+  @Override
+  public long size() {
+    return memory.size();
+  }
+
+  @Override
+  public int dispUnit() {
+    return dispUnit;
+  }
+
+  @Override
+  public long size(int r) {
+    checkRank(r, "size");
+    return sizes[r];
+  }
+
+  @Override
+  public int dispUnit(int r) {
+    checkRank(r, "dispUnit");
+    return units[r];
+  }
+
+  @Override
+  public Flavor flavor() {
+    return flavor;
+  }
+
+  @Override
+  public MemoryModel model() {
+    return MemoryModel.UNIFIED;
+  }
+
+  @Override
+  public Info info() {
+    return info;
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public void setName(String name) {
+    this.name = name == null ? "" : name;
+  }
+
+  // ------------------------------------------------------------------ checks
+
+  private void checkLive(String call) {
+    if (freed || freeing) {
+      throw RmaException.of(ErrorClass.WIN, "%s on window %s at rank %d after free", call, name, rank);
+    }
+  }
+
+  private void checkRank(int r, String call) {
+    if (r < 0 || r >= rp.size()) {
+      throw RmaException.of(ErrorClass.RANK, "%s: target rank %d is not in [0, %d)", call, r, rp.size());
+    }
+  }
+
+  /** The synchronization mode an operation to {@code target} is issued under; RMA_SYNC if none. */
+  private int syncFor(int target, String call) {
+    Group access = pscw.accessGroup();
+    if (access != null) {
+      if (!access.contains(target)) {
+        throw RmaException.of(ErrorClass.RMA_SYNC, "%s to rank %d, which is not in the start group %s", call, target,
+            access);
+      }
+      return SYNC_PSCW;
+    }
+    if (fence.isOpen()) {
+      return SYNC_FENCE;
+    }
+    throw RmaException.of(ErrorClass.RMA_SYNC, "%s to rank %d at rank %d outside an access epoch: call fence, start, "
+        + "lock or lockAll on window %s first", call, target, rank, name);
+  }
+
+  /** Origin-side range check against the target's announced size (the target checks again). */
+  private void checkTargetRange(int target, long disp, TypeMap tt, int count, String call) {
+    long start;
+    try {
+      start = Math.multiplyExact(disp, (long) units[target]);
+    } catch (ArithmeticException e) {
+      start = -1;
+    }
+    if (start < 0) {
+      throw RmaException.of(ErrorClass.RMA_RANGE, "%s target disp=%d x unit %d is outside window size %d at rank %d",
+          call, disp, units[target], sizes[target], target);
+    }
+    DatatypeEngine.checkAccess(tt, count, start, sizes[target], String.format("%s target range [disp=%d, unit %d) "
+        + "of window size %d at rank %d", call, disp, units[target], sizes[target], target), ErrorClass.RMA_RANGE);
+  }
+
+  /**
+   * Runs {@code body} on the rank's context; an operation issued while {@code start} still waits
+   * for posts is deferred until it completes (so MPI_Win_start can return at once).
+   */
+  private <T> Future<T> op(Supplier<Future<T>> body) {
+    return comm.call(() -> {
+      Group access = pscw.accessGroup();
+      if (access != null) {
+        Future<Void> started = pscw.startedOrFail("operation");
+        if (!started.isComplete()) {
+          return started.compose(v -> comm.call(body));
+        }
+      }
+      return body.get();
+    });
+  }
+
+  private Frame frame(byte type, int target, int sync, long disp, int count, TypeMap tt, boolean local) {
+    Frame f = Frame.of(type, rank, id);
+    f.tag = sync;
+    f.epoch = fence.epoch();
+    f.disp = disp;
+    f.count = count;
+    if (local) {
+      f.localType = tt;
+    } else {
+      Buffer b = Buffer.buffer();
+      tt.encode(b);
+      f.typeBytes = b.getBytes();
+    }
+    return f;
+  }
+
+  private static void unpackReply(Frame reply, MemoryRef m, TypeMap t, int count) {
+    long expected = t.size() * (long) count;
+    long got = reply.payload == null ? 0 : reply.payload.length;
+    if (got != expected) {
+      throw RmaException.of(ErrorClass.OTHER, "reply carries %d bytes, expected %d", got, expected);
+    }
+    if (got > 0) {
+      DatatypeEngine.unpack(reply.payload, m.base(), m.address(), t, count);
+    }
+  }
+
+  // ------------------------------------------------------------------ operations
+
+  @Override
+  public Future<Void> put(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType) {
+    return op(() -> {
+      checkLive("put");
+      TypeMap ot = WorldComm.typeMap(originType, "put origin");
+      TypeMap tt = WorldComm.typeMap(targetType, "put target");
+      MemoryRef om = WorldComm.buffer(origin, originOffset, originCount, ot, "put origin");
+      if (targetRank == Comm.PROC_NULL) {
+        return rp.context().succeededFuture();
+      }
+      checkRank(targetRank, "put");
+      int sync = syncFor(targetRank, "put");
+      DatatypeEngine.checkSignatures(ot, originCount, tt, targetCount, false);
+      checkTargetRange(targetRank, targetDisp, tt, targetCount, "put");
+      boolean local = rp.isLocal(targetRank);
+      Frame f = frame(FrameType.PUT, targetRank, sync, targetDisp, targetCount, tt, local);
+      if (local) {
+        f.localBase = om.base();
+        f.localAddress = om.address();
+        f.localOriginType = ot;
+        f.localOriginCount = originCount;
+      } else {
+        f.payload = DatatypeEngine.pack(om.base(), om.address(), ot, originCount);
+      }
+      Future<Void> done = rp.request(targetRank, f).mapEmpty();
+      tracker.track(targetRank, done);
+      return local ? done : rp.context().succeededFuture();
+    });
+  }
+
+  @Override
+  public Future<Void> get(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType) {
+    return op(() -> {
+      checkLive("get");
+      TypeMap ot = WorldComm.typeMap(originType, "get origin");
+      TypeMap tt = WorldComm.typeMap(targetType, "get target");
+      MemoryRef om = WorldComm.buffer(origin, originOffset, originCount, ot, "get origin");
+      if (targetRank == Comm.PROC_NULL) {
+        return rp.context().succeededFuture();
+      }
+      checkRank(targetRank, "get");
+      int sync = syncFor(targetRank, "get");
+      DatatypeEngine.checkSignatures(tt, targetCount, ot, originCount, false);
+      checkTargetRange(targetRank, targetDisp, tt, targetCount, "get");
+      boolean local = rp.isLocal(targetRank);
+      Frame f = frame(FrameType.GET, targetRank, sync, targetDisp, targetCount, tt, local);
+      Future<Void> done;
+      if (local) {
+        f.localBase = om.base();
+        f.localAddress = om.address();
+        f.localOriginType = ot;
+        f.localOriginCount = originCount;
+        done = rp.request(targetRank, f).mapEmpty();
+      } else {
+        done = rp.request(targetRank, f).map(reply -> {
+          unpackReply(reply, om, ot, originCount);
+          return null;
+        });
+      }
+      tracker.track(targetRank, done);
+      return done;
+    });
+  }
+
+  @Override
+  public Future<Void> accumulate(Object origin, int originOffset, int originCount, Datatype originType,
+      int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op) {
+    return op(() -> {
+      checkLive("accumulate");
+      TypeMap ot = WorldComm.typeMap(originType, "accumulate origin");
+      TypeMap tt = WorldComm.typeMap(targetType, "accumulate target");
+      MemoryRef om = WorldComm.buffer(origin, originOffset, originCount, ot, "accumulate origin");
+      checkOp(op, tt);
+      if (targetRank == Comm.PROC_NULL) {
+        return rp.context().succeededFuture();
+      }
+      checkRank(targetRank, "accumulate");
+      int sync = syncFor(targetRank, "accumulate");
+      DatatypeEngine.checkSignatures(ot, originCount, tt, targetCount, true);
+      checkTargetRange(targetRank, targetDisp, tt, targetCount, "accumulate");
+      boolean local = rp.isLocal(targetRank);
+      Frame f = frame(FrameType.ACC, targetRank, sync, targetDisp, targetCount, tt, local);
+      f.code = op.code();
+      if (local) {
+        f.localBase = om.base();
+        f.localAddress = om.address();
+        f.localOriginType = ot;
+        f.localOriginCount = originCount;
+      } else {
+        f.payload = DatatypeEngine.pack(om.base(), om.address(), ot, originCount);
+      }
+      Future<Void> done = rp.request(targetRank, f).mapEmpty();
+      tracker.track(targetRank, done);
+      return local ? done : rp.context().succeededFuture();
+    });
+  }
+
+  private static void checkOp(Op op, TypeMap t) {
+    if (op == null) {
+      throw new RmaException(ErrorClass.OP, "op is null");
+    }
+    DatatypeEngine.checkOp(op, t);
+  }
+
+  @Override
+  public Future<Void> getAccumulate(Object origin, int originOffset, int originCount, Datatype originType,
+      Object result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
+      int targetCount, Datatype targetType, Op op) {
+    return op(() -> {
+      checkLive("getAccumulate");
+      TypeMap tt = WorldComm.typeMap(targetType, "getAccumulate target");
+      TypeMap rt = WorldComm.typeMap(resultType, "getAccumulate result");
+      checkOp(op, tt);
+      TypeMap ot = null;
+      MemoryRef om = null;
+      if (op != Op.NO_OP) {
+        ot = WorldComm.typeMap(originType, "getAccumulate origin");
+        om = WorldComm.buffer(origin, originOffset, originCount, ot, "getAccumulate origin");
+      }
+      MemoryRef rm = WorldComm.buffer(result, resultOffset, resultCount, rt, "getAccumulate result");
+      if (targetRank == Comm.PROC_NULL) {
+        return rp.context().succeededFuture();
+      }
+      checkRank(targetRank, "getAccumulate");
+      int sync = syncFor(targetRank, "getAccumulate");
+      if (ot != null) {
+        DatatypeEngine.checkSignatures(ot, originCount, tt, targetCount, true);
+      }
+      DatatypeEngine.checkSignatures(tt, targetCount, rt, resultCount, true);
+      checkTargetRange(targetRank, targetDisp, tt, targetCount, "getAccumulate");
+      boolean local = rp.isLocal(targetRank);
+      Frame f = frame(FrameType.GET_ACC, targetRank, sync, targetDisp, targetCount, tt, local);
+      f.code = op.code();
+      Future<Void> done;
+      if (local) {
+        if (om != null) {
+          f.localBase = om.base();
+          f.localAddress = om.address();
+          f.localOriginType = ot;
+          f.localOriginCount = originCount;
+        }
+        f.localBase2 = rm.base();
+        f.localAddress2 = rm.address();
+        f.localResultType = rt;
+        f.localResultCount = resultCount;
+        done = rp.request(targetRank, f).mapEmpty();
+      } else {
+        if (om != null) {
+          f.payload = DatatypeEngine.pack(om.base(), om.address(), ot, originCount);
+        }
+        MemoryRef out = rm;
+        done = rp.request(targetRank, f).map(reply -> {
+          unpackReply(reply, out, rt, resultCount);
+          return null;
+        });
+      }
+      tracker.track(targetRank, done);
+      return done;
+    });
+  }
+
+  @Override
+  public Future<Void> fetchAndOp(Object origin, int originOffset, Object result, int resultOffset, Datatype type,
+      int targetRank, long targetDisp, Op op) {
+    if (type instanceof TypeMap && !((TypeMap) type).isPredefined()) {
+      return rp.context().failedFuture(RmaException.of(ErrorClass.TYPE,
+          "fetchAndOp takes a predefined datatype, not %s", ((TypeMap) type).name()));
+    }
+    return getAccumulate(origin, originOffset, 1, type, result, resultOffset, 1, type, targetRank, targetDisp, 1,
+        type, op);
+  }
+
+  @Override
+  public Future<Long> fetchAndOp(long value, int targetRank, long targetDisp, Op op) {
+    long[] in = {value};
+    long[] out = new long[1];
+    return fetchAndOp(in, 0, out, 0, Datatype.LONG, targetRank, targetDisp, op).map(v -> out[0]);
+  }
+
+  @Override
+  public Future<Void> compareAndSwap(Object origin, int originOffset, Object compare, int compareOffset,
+      Object result, int resultOffset, Datatype type, int targetRank, long targetDisp) {
+    return op(() -> {
+      checkLive("compareAndSwap");
+      TypeMap t = WorldComm.typeMap(type, "compareAndSwap");
+      DatatypeEngine.checkCompareAndSwapType(t);
+      MemoryRef om = WorldComm.buffer(origin, originOffset, 1, t, "compareAndSwap origin");
+      MemoryRef cm = WorldComm.buffer(compare, compareOffset, 1, t, "compareAndSwap compare");
+      MemoryRef rm = WorldComm.buffer(result, resultOffset, 1, t, "compareAndSwap result");
+      if (targetRank == Comm.PROC_NULL) {
+        return rp.context().succeededFuture();
+      }
+      checkRank(targetRank, "compareAndSwap");
+      int sync = syncFor(targetRank, "compareAndSwap");
+      checkTargetRange(targetRank, targetDisp, t, 1, "compareAndSwap");
+      Frame f = frame(FrameType.CAS, targetRank, sync, targetDisp, 1, t, rp.isLocal(targetRank));
+      int size = (int) t.size();
+      f.payload = new byte[2 * size];
+      Memory.copy(om.base(), om.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, size);
+      Memory.copy(cm.base(), cm.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET + size, size);
+      Future<Void> done = rp.request(targetRank, f).map(reply -> {
+        unpackReply(reply, rm, t, 1);
+        return null;
+      });
+      tracker.track(targetRank, done);
+      return done;
+    });
+  }
+
+  @Override
+  public Future<Long> compareAndSwap(long compare, long value, int targetRank, long targetDisp) {
+    long[] in = {value};
+    long[] cmp = {compare};
+    long[] out = new long[1];
+    return compareAndSwap(in, 0, cmp, 0, out, 0, Datatype.LONG, targetRank, targetDisp).map(v -> out[0]);
+  }
+
+  // ------------------------------------------------------------------ fence
+
+  @Override
+  public Future<Void> fence(Mode... assertions) {
+    return comm.call(() -> {
+      checkLive("fence");
+      int bits = Mode.bits(assertions);
+      if (pscw.accessGroup() != null || pscw.exposureGroup() != null) {
+        throw RmaException.of(ErrorClass.RMA_SYNC, "fence at rank %d inside a post/start epoch on window %s",
+            rank, name);
+      }
+      checkNotPassive("fence");
+      boolean noPrecede = (bits & Mode.NOPRECEDE.bit()) != 0;
+      boolean noSucceed = (bits & Mode.NOSUCCEED.bit()) != 0;
+      if (noPrecede && tracker.anyIssuedInEpoch()) {
+        throw RmaException.of(ErrorClass.RMA_SYNC, "fence(NOPRECEDE) at rank %d, but operations were issued in the "
+            + "epoch it closes", rank);
+      }
+      Future<Void> closing = noPrecede ? rp.context().succeededFuture()
+          : tracker.flushAll().compose(v -> coll.barrier());
+      return rp.withTimeout(closing, "fence").compose(v -> {
+        tracker.resetEpochCounts();
+        fence.advance(!noSucceed, this::applyOp);
+        return reportEpochError();
+      });
+    });
+  }
+
+  private Future<Void> reportEpochError() {
+    RmaException e = tracker.takeError();
+    return e == null ? rp.context().succeededFuture() : rp.context().failedFuture(e);
+  }
+
+  /** Leaving the fence mode for post/start or lock: allowed only if the fence epoch is empty. */
+  private void leaveFenceMode(String call) {
+    if (fence.isOpen()) {
+      if (tracker.anyIssuedInEpoch()) {
+        throw RmaException.of(ErrorClass.RMA_SYNC, "%s at rank %d while a fence epoch with operations is open: end it "
+            + "with fence(NOSUCCEED) first", call, rank);
+      }
+      fence.close();
+    }
+  }
+
+  private void checkNotPassive(String call) {
+    // passive-target epochs are added with lock/unlock
+  }
+
+  // ------------------------------------------------------------------ post/start/complete/wait
+
+  @Override
+  public Future<Void> post(Group group, Mode... assertions) {
+    return comm.call(() -> {
+      checkLive("post");
+      int bits = Mode.bits(assertions);
+      if (group == null) {
+        throw new RmaException(ErrorClass.GROUP, "post group is null");
+      }
+      leaveFenceMode("post");
+      pscw.post(group);
+      if ((bits & Mode.NOCHECK.bit()) == 0) {
+        for (int m : group.ranks()) {
+          rp.send(m, Frame.of(FrameType.POST, rank, id));
+        }
+      }
+      return rp.context().succeededFuture();
+    });
+  }
+
+  @Override
+  public Future<Void> start(Group group, Mode... assertions) {
+    return comm.call(() -> {
+      checkLive("start");
+      int bits = Mode.bits(assertions);
+      if (group == null) {
+        throw new RmaException(ErrorClass.GROUP, "start group is null");
+      }
+      leaveFenceMode("start");
+      tracker.resetEpochCounts();
+      return rp.withTimeout(pscw.start(group, (bits & Mode.NOCHECK.bit()) != 0), "start (waiting for posts)");
+    });
+  }
+
+  @Override
+  public Future<Void> complete() {
+    return comm.call(() -> {
+      checkLive("complete");
+      Future<Void> started = pscw.startedOrFail("complete");
+      return started.compose(v -> {
+        Group g = pscw.accessGroup();
+        for (int m : g.ranks()) {
+          Frame f = Frame.of(FrameType.COMPLETE, rank, id);
+          f.count = tracker.issuedInEpoch(m);
+          rp.send(m, f);
+        }
+        pscw.endAccess();
+        tracker.resetEpochCounts();
+        return rp.withTimeout(tracker.flushAll(), "complete");
+      }).compose(v -> reportEpochError());
+    });
+  }
+
+  @Override
+  public Future<Void> waitFor() {
+    return comm.call(() -> {
+      checkLive("waitFor");
+      return rp.withTimeout(pscw.waitFor(), "waitFor (waiting for complete from " + pscw.exposureGroup() + ")");
+    });
+  }
+
+  @Override
+  public Future<Boolean> test() {
+    return comm.call(() -> {
+      checkLive("test");
+      return rp.context().succeededFuture(pscw.test());
+    });
+  }
+
+  // ------------------------------------------------------------------ target side
+
+  void onFrame(Frame f) {
+    switch (f.type) {
+      case FrameType.POST:
+        pscw.onPost(f.src);
+        return;
+      case FrameType.COMPLETE:
+        pscw.onComplete(f.src, f.count);
+        return;
+      default:
+        break;
+    }
+    if (freed) {
+      throw RmaException.of(ErrorClass.WIN, "window %s at rank %d was freed", name, rank);
+    }
+    switch (f.tag) {
+      case SYNC_FENCE:
+        if (!fence.admit(f, rank)) {
+          return; // held until this rank's fence opens the operation's epoch
+        }
+        break;
+      case SYNC_PSCW:
+        pscw.admit(f.src);
+        break;
+      default:
+        throw RmaException.of(ErrorClass.RMA_SYNC, "operation from rank %d with unknown synchronization mode %d",
+            f.src, f.tag);
+    }
+    applyOp(f);
+  }
+
+  /** Applies an admitted operation and answers its origin (data, success or the error). */
+  private void applyOp(Frame f) {
+    byte[] out;
+    try {
+      out = RmaTarget.apply(f, memory, dispUnit, rank);
+    } catch (RmaException e) {
+      String m = e.getMessage();
+      String prefix = e.errorClass() + ": ";
+      rp.reply(f, e.errorClass(), m.startsWith(prefix) ? m.substring(prefix.length()) : m);
+      return;
+    }
+    if (f.corr != 0) {
+      Frame r = PendingReplies.replyTo(f, rank, null, null);
+      r.payload = out;
+      rp.sendReply(f.src, r);
+    }
+  }
+
+  // ------------------------------------------------------------------ free
+
+  @Override
+  public Future<Void> free() {
+    return comm.call(() -> {
+      checkLive("free");
+      if (pscw.accessGroup() != null || pscw.exposureGroup() != null) {
+        throw RmaException.of(ErrorClass.RMA_SYNC, "free of window %s at rank %d inside a post/start epoch "
+            + "(complete and waitFor first)", name, rank);
+      }
+      checkNotPassive("free");
+      freeing = true;
+      return rp.withTimeout(tracker.flushAll().compose(v -> coll.barrier()), "free").map(v -> {
+        releaseNow();
+        return null;
+      });
+    });
+  }
+
+  /** Releases the memory and leaves the registry at once (free, or rank shutdown). */
+  void releaseNow() {
+    if (freed) {
+      return;
+    }
+    freed = true;
+    registry.unregister(this);
+    memory.release();
+    ArrayDeque<Frame> held = fence.held();
+    while (!held.isEmpty()) {
+      Frame f = held.pollFirst();
+      rp.reply(f, ErrorClass.WIN, "window " + name + " at rank " + rank + " was freed before the operation's epoch");
+    }
+  }
+
+  /** The job failed: fail pending synchronizations. */
+  void fail(RmaException cause) {
+    pscw.fail(cause);
+  }
+
+  @Override
+  public String toString() {
+    return "Win[" + name + " id=" + id + " rank=" + rank + " size=" + memory.size() + " unit=" + dispUnit + "]";
+  }
+}

@@ -1,0 +1,78 @@
+package dev.vertxrma.impl.win;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.runtime.RankProcess;
+import dev.vertxrma.impl.transport.Frame;
+import dev.vertxrma.impl.transport.FrameType;
+import io.vertx.core.internal.logging.Logger;
+import io.vertx.core.internal.logging.LoggerFactory;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The windows of one rank, by id: dispatches RMA and synchronization frames to their window,
+ * hands out window ids (windows are created collectively in the same order everywhere, so the
+ * n-th window has the same id at every rank), and releases windows left unfreed when the rank
+ * shuts down.
+ */
+final class WindowRegistry {
+
+  private static final Logger LOG = LoggerFactory.getLogger(WindowRegistry.class);
+  private static final byte[] FRAME_TYPES = {FrameType.PUT, FrameType.GET, FrameType.ACC, FrameType.GET_ACC,
+      FrameType.CAS, FrameType.POST, FrameType.COMPLETE, FrameType.LOCK, FrameType.UNLOCK, FrameType.FLUSH};
+
+  private final RankProcess process;
+  private final Map<Integer, WinImpl> windows = new HashMap<>();
+  private int lastId;
+
+  private WindowRegistry(RankProcess process) {
+    this.process = process;
+    for (byte t : FRAME_TYPES) {
+      process.handle(t, this::onFrame);
+    }
+    process.onFailure(cause -> new ArrayList<>(windows.values()).forEach(w -> w.fail(cause)));
+    process.onClose(this::releaseAll);
+  }
+
+  /** The registry of a rank, installed on first use. */
+  static WindowRegistry of(RankProcess process) {
+    return process.service(WindowRegistry.class, WindowRegistry::new);
+  }
+
+  RankProcess process() {
+    return process;
+  }
+
+  int nextId() {
+    return ++lastId;
+  }
+
+  void register(WinImpl w) {
+    windows.put(w.id(), w);
+  }
+
+  void unregister(WinImpl w) {
+    windows.remove(w.id());
+  }
+
+  private void onFrame(Frame f) {
+    WinImpl w = windows.get(f.ctx);
+    if (w == null) {
+      throw RmaException.of(ErrorClass.WIN, "rank %d has no window %d (never created here, or already freed)",
+          process.rank(), f.ctx);
+    }
+    w.onFrame(f);
+  }
+
+  private void releaseAll() {
+    if (!windows.isEmpty()) {
+      LOG.warn("rank " + process.rank() + " ended with " + windows.size() + " window(s) not freed; releasing them");
+    }
+    for (WinImpl w : new ArrayList<>(windows.values())) {
+      w.releaseNow();
+    }
+    windows.clear();
+  }
+}
