@@ -34,7 +34,21 @@ public interface Win {
     /** {@link Win#create}: memory given by the caller. */
     CREATE,
     /** {@link Win#allocate}: memory allocated by the library. */
-    ALLOCATE
+    ALLOCATE,
+    /** {@link Win#createDynamic}: memory attached and detached at run time. */
+    DYNAMIC,
+    /** {@link Win#allocateShared}: memory every rank of the window can load from and store to directly. */
+    SHARED
+  }
+
+  /**
+   * A rank's segment of a shared-memory window (what MPI_Win_shared_query returns).
+   *
+   * @param memory the segment, for direct loads and stores (valid until the window is freed)
+   * @param size size of the segment in bytes
+   * @param dispUnit the owner's displacement unit
+   */
+  record SharedSegment(BytesStore<?, ?> memory, long size, int dispUnit) {
   }
 
   /** The memory model (MPI_WIN_MODEL): always unified, public and private copies are the same memory. */
@@ -58,6 +72,32 @@ public interface Win {
    */
   static Future<Win> allocate(Comm comm, long size, int dispUnit, Info info) {
     return WindowFactory.allocate(comm, size, dispUnit, info);
+  }
+
+  /**
+   * MPI_Win_create_dynamic: a window with no memory yet, collective over {@code comm}; memory is
+   * added with {@link #attach} and addressed by {@link #address} values (displacement unit 1).
+   */
+  static Future<Win> createDynamic(Comm comm, Info info) {
+    return WindowFactory.createDynamic(comm, info);
+  }
+
+  /**
+   * MPI_Win_allocate_shared: like {@link #allocate}, but every rank can also load and store
+   * directly into every other rank's segment ({@link #sharedQuery}). All ranks of {@code comm}
+   * must run on one host (the segments live in one memory-mapped file), else the future fails
+   * with {@link ErrorClass#RMA_SHARED}.
+   */
+  static Future<Win> allocateShared(Comm comm, long size, int dispUnit, Info info) {
+    return WindowFactory.allocateShared(comm, size, dispUnit, info);
+  }
+
+  /**
+   * MPI_Get_address: the address of byte {@code offset} of a native store, usable as a target
+   * displacement of a dynamic window from any rank once the store is attached there.
+   */
+  static long address(BytesStore<?, ?> memory, long offset) {
+    return WindowFactory.address(memory, offset);
   }
 
   // ------------------------------------------------------------------ attributes
@@ -194,12 +234,112 @@ public interface Win {
   /** MPI_Win_test: {@code true} (and the exposure epoch ended) if waitFor would complete now. */
   Future<Boolean> test();
 
+  // ------------------------------------------------------------------ passive target
+
+  /**
+   * MPI_Win_lock: starts a passive-target access epoch to {@code rank}; completes when the lock
+   * is granted (at once with {@link Mode#NOCHECK}). Exclusive locks exclude every other lock;
+   * shared locks exclude exclusive ones; requests are granted in arrival order, so exclusive
+   * requests are not starved. RMA_SYNC if this rank already locks {@code rank}, inside a
+   * fence/post/start epoch, or on a window created with {@code no_locks=true}.
+   */
+  Future<Void> lock(LockType type, int rank, Mode... assertions);
+
+  /**
+   * MPI_Win_unlock: completes when every operation of the epoch is complete at origin and target
+   * and the lock is released. RMA_SYNC without a matching lock.
+   */
+  Future<Void> unlock(int rank);
+
+  /** MPI_Win_lock_all: a shared lock on every rank of the window; completes when all are granted. */
+  Future<Void> lockAll(Mode... assertions);
+
+  /** MPI_Win_unlock_all: ends the lockAll epoch (every operation complete, every lock released). */
+  Future<Void> unlockAll();
+
+  /**
+   * MPI_Win_flush: completes when every operation issued so far to {@code rank} is complete at
+   * origin and target; the epoch stays open. Fails with the first error among those operations.
+   */
+  Future<Void> flush(int rank);
+
+  /** MPI_Win_flush_all: {@link #flush} for every target. */
+  Future<Void> flushAll();
+
+  /**
+   * MPI_Win_flush_local: completes when every operation issued so far to {@code rank} is complete
+   * at the origin. (vertx-rma completes them at the target too: the stronger guarantee is allowed.)
+   */
+  Future<Void> flushLocal(int rank);
+
+  /** MPI_Win_flush_local_all: {@link #flushLocal} for every target. */
+  Future<Void> flushLocalAll();
+
+  /**
+   * MPI_Win_sync: a memory barrier between this rank's loads/stores and the window (in the unified
+   * model, orders them with shared-memory peers). RMA_SYNC outside a passive-target epoch.
+   */
+  Future<Void> sync();
+
+  // ------------------------------------------------------------------ request-based operations
+
+  /**
+   * MPI_Rput: {@link #put} inside a passive-target epoch (RMA_SYNC otherwise); the future is the
+   * request: it completes at local completion (the origin buffer may be reused).
+   */
+  Future<Void> rput(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType);
+
+  /** MPI_Rput with the same count and datatype at origin and target. */
+  default Future<Void> rput(Object origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
+    return rput(origin, originOffset, count, type, targetRank, targetDisp, count, type);
+  }
+
+  /** MPI_Rget: {@link #get} inside a passive-target epoch; completes when the data is in the origin buffer. */
+  Future<Void> rget(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType);
+
+  /** MPI_Rget with the same count and datatype at origin and target. */
+  default Future<Void> rget(Object origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
+    return rget(origin, originOffset, count, type, targetRank, targetDisp, count, type);
+  }
+
+  /** MPI_Raccumulate: {@link #accumulate} inside a passive-target epoch; completes at local completion. */
+  Future<Void> raccumulate(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, Op op);
+
+  /** MPI_Rget_accumulate: {@link #getAccumulate} inside a passive-target epoch; completes when the result is in. */
+  Future<Void> rgetAccumulate(Object origin, int originOffset, int originCount, Datatype originType, Object result,
+      int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp, int targetCount,
+      Datatype targetType, Op op);
+
+  // ------------------------------------------------------------------ dynamic and shared windows
+
+  /**
+   * MPI_Win_attach: exposes a native store in this rank's dynamic window (reserved until
+   * detached). RMA_FLAVOR on a window that is not dynamic; RMA_ATTACH if it overlaps attached memory.
+   */
+  Future<Void> attach(BytesStore<?, ?> memory);
+
+  /**
+   * MPI_Win_detach: removes an attached store; operations that arrive later fail with RMA_RANGE.
+   * Operations are applied on this rank's event loop, so none is touching the store when detach
+   * completes and the caller may then release it.
+   */
+  Future<Void> detach(BytesStore<?, ?> memory);
+
+  /**
+   * MPI_Win_shared_query: {@code rank}'s segment of a shared-memory window, for direct loads and
+   * stores. RMA_FLAVOR if the window is not a shared-memory window.
+   */
+  Future<SharedSegment> sharedQuery(int rank);
+
   // ------------------------------------------------------------------ lifetime
 
   /**
    * MPI_Win_free, collective: completes once every rank has freed the window; then the memory is
-   * released (allocate) or unreserved (create). Fails with RMA_SYNC inside an access or exposure
-   * epoch; any later call fails with {@link ErrorClass#WIN}.
+   * released (allocate, shared), unreserved (create) or detached (dynamic). Fails with RMA_SYNC
+   * inside an access, exposure or lock epoch; any later call fails with {@link ErrorClass#WIN}.
    */
   Future<Void> free();
 }

@@ -156,4 +156,9 @@ public final class Memory {
   public static void zero(Object base, long addr, long bytes) {
     UNSAFE.setMemory(base, addr, bytes, (byte) 0);
   }
+
+  /** Releases a direct or mapped {@link java.nio.ByteBuffer} now (unmaps a mapping). */
+  public static void invokeCleaner(java.nio.ByteBuffer directBuffer) {
+    UNSAFE.invokeCleaner(directBuffer);
+  }
 }

@@ -11,21 +11,20 @@ import net.openhft.chronicle.core.io.ReferenceOwner;
  * caller's, reserved for the window's lifetime), its raw address for the engines, and the range
  * check that must pass before any byte is touched. Released exactly once.
  */
-public final class WindowMemory {
+public final class WindowMemory implements TargetMemory {
 
   private static final AtomicInteger LIVE = new AtomicInteger();
 
   private final BytesStore<?, ?> store;
-  private final boolean owned;
-  private final ReferenceOwner owner = ReferenceOwner.temporary("vertx-rma window");
+  private final Runnable releaser;
   private final Object base;
   private final long address;
   private final long size;
   private boolean released;
 
-  private WindowMemory(BytesStore<?, ?> store, boolean owned, long size) {
+  private WindowMemory(BytesStore<?, ?> store, long size, Runnable releaser) {
     this.store = store;
-    this.owned = owned;
+    this.releaser = releaser;
     MemoryRef ref = MemoryRef.of(store, 0);
     this.base = ref.base();
     this.address = ref.address();
@@ -40,7 +39,7 @@ public final class WindowMemory {
     }
     BytesStore<?, ?> store = BytesStore.nativeStoreWithFixedCapacity(Math.max(size, 8));
     Memory.zero(null, store.addressForWrite(0), Math.max(size, 8));
-    return new WindowMemory(store, true, size);
+    return new WindowMemory(store, size, store::releaseLast);
   }
 
   /** The caller's store (MPI_Win_create), reserved until {@link #release()}. */
@@ -51,9 +50,14 @@ public final class WindowMemory {
     if (store.refCount() <= 0) {
       throw new RmaException(ErrorClass.BUFFER, "window memory store was already released");
     }
-    WindowMemory m = new WindowMemory(store, false, store.capacity());
-    store.reserve(m.owner);
-    return m;
+    ReferenceOwner owner = ReferenceOwner.temporary("vertx-rma window");
+    store.reserve(owner);
+    return new WindowMemory(store, store.capacity(), () -> store.release(owner));
+  }
+
+  /** A segment of memory owned elsewhere (a shared mapping); {@code releaser} runs once on release. */
+  public static WindowMemory segment(BytesStore<?, ?> store, long size, Runnable releaser) {
+    return new WindowMemory(store, size, releaser);
   }
 
   /** Number of window memories not yet released, in this JVM (tests check it returns to zero). */
@@ -66,7 +70,7 @@ public final class WindowMemory {
     return store;
   }
 
-  /** Unsafe base object (null for native memory). */
+  @Override
   public Object base() {
     return base;
   }
@@ -76,27 +80,25 @@ public final class WindowMemory {
     return address;
   }
 
-  /** Size in bytes. */
+  @Override
   public long size() {
     return size;
   }
 
-  /**
-   * The byte offset of displacement {@code disp} in units of {@code dispUnit}, overflow-checked;
-   * {@link ErrorClass#RMA_RANGE} naming the values and {@code rank} if it overflows or is negative.
-   */
-  public long byteOffset(long disp, int dispUnit, int rank) {
+  @Override
+  public long addressOf(long start, long lo, long hi, String what) {
+    long first;
+    long end;
     try {
-      long at = Math.multiplyExact(disp, (long) dispUnit);
-      if (at < 0) {
-        throw RmaException.of(ErrorClass.RMA_RANGE, "target displacement %d x disp unit %d is negative "
-            + "(window size %d at rank %d)", disp, dispUnit, size, rank);
-      }
-      return at;
+      first = Math.addExact(start, lo);
+      end = Math.addExact(start, hi);
     } catch (ArithmeticException e) {
-      throw RmaException.of(ErrorClass.RMA_RANGE, "target displacement %d x disp unit %d overflows (window size %d "
-          + "at rank %d)", disp, dispUnit, size, rank);
+      throw RmaException.of(ErrorClass.RMA_RANGE, "%s: byte offset %d overflows", what, start);
     }
+    if (first < 0 || end > size || first > end) {
+      throw RmaException.of(ErrorClass.RMA_RANGE, "%s: bytes [%d, %d) exceed window size %d", what, first, end, size);
+    }
+    return address + start;
   }
 
   /** Releases the memory (or the reservation on the caller's store); idempotent. */
@@ -106,11 +108,7 @@ public final class WindowMemory {
     }
     released = true;
     LIVE.decrementAndGet();
-    if (owned) {
-      store.releaseLast();
-    } else {
-      store.release(owner);
-    }
+    releaser.run();
   }
 
   /** Whether {@link #release()} was called. */

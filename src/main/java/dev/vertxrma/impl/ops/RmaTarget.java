@@ -4,7 +4,7 @@ import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Op;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.memory.Memory;
-import dev.vertxrma.impl.memory.WindowMemory;
+import dev.vertxrma.impl.memory.TargetMemory;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
 
@@ -24,16 +24,26 @@ public final class RmaTarget {
    * Applies {@code f} to {@code mem}; returns the reply payload (get, get-accumulate, CAS over
    * the wire) or {@code null}. Throws {@link RmaException} with the error to report.
    */
-  public static byte[] apply(Frame f, WindowMemory mem, int dispUnit, int rank) {
+  public static byte[] apply(Frame f, TargetMemory mem, int dispUnit, int rank) {
     TypeMap t = targetType(f);
     if (f.count < 0) {
       throw RmaException.of(ErrorClass.COUNT, "target count %d is negative", f.count);
     }
-    long start = mem.byteOffset(f.disp, dispUnit, rank);
-    DatatypeEngine.checkAccess(t, f.count, start, mem.size(), String.format("%s at rank %d, disp=%d x unit %d "
-        + "(window size %d)", FrameType.name(f.type), rank, f.disp, dispUnit, mem.size()), ErrorClass.RMA_RANGE);
+    String what = String.format("%s at rank %d, disp=%d x unit %d, %d x %s (window size %d)",
+        FrameType.name(f.type), rank, f.disp, dispUnit, f.count, t.name(), mem.size());
     Object wBase = mem.base();
-    long wAddr = mem.address() + start;
+    long wAddr = 0;
+    if (f.count > 0 && t.size() > 0) {
+      long start;
+      long hi;
+      try {
+        start = Math.multiplyExact(f.disp, (long) dispUnit);
+        hi = Math.addExact(Math.multiplyExact(f.count - 1L, t.extent()), t.trueUb());
+      } catch (ArithmeticException e) {
+        throw RmaException.of(ErrorClass.RMA_RANGE, "%s: the target range overflows 64-bit arithmetic", what);
+      }
+      wAddr = mem.addressOf(start, t.trueLb(), hi, what);
+    }
     switch (f.type) {
       case FrameType.PUT:
         return write(f, t, wBase, wAddr, Op.REPLACE);

@@ -35,8 +35,6 @@ public final class FrameType {
   public static final byte LOCK = 22;
   /** Passive target: unlock; reply when released (after every earlier operation). */
   public static final byte UNLOCK = 23;
-  /** Passive target: flush probe; replied to after every earlier operation from the origin. */
-  public static final byte FLUSH = 24;
 
   /** Human-readable name of a type code, for messages and logs. */
   public static String name(byte type) {
@@ -54,7 +52,6 @@ public final class FrameType {
       case COMPLETE: return "COMPLETE";
       case LOCK: return "LOCK";
       case UNLOCK: return "UNLOCK";
-      case FLUSH: return "FLUSH";
       default: return "type#" + type;
     }
   }

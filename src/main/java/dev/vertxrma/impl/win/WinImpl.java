@@ -5,6 +5,7 @@ import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Group;
 import dev.vertxrma.Info;
+import dev.vertxrma.LockType;
 import dev.vertxrma.Mode;
 import dev.vertxrma.Op;
 import dev.vertxrma.RmaException;
@@ -12,6 +13,9 @@ import dev.vertxrma.Win;
 import dev.vertxrma.impl.coll.Collectives;
 import dev.vertxrma.impl.memory.Memory;
 import dev.vertxrma.impl.memory.MemoryRef;
+import dev.vertxrma.impl.memory.DynamicMemory;
+import dev.vertxrma.impl.memory.SharedMapping;
+import dev.vertxrma.impl.memory.TargetMemory;
 import dev.vertxrma.impl.memory.WindowMemory;
 import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.ops.RmaTarget;
@@ -20,6 +24,8 @@ import dev.vertxrma.impl.runtime.RankProcess;
 import dev.vertxrma.impl.runtime.WorldComm;
 import dev.vertxrma.impl.sync.CompletionTracker;
 import dev.vertxrma.impl.sync.FenceEpoch;
+import dev.vertxrma.impl.sync.LockManager;
+import dev.vertxrma.impl.sync.PassiveEpoch;
 import dev.vertxrma.impl.sync.PscwEpoch;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
@@ -49,6 +55,9 @@ final class WinImpl implements Win {
   private final int id;
   private final int rank;
   private final WindowMemory memory;
+  private final DynamicMemory dynamic;
+  private final TargetMemory target;
+  private final SharedMapping mapping;
   private final int dispUnit;
   private final Flavor flavor;
   private final Info info;
@@ -56,26 +65,35 @@ final class WinImpl implements Win {
   private final CompletionTracker tracker;
   private final FenceEpoch fence = new FenceEpoch();
   private final PscwEpoch pscw;
+  private final PassiveEpoch passive;
+  private final LockManager locks;
+  private final boolean noLocks;
   private long[] sizes;
   private int[] units;
   private String name;
   private boolean freed;
   private boolean freeing;
 
-  WinImpl(WindowRegistry registry, WorldComm comm, int id, WindowMemory memory, int dispUnit, Flavor flavor,
-      Info info) {
+  WinImpl(WindowRegistry registry, WorldComm comm, int id, WindowMemory memory, DynamicMemory dynamic,
+      SharedMapping mapping, int dispUnit, Flavor flavor, Info info) {
     this.registry = registry;
     this.rp = registry.process();
     this.comm = comm;
     this.id = id;
     this.rank = rp.rank();
     this.memory = memory;
+    this.dynamic = dynamic;
+    this.target = memory != null ? memory : dynamic;
+    this.mapping = mapping;
     this.dispUnit = dispUnit;
     this.flavor = flavor;
     this.info = effectiveInfo(info);
-    this.coll = new Collectives(rp, comm.p2p(), WINDOW_CTX_BASE + id);
+    this.coll = new Collectives(rp, comm.p2p(), collectiveContext(id));
     this.tracker = new CompletionTracker(rp.context(), rp.size());
     this.pscw = new PscwEpoch(rp.context(), rank, rp.size());
+    this.passive = new PassiveEpoch(rank, rp.size());
+    this.locks = new LockManager(rank);
+    this.noLocks = "true".equalsIgnoreCase(this.info.get(Info.NO_LOCKS));
     this.name = "win" + id;
   }
 
@@ -97,10 +115,15 @@ final class WinImpl implements Win {
     return id;
   }
 
+  /** The context id of window {@code id}'s own collective traffic (creation, fence, free). */
+  static int collectiveContext(int id) {
+    return WINDOW_CTX_BASE + id;
+  }
+
   /** Collective part of creation: every rank learns every rank's size and displacement unit. */
   Future<Void> exchangeAttributes() {
     byte[] mine = new byte[12];
-    Memory.putLong(mine, Memory.ARRAY_BYTE_BASE_OFFSET, memory.size());
+    Memory.putLong(mine, Memory.ARRAY_BYTE_BASE_OFFSET, target.size());
     Memory.putInt(mine, Memory.ARRAY_BYTE_BASE_OFFSET + 8, dispUnit);
     return coll.allgather(mine).map(all -> {
       sizes = new long[all.size()];
@@ -129,12 +152,15 @@ final class WinImpl implements Win {
   @Override
   public BytesStore<?, ?> memory() {
     checkLive("memory");
+    if (memory == null) {
+      throw RmaException.of(ErrorClass.RMA_FLAVOR, "window %s is dynamic: its memory is what was attached", name);
+    }
     return memory.store();
   }
 
   @Override
   public long size() {
-    return memory.size();
+    return target.size();
   }
 
   @Override
@@ -203,6 +229,9 @@ final class WinImpl implements Win {
       }
       return SYNC_PSCW;
     }
+    if (passive.holds(target)) {
+      return SYNC_PASSIVE;
+    }
     if (fence.isOpen()) {
       return SYNC_FENCE;
     }
@@ -212,6 +241,9 @@ final class WinImpl implements Win {
 
   /** Origin-side range check against the target's announced size (the target checks again). */
   private void checkTargetRange(int target, long disp, TypeMap tt, int count, String call) {
+    if (flavor == Flavor.DYNAMIC) {
+      return; // attached regions are known only at the target, which checks
+    }
     long start;
     try {
       start = Math.multiplyExact(disp, (long) units[target]);
@@ -230,13 +262,18 @@ final class WinImpl implements Win {
    * Runs {@code body} on the rank's context; an operation issued while {@code start} still waits
    * for posts is deferred until it completes (so MPI_Win_start can return at once).
    */
-  private <T> Future<T> op(Supplier<Future<T>> body) {
+  private <T> Future<T> op(int targetRank, Supplier<Future<T>> body) {
     return comm.call(() -> {
       Group access = pscw.accessGroup();
       if (access != null) {
         Future<Void> started = pscw.startedOrFail("operation");
         if (!started.isComplete()) {
           return started.compose(v -> comm.call(body));
+        }
+      } else if (targetRank >= 0 && targetRank < rp.size() && passive.holds(targetRank)) {
+        Future<?> granted = passive.granted(targetRank);
+        if (!granted.isComplete()) {
+          return granted.compose(v -> comm.call(body));
         }
       }
       return body.get();
@@ -246,7 +283,7 @@ final class WinImpl implements Win {
   private Frame frame(byte type, int target, int sync, long disp, int count, TypeMap tt, boolean local) {
     Frame f = Frame.of(type, rank, id);
     f.tag = sync;
-    f.epoch = fence.epoch();
+    f.epoch = sync == SYNC_PASSIVE ? (passive.noCheck(target) ? 1 : 0) : fence.epoch();
     f.disp = disp;
     f.count = count;
     if (local) {
@@ -275,7 +312,7 @@ final class WinImpl implements Win {
   @Override
   public Future<Void> put(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType) {
-    return op(() -> {
+    return op(targetRank, () -> {
       checkLive("put");
       TypeMap ot = WorldComm.typeMap(originType, "put origin");
       TypeMap tt = WorldComm.typeMap(targetType, "put target");
@@ -306,7 +343,7 @@ final class WinImpl implements Win {
   @Override
   public Future<Void> get(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType) {
-    return op(() -> {
+    return op(targetRank, () -> {
       checkLive("get");
       TypeMap ot = WorldComm.typeMap(originType, "get origin");
       TypeMap tt = WorldComm.typeMap(targetType, "get target");
@@ -341,7 +378,7 @@ final class WinImpl implements Win {
   @Override
   public Future<Void> accumulate(Object origin, int originOffset, int originCount, Datatype originType,
       int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op) {
-    return op(() -> {
+    return op(targetRank, () -> {
       checkLive("accumulate");
       TypeMap ot = WorldComm.typeMap(originType, "accumulate origin");
       TypeMap tt = WorldComm.typeMap(targetType, "accumulate target");
@@ -382,7 +419,7 @@ final class WinImpl implements Win {
   public Future<Void> getAccumulate(Object origin, int originOffset, int originCount, Datatype originType,
       Object result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
       int targetCount, Datatype targetType, Op op) {
-    return op(() -> {
+    return op(targetRank, () -> {
       checkLive("getAccumulate");
       TypeMap tt = WorldComm.typeMap(targetType, "getAccumulate target");
       TypeMap rt = WorldComm.typeMap(resultType, "getAccumulate result");
@@ -456,7 +493,7 @@ final class WinImpl implements Win {
   @Override
   public Future<Void> compareAndSwap(Object origin, int originOffset, Object compare, int compareOffset,
       Object result, int resultOffset, Datatype type, int targetRank, long targetDisp) {
-    return op(() -> {
+    return op(targetRank, () -> {
       checkLive("compareAndSwap");
       TypeMap t = WorldComm.typeMap(type, "compareAndSwap");
       DatatypeEngine.checkCompareAndSwapType(t);
@@ -536,7 +573,10 @@ final class WinImpl implements Win {
   }
 
   private void checkNotPassive(String call) {
-    // passive-target epochs are added with lock/unlock
+    if (passive.isOpen()) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "%s at rank %d inside a passive-target (lock) epoch on window %s: "
+          + "unlock first", call, rank, name);
+    }
   }
 
   // ------------------------------------------------------------------ post/start/complete/wait
@@ -549,6 +589,7 @@ final class WinImpl implements Win {
       if (group == null) {
         throw new RmaException(ErrorClass.GROUP, "post group is null");
       }
+      checkNotPassive("post");
       leaveFenceMode("post");
       pscw.post(group);
       if ((bits & Mode.NOCHECK.bit()) == 0) {
@@ -568,6 +609,7 @@ final class WinImpl implements Win {
       if (group == null) {
         throw new RmaException(ErrorClass.GROUP, "start group is null");
       }
+      checkNotPassive("start");
       leaveFenceMode("start");
       tracker.resetEpochCounts();
       return rp.withTimeout(pscw.start(group, (bits & Mode.NOCHECK.bit()) != 0), "start (waiting for posts)");
@@ -609,6 +651,255 @@ final class WinImpl implements Win {
     });
   }
 
+  // ------------------------------------------------------------------ passive target
+
+  @Override
+  public Future<Void> lock(LockType type, int targetRank, Mode... assertions) {
+    return comm.call(() -> {
+      checkLive("lock");
+      int bits = Mode.bits(assertions);
+      if (type == null) {
+        throw new RmaException(ErrorClass.ARG, "lock type is null");
+      }
+      checkRank(targetRank, "lock");
+      checkLockable("lock");
+      if (passive.isAll()) {
+        throw RmaException.of(ErrorClass.RMA_SYNC, "lock of rank %d at rank %d inside lockAll", targetRank, rank);
+      }
+      return acquire(type, targetRank, (bits & Mode.NOCHECK.bit()) != 0);
+    });
+  }
+
+  private void checkLockable(String call) {
+    if (noLocks) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "%s on window %s, created with info no_locks=true", call, name);
+    }
+    if (pscw.accessGroup() != null || pscw.exposureGroup() != null) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "%s at rank %d during a post/start epoch on window %s", call, rank,
+          name);
+    }
+    leaveFenceMode(call);
+  }
+
+  private Future<Void> acquire(LockType type, int targetRank, boolean noCheck) {
+    if (noCheck) {
+      Future<Void> granted = rp.context().succeededFuture();
+      passive.begin(targetRank, type, true, granted);
+      return granted;
+    }
+    Frame f = Frame.of(FrameType.LOCK, rank, id);
+    f.code = type.ordinal();
+    Future<Void> granted = rp.withTimeout(rp.request(targetRank, f).mapEmpty(),
+        type + " lock on rank " + targetRank);
+    passive.begin(targetRank, type, false, granted);
+    return granted.onFailure(e -> passive.end(targetRank));
+  }
+
+  private Future<Void> release(int targetRank) {
+    boolean noCheck = passive.noCheck(targetRank);
+    Future<Void> flushed = tracker.flush(targetRank);
+    return flushed.compose(v -> {
+      if (noCheck) {
+        return rp.context().<Void>succeededFuture();
+      }
+      return rp.withTimeout(rp.request(targetRank, Frame.of(FrameType.UNLOCK, rank, id)).<Void>mapEmpty(),
+          "unlock of rank " + targetRank);
+    }).andThen(ar -> passive.end(targetRank));
+  }
+
+  @Override
+  public Future<Void> unlock(int targetRank) {
+    return comm.call(() -> {
+      checkLive("unlock");
+      checkRank(targetRank, "unlock");
+      passive.checkUnlock(targetRank);
+      return release(targetRank).compose(v -> reportEpochError());
+    });
+  }
+
+  @Override
+  public Future<Void> lockAll(Mode... assertions) {
+    return comm.call(() -> {
+      checkLive("lockAll");
+      int bits = Mode.bits(assertions);
+      checkLockable("lockAll");
+      if (passive.isOpen()) {
+        throw RmaException.of(ErrorClass.RMA_SYNC, "lockAll at rank %d while it already holds locks on window %s",
+            rank, name);
+      }
+      passive.setAll(true);
+      java.util.List<Future<Void>> grants = new java.util.ArrayList<>();
+      for (int r = 0; r < rp.size(); r++) {
+        grants.add(acquire(LockType.SHARED, r, (bits & Mode.NOCHECK.bit()) != 0));
+      }
+      return Future.all(grants).mapEmpty();
+    });
+  }
+
+  @Override
+  public Future<Void> unlockAll() {
+    return comm.call(() -> {
+      checkLive("unlockAll");
+      if (!passive.isAll()) {
+        throw RmaException.of(ErrorClass.RMA_SYNC, "unlockAll at rank %d without a matching lockAll", rank);
+      }
+      java.util.List<Future<Void>> releases = new java.util.ArrayList<>();
+      for (int r = 0; r < rp.size(); r++) {
+        if (passive.holds(r)) {
+          releases.add(release(r));
+        }
+      }
+      return Future.join(releases).transform(ar -> ar.succeeded() ? reportEpochError()
+          : rp.context().failedFuture(ar.cause()));
+    });
+  }
+
+  private void checkPassive(int targetRank, String call) {
+    if (!passive.holds(targetRank)) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "%s of rank %d at rank %d outside a passive-target epoch (lock or "
+          + "lockAll) on window %s", call, targetRank, rank, name);
+    }
+  }
+
+  @Override
+  public Future<Void> flush(int targetRank) {
+    return comm.call(() -> {
+      checkLive("flush");
+      checkRank(targetRank, "flush");
+      checkPassive(targetRank, "flush");
+      return rp.withTimeout(tracker.flush(targetRank), "flush of rank " + targetRank).compose(v -> reportEpochError());
+    });
+  }
+
+  @Override
+  public Future<Void> flushAll() {
+    return comm.call(() -> {
+      checkLive("flushAll");
+      if (!passive.isOpen()) {
+        throw RmaException.of(ErrorClass.RMA_SYNC, "flushAll at rank %d outside a passive-target epoch", rank);
+      }
+      return rp.withTimeout(tracker.flushAll(), "flushAll").compose(v -> reportEpochError());
+    });
+  }
+
+  @Override
+  public Future<Void> flushLocal(int targetRank) {
+    return flush(targetRank);
+  }
+
+  @Override
+  public Future<Void> flushLocalAll() {
+    return flushAll();
+  }
+
+  @Override
+  public Future<Void> sync() {
+    return comm.call(() -> {
+      checkLive("sync");
+      if (!passive.isOpen()) {
+        throw RmaException.of(ErrorClass.RMA_SYNC, "sync at rank %d outside a passive-target epoch on window %s",
+            rank, name);
+      }
+      java.lang.invoke.VarHandle.fullFence();
+      return rp.context().succeededFuture();
+    });
+  }
+
+  // ------------------------------------------------------------------ request-based operations
+
+  private <T> Future<T> request(int targetRank, String call, Supplier<Future<T>> op) {
+    return comm.call(() -> {
+      if (targetRank != Comm.PROC_NULL) {
+        checkRank(targetRank, call);
+        checkPassive(targetRank, call);
+      }
+      return op.get();
+    });
+  }
+
+  @Override
+  public Future<Void> rput(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType) {
+    return request(targetRank, "rput", () -> put(origin, originOffset, originCount, originType, targetRank,
+        targetDisp, targetCount, targetType));
+  }
+
+  @Override
+  public Future<Void> rget(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType) {
+    return request(targetRank, "rget", () -> get(origin, originOffset, originCount, originType, targetRank,
+        targetDisp, targetCount, targetType));
+  }
+
+  @Override
+  public Future<Void> raccumulate(Object origin, int originOffset, int originCount, Datatype originType,
+      int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op) {
+    return request(targetRank, "raccumulate", () -> accumulate(origin, originOffset, originCount, originType,
+        targetRank, targetDisp, targetCount, targetType, op));
+  }
+
+  @Override
+  public Future<Void> rgetAccumulate(Object origin, int originOffset, int originCount, Datatype originType,
+      Object result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
+      int targetCount, Datatype targetType, Op op) {
+    return request(targetRank, "rgetAccumulate", () -> getAccumulate(origin, originOffset, originCount, originType,
+        result, resultOffset, resultCount, resultType, targetRank, targetDisp, targetCount, targetType, op));
+  }
+
+  // ------------------------------------------------------------------ dynamic and shared windows
+
+  @Override
+  public Future<Void> attach(BytesStore<?, ?> store) {
+    return comm.call(() -> {
+      checkLive("attach");
+      requireDynamic("attach").attach(store, rank);
+      return rp.context().succeededFuture();
+    });
+  }
+
+  @Override
+  public Future<Void> detach(BytesStore<?, ?> store) {
+    return comm.call(() -> {
+      checkLive("detach");
+      requireDynamic("detach").detach(store, rank);
+      return rp.context().succeededFuture();
+    });
+  }
+
+  private DynamicMemory requireDynamic(String call) {
+    if (dynamic == null) {
+      throw RmaException.of(ErrorClass.RMA_FLAVOR, "%s on window %s of flavor %s: only dynamic windows "
+          + "(Win.createDynamic) take attached memory", call, name, flavor);
+    }
+    return dynamic;
+  }
+
+  @Override
+  public Future<SharedSegment> sharedQuery(int targetRank) {
+    return comm.call(() -> {
+      checkLive("sharedQuery");
+      if (mapping == null) {
+        throw RmaException.of(ErrorClass.RMA_FLAVOR, "sharedQuery on window %s of flavor %s: only windows from "
+            + "Win.allocateShared have shared segments", name, flavor);
+      }
+      checkRank(targetRank, "sharedQuery");
+      long offset = SharedLayout.offset(sizes, targetRank);
+      return rp.context().succeededFuture(new SharedSegment(mapping.segment(offset, sizes[targetRank]),
+          sizes[targetRank], units[targetRank]));
+    });
+  }
+
+  private void onLock(Frame f) {
+    if (noLocks) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "lock request from rank %d on window %s at rank %d, created with "
+          + "no_locks=true", f.src, name, rank);
+    }
+    if (f.code < 0 || f.code >= LockType.values().length) {
+      throw RmaException.of(ErrorClass.OTHER, "lock request from rank %d with unknown lock type %d", f.src, f.code);
+    }
+    locks.request(f.src, LockType.values()[f.code], () -> rp.reply(f, null, null));
+  }
+
   // ------------------------------------------------------------------ target side
 
   void onFrame(Frame f) {
@@ -618,6 +909,13 @@ final class WinImpl implements Win {
         return;
       case FrameType.COMPLETE:
         pscw.onComplete(f.src, f.count);
+        return;
+      case FrameType.LOCK:
+        onLock(f);
+        return;
+      case FrameType.UNLOCK:
+        locks.release(f.src);
+        rp.reply(f, null, null);
         return;
       default:
         break;
@@ -634,6 +932,12 @@ final class WinImpl implements Win {
       case SYNC_PSCW:
         pscw.admit(f.src);
         break;
+      case SYNC_PASSIVE:
+        if (f.epoch != 1 && !locks.holds(f.src)) {
+          throw RmaException.of(ErrorClass.RMA_SYNC, "operation from rank %d reached rank %d without a lock on "
+              + "window %s", f.src, rank, name);
+        }
+        break;
       default:
         throw RmaException.of(ErrorClass.RMA_SYNC, "operation from rank %d with unknown synchronization mode %d",
             f.src, f.tag);
@@ -645,7 +949,7 @@ final class WinImpl implements Win {
   private void applyOp(Frame f) {
     byte[] out;
     try {
-      out = RmaTarget.apply(f, memory, dispUnit, rank);
+      out = RmaTarget.apply(f, target, dispUnit, rank);
     } catch (RmaException e) {
       String m = e.getMessage();
       String prefix = e.errorClass() + ": ";
@@ -685,7 +989,16 @@ final class WinImpl implements Win {
     }
     freed = true;
     registry.unregister(this);
-    memory.release();
+    if (memory != null) {
+      memory.release();
+    }
+    if (dynamic != null) {
+      dynamic.detachAll();
+    }
+    if (mapping != null) {
+      mapping.unmap();
+    }
+    locks.clear(origin -> { });
     ArrayDeque<Frame> held = fence.held();
     while (!held.isEmpty()) {
       Frame f = held.pollFirst();
@@ -698,8 +1011,9 @@ final class WinImpl implements Win {
     pscw.fail(cause);
   }
 
+
   @Override
   public String toString() {
-    return "Win[" + name + " id=" + id + " rank=" + rank + " size=" + memory.size() + " unit=" + dispUnit + "]";
+    return "Win[" + name + " id=" + id + " rank=" + rank + " size=" + target.size() + " unit=" + dispUnit + "]";
   }
 }

@@ -21,7 +21,7 @@ final class WindowRegistry {
 
   private static final Logger LOG = LoggerFactory.getLogger(WindowRegistry.class);
   private static final byte[] FRAME_TYPES = {FrameType.PUT, FrameType.GET, FrameType.ACC, FrameType.GET_ACC,
-      FrameType.CAS, FrameType.POST, FrameType.COMPLETE, FrameType.LOCK, FrameType.UNLOCK, FrameType.FLUSH};
+      FrameType.CAS, FrameType.POST, FrameType.COMPLETE, FrameType.LOCK, FrameType.UNLOCK};
 
   private final RankProcess process;
   private final Map<Integer, WinImpl> windows = new HashMap<>();

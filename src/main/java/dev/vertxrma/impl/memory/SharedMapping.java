@@ -1,0 +1,101 @@
+package dev.vertxrma.impl.memory;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.RmaException;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.lang.reflect.Field;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * The memory of a shared-memory window (MPI_Win_allocate_shared): one file, mapped by every rank
+ * of the window on one host (in {@code /dev/shm} where it exists), holding the ranks' segments
+ * one after the other. Each rank maps the whole file, so a peer's segment is plain load/store
+ * memory ({@code MPI_Win_shared_query}); the mapping is released when the window is freed.
+ */
+public final class SharedMapping {
+
+  private final MappedByteBuffer buffer;
+  private final long address;
+  private final long length;
+  private boolean unmapped;
+
+  private SharedMapping(MappedByteBuffer buffer, long length) {
+    this.buffer = buffer;
+    this.address = addressOf(buffer);
+    this.length = length;
+  }
+
+  /** The directory shared segments are created in: {@code /dev/shm} if present, else the temp dir. */
+  public static Path directory() {
+    Path shm = Paths.get("/dev/shm");
+    return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Paths.get(System.getProperty("java.io.tmpdir"));
+  }
+
+  /** Creates the zero-filled file of {@code length} bytes (at least 8); returns its path. */
+  public static Path createFile(String name, long length) {
+    Path p = directory().resolve(name);
+    try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
+      f.setLength(Math.max(length, 8));
+      return p;
+    } catch (IOException e) {
+      throw new RmaException(ErrorClass.RMA_SHARED, "cannot create shared segment " + p + ": " + e, e);
+    }
+  }
+
+  /** Maps the file at {@code path} (created by {@link #createFile}). */
+  public static SharedMapping map(Path path, long length) {
+    long len = Math.max(length, 8);
+    try (RandomAccessFile f = new RandomAccessFile(path.toFile(), "rw"); FileChannel ch = f.getChannel()) {
+      if (ch.size() < len) {
+        throw RmaException.of(ErrorClass.RMA_SHARED, "shared segment %s has %d bytes, expected %d (is every rank on "
+            + "the same host?)", path, ch.size(), len);
+      }
+      return new SharedMapping(ch.map(FileChannel.MapMode.READ_WRITE, 0, len), len);
+    } catch (IOException e) {
+      throw new RmaException(ErrorClass.RMA_SHARED, "cannot map shared segment " + path + " (every rank of a shared "
+          + "window must run on one host): " + e, e);
+    }
+  }
+
+  /** Deletes the file; the mappings stay valid. */
+  public static void unlink(Path path) {
+    try {
+      Files.deleteIfExists(path);
+    } catch (IOException e) {
+      // the mapping keeps working; the file is only left behind in the shm directory
+    }
+  }
+
+  /** A store over {@code [offset, offset + size)} of the mapping (no ownership). */
+  public BytesStore<?, ?> segment(long offset, long size) {
+    if (offset < 0 || size < 0 || offset + size > length) {
+      throw RmaException.of(ErrorClass.RMA_RANGE, "segment [%d, +%d) outside the shared mapping of %d bytes", offset,
+          size, length);
+    }
+    return BytesStore.wrap(address + offset, Math.max(size, 0));
+  }
+
+  /** Unmaps the file; idempotent. */
+  public void unmap() {
+    if (!unmapped) {
+      unmapped = true;
+      Memory.invokeCleaner(buffer);
+    }
+  }
+
+  private static long addressOf(MappedByteBuffer b) {
+    try {
+      Field f = java.nio.Buffer.class.getDeclaredField("address");
+      f.setAccessible(true);
+      return f.getLong(b);
+    } catch (ReflectiveOperationException e) {
+      throw new RmaException(ErrorClass.INTERN, "cannot read the address of a mapped buffer: " + e, e);
+    }
+  }
+}
