@@ -48,6 +48,7 @@ final class Handshake {
   private final String privateAddress;
   private final String helloAddress;
   private final TreeMap<String, String> members = new TreeMap<>();
+  private final java.util.Map<String, String> nodes = new java.util.HashMap<>();
   private final Set<String> readyFrom = new HashSet<>();
   private final Set<String> readyAcked = new HashSet<>();
   private final Set<String> readyInFlight = new HashSet<>();
@@ -116,7 +117,7 @@ final class Handshake {
   }
 
   private JsonObject hello() {
-    return new JsonObject().put("key", key).put("addr", privateAddress).put("np", job.np());
+    return new JsonObject().put("key", key).put("addr", privateAddress).put("np", job.np()).put("node", job.nodeId());
   }
 
   private void learn(JsonObject m) {
@@ -135,6 +136,7 @@ final class Handshake {
       return;
     }
     members.put(k, addr);
+    nodes.put(k, m.getString("node", "?"));
     if (members.size() > job.np()) {
       finish(RmaException.of(ErrorClass.RANK, "job %s has np=%d but %d rank instances joined",
           job.jobName(), job.np(), members.size()));
@@ -169,6 +171,7 @@ final class Handshake {
       }
       readyPhase = true;
       sendReadies();
+      checkDone(); // a job of one rank has nobody to exchange READY with
     });
   }
 
@@ -229,6 +232,12 @@ final class Handshake {
       c.unregister();
     }
     if (failure == null) {
+      String[] rankNodes = new String[job.np()];
+      int r = 0;
+      for (String k : members.keySet()) {
+        rankNodes[r++] = nodes.get(k);
+      }
+      job.learnNodes(rankNodes);
       done.complete(myRank);
     } else {
       done.fail(failure);

@@ -9,7 +9,6 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * Runs the ranks a JVM hosts: deploys one {@link RankHost} per local rank, runs the program on
@@ -18,18 +17,7 @@ import java.util.function.Consumer;
  */
 public final class JobRunner {
 
-  private static volatile Consumer<RankProcess> defaultWiring;
-
   private JobRunner() {
-  }
-
-  /** Installs the engines every rank gets besides point-to-point and collectives (windows). */
-  public static void setDefaultWiring(Consumer<RankProcess> wiring) {
-    defaultWiring = wiring;
-  }
-
-  static Consumer<RankProcess> wiring() {
-    return defaultWiring;
   }
 
   /** Runs the local ranks of a job on {@code vertx}; completes when they have all finished. */
@@ -50,7 +38,7 @@ public final class JobRunner {
     List<RankHost> hosts = new ArrayList<>();
     List<Future<String>> deployments = new ArrayList<>();
     for (int r = first; r < first + count; r++) {
-      RankHost host = new RankHost(job, r, program, options.getArgs(), defaultWiring);
+      RankHost host = new RankHost(job, r, program, options.getArgs());
       hosts.add(host);
       deployments.add(vertx.deployVerticle(host));
     }

@@ -26,6 +26,8 @@ public final class JobRuntime {
   private final long waitTimeoutMs;
   private final AtomicReferenceArray<RankProcess> localRanks;
   private final Transport transport;
+  private final ClusterMembership membership;
+  private volatile String[] rankNodes;
   private int users;
 
   private JobRuntime(Vertx vertx, String jobName, int np, long startupTimeoutMs, long waitTimeoutMs) {
@@ -36,6 +38,42 @@ public final class JobRuntime {
     this.waitTimeoutMs = waitTimeoutMs;
     this.localRanks = new AtomicReferenceArray<>(np);
     this.transport = new Transport(vertx.eventBus(), jobName, np, this::localSink);
+    this.membership = ClusterMembership.watch(vertx, this::nodeLeft);
+  }
+
+  /** This Vert.x instance's cluster node id ("local" when not clustered). */
+  String nodeId() {
+    return membership == null ? "local" : membership.localNodeId();
+  }
+
+  /** Records which cluster node hosts each rank (from the handshake). */
+  void learnNodes(String[] nodes) {
+    this.rankNodes = nodes;
+  }
+
+  /** A cluster node left: every local rank fails with PROC_FAILED if it hosted ranks of this job. */
+  private void nodeLeft(String node) {
+    String[] nodes = rankNodes;
+    if (nodes == null) {
+      return;
+    }
+    java.util.List<Integer> lost = new java.util.ArrayList<>();
+    for (int r = 0; r < nodes.length; r++) {
+      if (node.equals(nodes[r])) {
+        lost.add(r);
+      }
+    }
+    if (lost.isEmpty()) {
+      return;
+    }
+    dev.vertxrma.RmaException cause = dev.vertxrma.RmaException.of(dev.vertxrma.ErrorClass.PROC_FAILED,
+        "rank(s) %s of job %s left: their cluster node %s is gone", lost, jobName, node);
+    for (int r = 0; r < np; r++) {
+      RankProcess p = localRanks.get(r);
+      if (p != null) {
+        p.context().runOnContext(v -> p.fail(cause));
+      }
+    }
   }
 
   /**
@@ -76,6 +114,9 @@ public final class JobRuntime {
   public void release() {
     synchronized (JOBS) {
       if (--users == 0) {
+        if (membership != null) {
+          membership.close();
+        }
         Map<String, JobRuntime> jobs = JOBS.get(vertx);
         if (jobs != null) {
           jobs.remove(jobName);

@@ -44,7 +44,7 @@ public final class LauncherJob {
     }
     boolean exit = config.getBoolean("exit", true);
     JobRuntime job = JobRuntime.obtain(vertx, options);
-    RankHost host = new RankHost(job, -1, program, args, JobRunner.wiring());
+    RankHost host = new RankHost(job, -1, program, args);
     synchronized (LauncherJob.class) {
       started++;
     }

@@ -11,7 +11,6 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.internal.ContextInternal;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * The verticle that hosts one rank: joins the job (handshake), wires the rank's engines, runs its
@@ -24,21 +23,17 @@ public final class RankHost extends VerticleBase {
   private final int requestedRank;
   private final RankProgram program;
   private final List<String> args;
-  private final Consumer<RankProcess> wiring;
   private RankProcess process;
   private WorldComm world;
 
   /**
    * @param requestedRank the rank to host, or {@code -1} to take one in the handshake
-   * @param wiring extra engines to install on the rank (windows), may be {@code null}
    */
-  public RankHost(JobRuntime job, int requestedRank, RankProgram program, List<String> args,
-      Consumer<RankProcess> wiring) {
+  public RankHost(JobRuntime job, int requestedRank, RankProgram program, List<String> args) {
     this.job = job;
     this.requestedRank = requestedRank;
     this.program = program;
     this.args = List.copyOf(args);
-    this.wiring = wiring;
   }
 
   @Override
@@ -52,9 +47,6 @@ public final class RankHost extends VerticleBase {
       process.onFailure(p2p::fail);
       Collectives coll = new Collectives(process, p2p, WorldComm.WORLD_COLL_CTX);
       world = new WorldComm(process, p2p, coll);
-      if (wiring != null) {
-        wiring.accept(process);
-      }
       return process.listen();
     });
   }
