@@ -61,7 +61,13 @@ class SamplesTest {
         ok("twisted", 3),
         ok("twisted", 4),
         ok("twisted", 4, "37", "23"),
-        fails("exchange", 3));
+        fails("exchange", 3),
+        ok("semaphore", 4),
+        ok("peterson", 2),
+        ok("cas-mutex", 4),
+        ok("shared-sync", 2),
+        fails("peterson", 3),
+        fails("shared-sync", 3));
   }
 
   @ParameterizedTest(name = "{0}")

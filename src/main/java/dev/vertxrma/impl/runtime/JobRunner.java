@@ -37,12 +37,20 @@ public final class JobRunner {
     }
     List<RankHost> hosts = new ArrayList<>();
     List<Future<String>> deployments = new ArrayList<>();
-    for (int r = first; r < first + count; r++) {
-      RankHost host = new RankHost(job, r, program, options.getArgs());
-      hosts.add(host);
-      deployments.add(vertx.deployVerticle(host));
-    }
     Promise<Void> result = Promise.promise();
+    ChronicleWarmup.ensure(vertx).onComplete(warm -> {
+      for (int r = first; r < first + count; r++) {
+        RankHost host = new RankHost(job, r, program, options.getArgs());
+        hosts.add(host);
+        deployments.add(vertx.deployVerticle(host));
+      }
+      deployAndRun(vertx, job, hosts, deployments, result);
+    });
+    return result.future();
+  }
+
+  private static void deployAndRun(Vertx vertx, JobRuntime job, List<RankHost> hosts,
+      List<Future<String>> deployments, Promise<Void> result) {
     Future.join(deployments).onComplete(deployed -> {
       if (deployed.failed()) {
         finish(vertx, job, deployments, List.of(firstFailure(deployments)), result);
@@ -62,7 +70,6 @@ public final class JobRunner {
         finish(vertx, job, deployments, failures, result);
       });
     });
-    return result.future();
   }
 
   private static Throwable firstFailure(List<? extends Future<?>> futures) {
