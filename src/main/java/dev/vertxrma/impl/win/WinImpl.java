@@ -682,6 +682,11 @@ final class WinImpl implements Win {
   }
 
   private Future<Void> acquire(LockType type, int targetRank, boolean noCheck) {
+    if (passive.holds(targetRank)) {
+      // checked before any frame leaves: a rejected lock must not reach the target
+      throw RmaException.of(ErrorClass.RMA_SYNC, "rank %d already holds a lock on the window at rank %d", rank,
+          targetRank);
+    }
     if (noCheck) {
       Future<Void> granted = rp.context().succeededFuture();
       passive.begin(targetRank, type, true, granted);
