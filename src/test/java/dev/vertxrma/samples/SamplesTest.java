@@ -67,7 +67,15 @@ class SamplesTest {
         ok("cas-mutex", 4),
         ok("shared-sync", 2),
         fails("peterson", 3),
-        fails("shared-sync", 3));
+        fails("shared-sync", 3),
+        ok("request-pipeline", 2),
+        ok("request-pipeline", 4),
+        fails("request-pipeline", 1),
+        ok("linked-list", 1),
+        ok("linked-list", 4),
+        ok("counter", 1),
+        ok("counter", 4),
+        ok("mcs-mutex", 4));
   }
 
   @ParameterizedTest(name = "{0}")
