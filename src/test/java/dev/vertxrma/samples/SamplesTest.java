@@ -75,7 +75,15 @@ class SamplesTest {
         ok("linked-list", 4),
         ok("counter", 1),
         ok("counter", 4),
-        ok("mcs-mutex", 4));
+        ok("mcs-mutex", 4),
+        ok("fence-put", 4),
+        ok("fence-get", 4),
+        ok("pscw-put", 4),
+        ok("pscw-get", 4),
+        ok("double-buffer", 4),
+        ok("fence-put", 1),
+        ok("pscw-get", 3),
+        ok("double-buffer", 3));
   }
 
   @ParameterizedTest(name = "{0}")
