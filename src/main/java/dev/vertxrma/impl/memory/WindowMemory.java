@@ -37,7 +37,12 @@ public final class WindowMemory implements TargetMemory {
     if (size < 0) {
       throw RmaException.of(ErrorClass.ARG, "window size %d is negative", size);
     }
-    BytesStore<?, ?> store = BytesStore.nativeStoreWithFixedCapacity(Math.max(size, 8));
+    BytesStore<?, ?> store;
+    try {
+      store = BytesStore.nativeStoreWithFixedCapacity(Math.max(size, 8));
+    } catch (OutOfMemoryError | RuntimeException e) {
+      throw RmaException.of(ErrorClass.INTERN, "cannot allocate a window of %d bytes: %s", size, e);
+    }
     Memory.zero(null, store.addressForWrite(0), Math.max(size, 8));
     return new WindowMemory(store, size, store::releaseLast);
   }
@@ -50,6 +55,7 @@ public final class WindowMemory implements TargetMemory {
     if (store.refCount() <= 0) {
       throw new RmaException(ErrorClass.BUFFER, "window memory store was already released");
     }
+    MemoryRef.of(store, 0); // validates the store before it is reserved
     ReferenceOwner owner = ReferenceOwner.temporary("vertx-rma window");
     store.reserve(owner);
     return new WindowMemory(store, store.capacity(), () -> store.release(owner));

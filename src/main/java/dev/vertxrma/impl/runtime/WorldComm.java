@@ -63,7 +63,7 @@ public final class WorldComm implements Comm {
    * {@link RmaException} into a failed future; fails with COMM once the job has ended.
    */
   public <T> Future<T> call(Supplier<Future<T>> body) {
-    if (Vertx.currentContext() == rp.context()) {
+    if (Vertx.currentContext() == rp.context() && io.vertx.core.Context.isOnEventLoopThread()) {
       return invoke(body);
     }
     Promise<T> p = rp.context().promise();
@@ -81,6 +81,9 @@ public final class WorldComm implements Comm {
       return body.get();
     } catch (RmaException e) {
       return rp.context().failedFuture(e);
+    } catch (RuntimeException | OutOfMemoryError e) {
+      return rp.context().failedFuture(new RmaException(ErrorClass.INTERN, "internal error at rank " + rp.rank()
+          + ": " + e, e));
     }
   }
 

@@ -37,19 +37,22 @@ public final class FenceEpoch {
 
   /**
    * Moves to the next epoch ({@code open} unless NOSUCCEED) and hands the held operations of the
-   * new epoch to {@code apply}, in arrival order.
+   * new epoch to {@code apply} in arrival order — or to {@code reject} if the new epoch is not
+   * open (the origins' fences did not match this NOSUCCEED).
    */
-  public void advance(boolean openNext, Consumer<Frame> apply) {
+  public void advance(boolean openNext, Consumer<Frame> apply, Consumer<Frame> reject) {
     epoch++;
     open = openNext;
     everFenced = true;
     int n = early.size();
     for (int i = 0; i < n; i++) {
       Frame f = early.pollFirst();
-      if (f.epoch == epoch) {
+      if (f.epoch != epoch) {
+        early.addLast(f);
+      } else if (open) {
         apply.accept(f);
       } else {
-        early.addLast(f);
+        reject.accept(f);
       }
     }
   }

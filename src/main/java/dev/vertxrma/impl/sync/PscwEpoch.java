@@ -47,18 +47,27 @@ public final class PscwEpoch {
     return accessGroup;
   }
 
-  /** Opens the access epoch; completes once every member posted (at once with NOCHECK). */
-  public Future<Void> start(Group group, boolean noCheck) {
+  /** Checks that {@code start(group)} is allowed now, changing nothing; RMA_SYNC or RANK otherwise. */
+  public void checkStart(Group group) {
     if (accessGroup != null) {
       throw RmaException.of(ErrorClass.RMA_SYNC, "start at rank %d while the access epoch to %s is still open "
           + "(call complete first)", rank, accessGroup);
     }
+    checkMembers(group, "start");
+  }
+
+  private void checkMembers(Group group, String call) {
     for (int m : group.ranks()) {
       if (m >= postsReceived.length) {
-        throw RmaException.of(ErrorClass.RANK, "start group %s names rank %d, the window has %d ranks", group, m,
+        throw RmaException.of(ErrorClass.RANK, "%s group %s names rank %d, the window has %d ranks", call, group, m,
             postsReceived.length);
       }
     }
+  }
+
+  /** Opens the access epoch; completes once every member posted (at once with NOCHECK). */
+  public Future<Void> start(Group group, boolean noCheck) {
+    checkStart(group);
     accessGroup = group;
     startNoCheck = noCheck;
     startPromise = context.promise();
@@ -120,18 +129,18 @@ public final class PscwEpoch {
     return exposureGroup;
   }
 
-  /** Opens the exposure epoch to {@code group}. */
-  public void post(Group group) {
+  /** Checks that {@code post(group)} is allowed now, changing nothing; RMA_SYNC or RANK otherwise. */
+  public void checkPost(Group group) {
     if (exposureGroup != null) {
       throw RmaException.of(ErrorClass.RMA_SYNC, "post at rank %d while the exposure epoch to %s is still open "
           + "(call waitFor first)", rank, exposureGroup);
     }
-    for (int m : group.ranks()) {
-      if (m >= processed.length) {
-        throw RmaException.of(ErrorClass.RANK, "post group %s names rank %d, the window has %d ranks", group, m,
-            processed.length);
-      }
-    }
+    checkMembers(group, "post");
+  }
+
+  /** Opens the exposure epoch to {@code group}. */
+  public void post(Group group) {
+    checkPost(group);
     exposureGroup = group;
     java.util.Arrays.fill(processed, 0);
     java.util.Arrays.fill(announced, -1);

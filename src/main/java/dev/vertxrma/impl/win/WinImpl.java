@@ -550,7 +550,9 @@ final class WinImpl implements Win {
           : tracker.flushAll().compose(v -> coll.barrier());
       return rp.withTimeout(closing, "fence").compose(v -> {
         tracker.resetEpochCounts();
-        fence.advance(!noSucceed, this::applyOp);
+        fence.advance(!noSucceed, this::applyOp, held -> rp.reply(held, ErrorClass.RMA_SYNC, String.format(
+            "operation from rank %d belongs to fence epoch %d, which rank %d closed with NOSUCCEED (mismatched "
+            + "fences)", held.src, held.epoch, rank)));
         return reportEpochError();
       });
     });
@@ -590,6 +592,7 @@ final class WinImpl implements Win {
         throw new RmaException(ErrorClass.GROUP, "post group is null");
       }
       checkNotPassive("post");
+      pscw.checkPost(group);
       leaveFenceMode("post");
       pscw.post(group);
       if ((bits & Mode.NOCHECK.bit()) == 0) {
@@ -610,6 +613,7 @@ final class WinImpl implements Win {
         throw new RmaException(ErrorClass.GROUP, "start group is null");
       }
       checkNotPassive("start");
+      pscw.checkStart(group);
       leaveFenceMode("start");
       tracker.resetEpochCounts();
       return rp.withTimeout(pscw.start(group, (bits & Mode.NOCHECK.bit()) != 0), "start (waiting for posts)");
