@@ -14,21 +14,19 @@ import java.util.List;
  * Collective algorithms of one rank over packed byte blocks, built on point-to-point messages in
  * a context of their own (so they never match user messages): dissemination barrier, binomial
  * broadcast and reduce (log2 P rounds), reduce + broadcast for allreduce, linear gather/scatter
- * at the root and pairwise all-to-all. Every rank calls collectives in the same order, so
- * messages of consecutive collectives cannot be confused (non-overtaking per source and tag).
+ * at the root and pairwise all-to-all. Each call takes the next number of a per-communicator
+ * sequence when it is made and tags its messages with it, so collectives started back to back
+ * (as MPI's nonblocking collectives may be) match in call order on every rank.
  */
 public final class Collectives {
 
-  private static final int TAG_BARRIER = 0;
-  private static final int TAG_BCAST = 100;
-  private static final int TAG_REDUCE = 200;
-  private static final int TAG_GATHER = 300;
-  private static final int TAG_SCATTER = 400;
-  private static final int TAG_ALLTOALL = 500;
+  /** Low tag bits: the round within one collective call. */
+  private static final int ROUND_BITS = 8;
 
   private final Endpoint ep;
   private final PointToPoint p2p;
   private final int ctx;
+  private int sequence;
 
   /**
    * @param ctx the context id reserved for collective traffic of one communicator
@@ -37,6 +35,15 @@ public final class Collectives {
     this.ep = ep;
     this.p2p = p2p;
     this.ctx = ctx;
+  }
+
+  /**
+   * Reserves the tag space of one collective call. Every rank numbers its collective calls in
+   * call order, so the n-th call has the same tags everywhere and calls started back to back
+   * (before the previous one completed) can never take each other's messages.
+   */
+  private int nextCall() {
+    return (sequence++ & 0x7FFFFF) << ROUND_BITS;
   }
 
   private int rank() {
@@ -49,16 +56,16 @@ public final class Collectives {
 
   /** MPI_Barrier by dissemination: ceil(log2 P) rounds of one send and one receive. */
   public Future<Void> barrier() {
-    return ep.withTimeout(barrierRound(0, 1), "barrier");
+    return ep.withTimeout(barrierRound(nextCall(), 0, 1), "barrier");
   }
 
-  private Future<Void> barrierRound(int round, int dist) {
+  private Future<Void> barrierRound(int tag, int round, int dist) {
     if (dist >= size()) {
       return ep.context().succeededFuture();
     }
-    p2p.sendBytes(ctx, (rank() + dist) % size(), TAG_BARRIER + round, new byte[0]);
-    return p2p.recvBytes(ctx, (rank() - dist + size()) % size(), TAG_BARRIER + round)
-        .compose(v -> barrierRound(round + 1, dist << 1));
+    p2p.sendBytes(ctx, (rank() + dist) % size(), tag + round, new byte[0]);
+    return p2p.recvBytes(ctx, (rank() - dist + size()) % size(), tag + round)
+        .compose(v -> barrierRound(tag, round + 1, dist << 1));
   }
 
   /**
@@ -66,12 +73,17 @@ public final class Collectives {
    * {@code null} and get the root's block.
    */
   public Future<byte[]> bcast(byte[] data, int root) {
+    return bcast(nextCall(), ep.context().succeededFuture(data), root);
+  }
+
+  /** Binomial broadcast with the tag of an already reserved call; the root's data may still be coming. */
+  private Future<byte[]> bcast(int tag, Future<byte[]> rootData, int root) {
     int p = size();
     int vr = (rank() - root + p) % p;
     Future<byte[]> received;
     int mask = 1;
     if (vr == 0) {
-      received = ep.context().succeededFuture(data);
+      received = rootData;
       while (mask < p) {
         mask <<= 1;
       }
@@ -80,13 +92,13 @@ public final class Collectives {
         mask <<= 1;
       }
       int parent = ((vr - mask) + root) % p;
-      received = p2p.recvBytes(ctx, parent, TAG_BCAST);
+      received = p2p.recvBytes(ctx, parent, tag);
     }
     int top = mask;
     return ep.withTimeout(received.map(block -> {
       for (int m = top >> 1; m > 0; m >>= 1) {
         if (vr + m < p) {
-          p2p.sendBytes(ctx, (vr + m + root) % p, TAG_BCAST, block);
+          p2p.sendBytes(ctx, (vr + m + root) % p, tag, block);
         }
       }
       return block;
@@ -98,76 +110,90 @@ public final class Collectives {
    * tree: the root gets the result, the others {@code null}. {@code data} is consumed.
    */
   public Future<byte[]> reduce(byte[] data, BasicType type, int n, Op op, int root) {
-    int p = size();
-    int vr = (rank() - root + p) % p;
-    return ep.withTimeout(reduceStep(data, type, n, op, root, vr, 1), "reduce");
+    return reduce(nextCall(), data, type, n, op, root);
   }
 
-  private Future<byte[]> reduceStep(byte[] acc, BasicType type, int n, Op op, int root, int vr, int mask) {
+  private Future<byte[]> reduce(int tag, byte[] data, BasicType type, int n, Op op, int root) {
+    int p = size();
+    int vr = (rank() - root + p) % p;
+    return ep.withTimeout(reduceStep(tag, data, type, n, op, root, vr, 1), "reduce");
+  }
+
+  private Future<byte[]> reduceStep(int tag, byte[] acc, BasicType type, int n, Op op, int root, int vr, int mask) {
     int p = size();
     if (mask >= p) {
       return ep.context().succeededFuture(acc);
     }
     if ((vr & mask) != 0) {
-      p2p.sendBytes(ctx, ((vr & ~mask) + root) % p, TAG_REDUCE, acc);
+      p2p.sendBytes(ctx, ((vr & ~mask) + root) % p, tag, acc);
       return ep.context().succeededFuture(null);
     }
     int child = vr | mask;
     if (child >= p) {
-      return reduceStep(acc, type, n, op, root, vr, mask << 1);
+      return reduceStep(tag, acc, type, n, op, root, vr, mask << 1);
     }
-    return p2p.recvBytes(ctx, (child + root) % p, TAG_REDUCE).compose(in -> {
+    return p2p.recvBytes(ctx, (child + root) % p, tag).compose(in -> {
       ReductionKernel.apply(op, type, in, Memory.ARRAY_BYTE_BASE_OFFSET, acc, Memory.ARRAY_BYTE_BASE_OFFSET, n);
-      return reduceStep(acc, type, n, op, root, vr, mask << 1);
+      return reduceStep(tag, acc, type, n, op, root, vr, mask << 1);
     });
   }
 
-  /** MPI_Allreduce: reduce to rank 0, then broadcast. */
+  /** MPI_Allreduce: reduce to rank 0, then broadcast (both calls' tags reserved now). */
   public Future<byte[]> allreduce(byte[] data, BasicType type, int n, Op op) {
-    return reduce(data, type, n, op, 0).compose(r -> bcast(r, 0));
+    int reduceTag = nextCall();
+    int bcastTag = nextCall();
+    return bcast(bcastTag, reduce(reduceTag, data, type, n, op, 0), 0);
   }
 
   /** MPI_Gather: the root gets every rank's block in rank order, the others {@code null}. */
   public Future<List<byte[]>> gather(byte[] block, int root) {
+    return gather(nextCall(), block, root);
+  }
+
+  private Future<List<byte[]>> gather(int tag, byte[] block, int root) {
     if (rank() != root) {
-      p2p.sendBytes(ctx, root, TAG_GATHER, block);
+      p2p.sendBytes(ctx, root, tag, block);
       return ep.context().succeededFuture(null);
     }
     List<Future<byte[]>> parts = new ArrayList<>();
     for (int r = 0; r < size(); r++) {
-      parts.add(r == root ? ep.context().succeededFuture(block) : p2p.recvBytes(ctx, r, TAG_GATHER));
+      parts.add(r == root ? ep.context().succeededFuture(block) : p2p.recvBytes(ctx, r, tag));
     }
     return ep.withTimeout(Future.all(parts).map(cf -> cf.<byte[]>list()), "gather");
   }
 
   /** MPI_Allgather: gather to rank 0, then broadcast the concatenation. */
   public Future<List<byte[]>> allgather(byte[] block) {
-    return gather(block, 0).compose(parts -> bcast(parts == null ? null : concat(parts), 0))
-        .map(all -> split(all, size()));
+    int gatherTag = nextCall();
+    int bcastTag = nextCall();
+    Future<byte[]> gathered = gather(gatherTag, block, 0).map(parts -> parts == null ? null : concat(parts));
+    return bcast(bcastTag, gathered, 0).map(all -> split(all, size()));
   }
 
   /** MPI_Scatter: block {@code i} of the root's list goes to rank {@code i}. */
   public Future<byte[]> scatter(List<byte[]> blocks, int root) {
+    int tag = nextCall();
     if (rank() == root) {
       for (int r = 0; r < size(); r++) {
         if (r != root) {
-          p2p.sendBytes(ctx, r, TAG_SCATTER, blocks.get(r));
+          p2p.sendBytes(ctx, r, tag, blocks.get(r));
         }
       }
       return ep.context().succeededFuture(blocks.get(root));
     }
-    return ep.withTimeout(p2p.recvBytes(ctx, root, TAG_SCATTER), "scatter");
+    return ep.withTimeout(p2p.recvBytes(ctx, root, tag), "scatter");
   }
 
   /** MPI_Alltoall: sends block {@code j} to rank {@code j}; returns the blocks received, by source. */
   public Future<List<byte[]>> alltoall(List<byte[]> blocks) {
+    int tag = nextCall();
     List<Future<byte[]>> parts = new ArrayList<>();
     for (int d = 1; d < size(); d++) {
       int to = (rank() + d) % size();
-      p2p.sendBytes(ctx, to, TAG_ALLTOALL, blocks.get(to));
+      p2p.sendBytes(ctx, to, tag, blocks.get(to));
     }
     for (int r = 0; r < size(); r++) {
-      parts.add(r == rank() ? ep.context().succeededFuture(blocks.get(r)) : p2p.recvBytes(ctx, r, TAG_ALLTOALL));
+      parts.add(r == rank() ? ep.context().succeededFuture(blocks.get(r)) : p2p.recvBytes(ctx, r, tag));
     }
     return ep.withTimeout(Future.all(parts).map(cf -> cf.<byte[]>list()), "alltoall");
   }

@@ -73,7 +73,8 @@ public final class RankHost extends VerticleBase {
         if (body == null) {
           body = Future.failedFuture(new RmaException(ErrorClass.ARG, "rank program returned null instead of a future"));
         }
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
+        // an AssertionError in a rank program must fail the job, not escape the event loop
         body = Future.failedFuture(e);
       }
       return body.transform(ar -> {
