@@ -79,7 +79,15 @@ public final class Jobs {
     JobOptions second = copy(options).setLocalRanks(half, np - half);
     Future<Void> fa = Rma.run(n[0], first, program);
     Future<Void> fb = Rma.run(n[1], second, program);
-    return Future.join(fa, fb).transform(ar -> fa.failed() ? fa : fb);
+    // report the rank's own failure, wherever it ran, rather than the other node's abort echo
+    return Future.join(fa, fb).transform(ar -> {
+      if (fa.succeeded() && fb.succeeded()) {
+        return fa;
+      }
+      Future<Void> own = Future.failedFuture(dev.vertxrma.impl.runtime.JobRunner.rootCause(
+          java.util.stream.Stream.of(fa, fb).filter(Future::failed).map(Future::cause).toList()));
+      return own;
+    });
   }
 
   private static JobOptions copy(JobOptions o) {

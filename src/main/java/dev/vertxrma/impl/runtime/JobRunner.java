@@ -100,7 +100,7 @@ public final class JobRunner {
   }
 
   /** The most telling failure: one that is not merely another rank's abort echoed. */
-  static Throwable rootCause(List<Throwable> failures) {
+  public static Throwable rootCause(List<Throwable> failures) {
     for (Throwable t : failures) {
       if (!(t instanceof RmaException) || ((RmaException) t).errorClass() != ErrorClass.COMM) {
         return t;
