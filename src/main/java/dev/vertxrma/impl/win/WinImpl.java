@@ -309,33 +309,81 @@ final class WinImpl implements Win {
 
   // ------------------------------------------------------------------ operations
 
+  /** A checked origin buffer of an operation: its type map, memory and count. */
+  private record OriginBuffer(TypeMap type, MemoryRef mem, int count) {
+
+    static OriginBuffer of(Object buf, int offset, int count, Datatype type, String what) {
+      TypeMap t = WorldComm.typeMap(type, what);
+      return new OriginBuffer(t, WorldComm.buffer(buf, offset, count, t, what), count);
+    }
+
+    /** Same JVM: the target reads it in place; otherwise its packed bytes travel as the payload. */
+    void attachTo(Frame f, boolean local) {
+      if (local) {
+        f.localBase = mem.base();
+        f.localAddress = mem.address();
+        f.localOriginType = type;
+        f.localOriginCount = count;
+      } else {
+        f.payload = DatatypeEngine.pack(mem.base(), mem.address(), type, count);
+      }
+    }
+
+    /** Same JVM: the target writes it in place; otherwise the reply's payload is unpacked into it. */
+    Future<Void> receive(Future<Frame> reply, boolean local) {
+      return local ? reply.mapEmpty() : reply.map(r -> {
+        unpackReply(r, mem, type, count);
+        return null;
+      });
+    }
+  }
+
+  /** Sends an operation frame and tracks its completion for the epoch's synchronization. */
+  private <T> Future<T> track(int targetRank, Future<T> op) {
+    tracker.track(targetRank, op);
+    return op;
+  }
+
   @Override
   public Future<Void> put(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType) {
+    return write("put", FrameType.PUT, Op.REPLACE, origin, originOffset, originCount, originType, targetRank,
+        targetDisp, targetCount, targetType);
+  }
+
+  @Override
+  public Future<Void> accumulate(Object origin, int originOffset, int originCount, Datatype originType,
+      int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op) {
+    return write("accumulate", FrameType.ACC, op, origin, originOffset, originCount, originType, targetRank,
+        targetDisp, targetCount, targetType);
+  }
+
+  /**
+   * put and accumulate: the future completes at origin completion — at once when the data was
+   * packed for the wire, when the target has copied it on the same-JVM path.
+   */
+  private Future<Void> write(String call, byte type, Op op, Object origin, int originOffset, int originCount,
+      Datatype originType, int targetRank, long targetDisp, int targetCount, Datatype targetType) {
     return op(targetRank, () -> {
-      checkLive("put");
-      TypeMap ot = WorldComm.typeMap(originType, "put origin");
-      TypeMap tt = WorldComm.typeMap(targetType, "put target");
-      MemoryRef om = WorldComm.buffer(origin, originOffset, originCount, ot, "put origin");
+      checkLive(call);
+      TypeMap tt = WorldComm.typeMap(targetType, call + " target");
+      OriginBuffer o = OriginBuffer.of(origin, originOffset, originCount, originType, call + " origin");
+      boolean accumulate = type == FrameType.ACC;
+      if (accumulate) {
+        checkOp(op, tt);
+      }
       if (targetRank == Comm.PROC_NULL) {
         return rp.context().succeededFuture();
       }
-      checkRank(targetRank, "put");
-      int sync = syncFor(targetRank, "put");
-      DatatypeEngine.checkSignatures(ot, originCount, tt, targetCount, false);
-      checkTargetRange(targetRank, targetDisp, tt, targetCount, "put");
+      checkRank(targetRank, call);
+      int sync = syncFor(targetRank, call);
+      DatatypeEngine.checkSignatures(o.type(), originCount, tt, targetCount, accumulate);
+      checkTargetRange(targetRank, targetDisp, tt, targetCount, call);
       boolean local = rp.isLocal(targetRank);
-      Frame f = frame(FrameType.PUT, targetRank, sync, targetDisp, targetCount, tt, local);
-      if (local) {
-        f.localBase = om.base();
-        f.localAddress = om.address();
-        f.localOriginType = ot;
-        f.localOriginCount = originCount;
-      } else {
-        f.payload = DatatypeEngine.pack(om.base(), om.address(), ot, originCount);
-      }
-      Future<Void> done = rp.request(targetRank, f).mapEmpty();
-      tracker.track(targetRank, done);
+      Frame f = frame(type, targetRank, sync, targetDisp, targetCount, tt, local);
+      f.code = op.code();
+      o.attachTo(f, local);
+      Future<Void> done = track(targetRank, rp.request(targetRank, f).mapEmpty());
       return local ? done : rp.context().succeededFuture();
     });
   }
@@ -345,66 +393,21 @@ final class WinImpl implements Win {
       long targetDisp, int targetCount, Datatype targetType) {
     return op(targetRank, () -> {
       checkLive("get");
-      TypeMap ot = WorldComm.typeMap(originType, "get origin");
       TypeMap tt = WorldComm.typeMap(targetType, "get target");
-      MemoryRef om = WorldComm.buffer(origin, originOffset, originCount, ot, "get origin");
+      OriginBuffer o = OriginBuffer.of(origin, originOffset, originCount, originType, "get origin");
       if (targetRank == Comm.PROC_NULL) {
         return rp.context().succeededFuture();
       }
       checkRank(targetRank, "get");
       int sync = syncFor(targetRank, "get");
-      DatatypeEngine.checkSignatures(tt, targetCount, ot, originCount, false);
+      DatatypeEngine.checkSignatures(tt, targetCount, o.type(), originCount, false);
       checkTargetRange(targetRank, targetDisp, tt, targetCount, "get");
       boolean local = rp.isLocal(targetRank);
       Frame f = frame(FrameType.GET, targetRank, sync, targetDisp, targetCount, tt, local);
-      Future<Void> done;
       if (local) {
-        f.localBase = om.base();
-        f.localAddress = om.address();
-        f.localOriginType = ot;
-        f.localOriginCount = originCount;
-        done = rp.request(targetRank, f).mapEmpty();
-      } else {
-        done = rp.request(targetRank, f).map(reply -> {
-          unpackReply(reply, om, ot, originCount);
-          return null;
-        });
+        o.attachTo(f, true);
       }
-      tracker.track(targetRank, done);
-      return done;
-    });
-  }
-
-  @Override
-  public Future<Void> accumulate(Object origin, int originOffset, int originCount, Datatype originType,
-      int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op) {
-    return op(targetRank, () -> {
-      checkLive("accumulate");
-      TypeMap ot = WorldComm.typeMap(originType, "accumulate origin");
-      TypeMap tt = WorldComm.typeMap(targetType, "accumulate target");
-      MemoryRef om = WorldComm.buffer(origin, originOffset, originCount, ot, "accumulate origin");
-      checkOp(op, tt);
-      if (targetRank == Comm.PROC_NULL) {
-        return rp.context().succeededFuture();
-      }
-      checkRank(targetRank, "accumulate");
-      int sync = syncFor(targetRank, "accumulate");
-      DatatypeEngine.checkSignatures(ot, originCount, tt, targetCount, true);
-      checkTargetRange(targetRank, targetDisp, tt, targetCount, "accumulate");
-      boolean local = rp.isLocal(targetRank);
-      Frame f = frame(FrameType.ACC, targetRank, sync, targetDisp, targetCount, tt, local);
-      f.code = op.code();
-      if (local) {
-        f.localBase = om.base();
-        f.localAddress = om.address();
-        f.localOriginType = ot;
-        f.localOriginCount = originCount;
-      } else {
-        f.payload = DatatypeEngine.pack(om.base(), om.address(), ot, originCount);
-      }
-      Future<Void> done = rp.request(targetRank, f).mapEmpty();
-      tracker.track(targetRank, done);
-      return local ? done : rp.context().succeededFuture();
+      return track(targetRank, o.receive(rp.request(targetRank, f), local));
     });
   }
 
@@ -422,53 +425,33 @@ final class WinImpl implements Win {
     return op(targetRank, () -> {
       checkLive("getAccumulate");
       TypeMap tt = WorldComm.typeMap(targetType, "getAccumulate target");
-      TypeMap rt = WorldComm.typeMap(resultType, "getAccumulate result");
       checkOp(op, tt);
-      TypeMap ot = null;
-      MemoryRef om = null;
-      if (op != Op.NO_OP) {
-        ot = WorldComm.typeMap(originType, "getAccumulate origin");
-        om = WorldComm.buffer(origin, originOffset, originCount, ot, "getAccumulate origin");
-      }
-      MemoryRef rm = WorldComm.buffer(result, resultOffset, resultCount, rt, "getAccumulate result");
+      OriginBuffer o = op == Op.NO_OP ? null
+          : OriginBuffer.of(origin, originOffset, originCount, originType, "getAccumulate origin");
+      OriginBuffer r = OriginBuffer.of(result, resultOffset, resultCount, resultType, "getAccumulate result");
       if (targetRank == Comm.PROC_NULL) {
         return rp.context().succeededFuture();
       }
       checkRank(targetRank, "getAccumulate");
       int sync = syncFor(targetRank, "getAccumulate");
-      if (ot != null) {
-        DatatypeEngine.checkSignatures(ot, originCount, tt, targetCount, true);
+      if (o != null) {
+        DatatypeEngine.checkSignatures(o.type(), originCount, tt, targetCount, true);
       }
-      DatatypeEngine.checkSignatures(tt, targetCount, rt, resultCount, true);
+      DatatypeEngine.checkSignatures(tt, targetCount, r.type(), resultCount, true);
       checkTargetRange(targetRank, targetDisp, tt, targetCount, "getAccumulate");
       boolean local = rp.isLocal(targetRank);
       Frame f = frame(FrameType.GET_ACC, targetRank, sync, targetDisp, targetCount, tt, local);
       f.code = op.code();
-      Future<Void> done;
-      if (local) {
-        if (om != null) {
-          f.localBase = om.base();
-          f.localAddress = om.address();
-          f.localOriginType = ot;
-          f.localOriginCount = originCount;
-        }
-        f.localBase2 = rm.base();
-        f.localAddress2 = rm.address();
-        f.localResultType = rt;
-        f.localResultCount = resultCount;
-        done = rp.request(targetRank, f).mapEmpty();
-      } else {
-        if (om != null) {
-          f.payload = DatatypeEngine.pack(om.base(), om.address(), ot, originCount);
-        }
-        MemoryRef out = rm;
-        done = rp.request(targetRank, f).map(reply -> {
-          unpackReply(reply, out, rt, resultCount);
-          return null;
-        });
+      if (o != null) {
+        o.attachTo(f, local);
       }
-      tracker.track(targetRank, done);
-      return done;
+      if (local) {
+        f.localBase2 = r.mem().base();
+        f.localAddress2 = r.mem().address();
+        f.localResultType = r.type();
+        f.localResultCount = resultCount;
+      }
+      return track(targetRank, r.receive(rp.request(targetRank, f), local));
     });
   }
 
@@ -511,12 +494,7 @@ final class WinImpl implements Win {
       f.payload = new byte[2 * size];
       Memory.copy(om.base(), om.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, size);
       Memory.copy(cm.base(), cm.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET + size, size);
-      Future<Void> done = rp.request(targetRank, f).map(reply -> {
-        unpackReply(reply, rm, t, 1);
-        return null;
-      });
-      tracker.track(targetRank, done);
-      return done;
+      return track(targetRank, new OriginBuffer(t, rm, 1).receive(rp.request(targetRank, f), false));
     });
   }
 
