@@ -25,6 +25,9 @@ import java.util.Arrays;
  */
 public final class TypeMap implements Datatype {
 
+  /** Cached {@link #wireBytes()}. */
+  private volatile byte[] wire;
+
   /** The most segments one type may flatten to, locally and on the wire. */
   public static final int MAX_SEGMENTS = 1 << 20;
 
@@ -416,6 +419,21 @@ public final class TypeMap implements Datatype {
 
   // ---------------------------------------------------------------------------------------------
   // Wire form
+
+  /**
+   * The wire form of this type map, encoded once and cached (a type map does not change once
+   * built). Callers must not modify the array.
+   */
+  public byte[] wireBytes() {
+    byte[] w = wire;
+    if (w == null) {
+      Buffer b = Buffer.buffer(encodedSize());
+      encode(b);
+      w = b.getBytes();
+      wire = w;
+    }
+    return w;
+  }
 
   /** Bytes {@link #encode} writes for this type. */
   public int encodedSize() {

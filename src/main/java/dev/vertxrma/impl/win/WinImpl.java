@@ -31,7 +31,6 @@ import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
 import dev.vertxrma.impl.transport.PendingReplies;
 import io.vertx.core.Future;
-import io.vertx.core.buffer.Buffer;
 import java.util.ArrayDeque;
 import java.util.function.Supplier;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -289,9 +288,7 @@ final class WinImpl implements Win {
     if (local) {
       f.localType = tt;
     } else {
-      Buffer b = Buffer.buffer();
-      tt.encode(b);
-      f.typeBytes = b.getBytes();
+      f.typeBytes = tt.wireBytes();
     }
     return f;
   }
