@@ -41,15 +41,8 @@ import dev.vertxrma.Op;
 import dev.vertxrma.RankVerticle;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
-import io.vertx.core.Context;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.function.Supplier;
 
 /** A critical region among N ranks with compare-and-swap on a lock word, as in the MPI standard. */
 public final class CasMutex extends RankVerticle {
@@ -62,9 +55,8 @@ public final class CasMutex extends RankVerticle {
   private static final long INSIDE = 1; // occupancy, at A
   private static final long COUNTER = 2; // the non-atomic shared counter, at the last rank
   private static final int SLOTS = 3;
-  private static final int REPORT_BYTES = 512;
 
-  private final List<String> failures = new ArrayList<>();
+  private RankChecks checks;
   private Comm world;
   private Win win;
   private int rank;
@@ -86,6 +78,7 @@ public final class CasMutex extends RankVerticle {
           "cas-mutex: usage cas-mutex [R] with R >= 0 entries per rank; got %s", args));
     }
     rank = world.rank();
+    checks = new RankChecks(rank);
     counterRank = world.size() - 1;
     return Win.allocate(world, SLOTS * 8L, 8, Info.NULL)
         .compose(w -> {
@@ -101,7 +94,7 @@ public final class CasMutex extends RankVerticle {
           return win.sync();
         })
         .compose(v -> world.barrier())
-        .compose(v -> loop(rounds, this::pass))
+        .compose(v -> Spin.times(rounds, i -> pass()))
         .compose(v -> world.barrier()) // every rank's last release is flushed
         .compose(v -> rank == A ? checkFinalState() : Future.succeededFuture())
         .compose(v -> win.unlockAll())
@@ -115,12 +108,12 @@ public final class CasMutex extends RankVerticle {
 
   /** while (r != 0) { r = MPI_Compare_and_swap(A, 0, rank+1); MPI_Win_flush(A) } */
   private Future<Void> acquire() {
-    return loopUntil(() -> {
+    return Spin.until(() -> {
       attempts++;
       return win.compareAndSwap(0, rank + 1, A, LOCK)
           .compose(r -> win.flush(A).map(v -> {
             if (r < 0 || r > world.size() || r == rank + 1) {
-              fail("acquire: lock word was %d; expected 0 or another rank's id in [1, %d]", r, world.size());
+              checks.fail("acquire: lock word was %d; expected 0 or another rank's id in [1, %d]", r, world.size());
               return true; // stop: reported at the end
             }
             return r == 0;
@@ -134,7 +127,7 @@ public final class CasMutex extends RankVerticle {
     return win.fetchAndOp(1, A, INSIDE, Op.SUM)
         .compose(old -> {
           if (old != 0) {
-            fail("critical region: %d other rank(s) already inside when this rank entered", old);
+            checks.fail("critical region: %d other rank(s) already inside when this rank entered", old);
           }
           return win.flush(A);
         })
@@ -148,7 +141,7 @@ public final class CasMutex extends RankVerticle {
         .compose(v -> win.fetchAndOp(-1, A, INSIDE, Op.SUM))
         .compose(old -> {
           if (old != 1) {
-            fail("critical region: occupancy was %d when this rank left, expected 1", old);
+            checks.fail("critical region: occupancy was %d when this rank left, expected 1", old);
           }
           return win.flush(A);
         });
@@ -159,7 +152,7 @@ public final class CasMutex extends RankVerticle {
     return win.compareAndSwap(rank + 1, 0, A, LOCK)
         .compose(r -> win.flush(A).map(v -> {
           if (r != rank + 1) {
-            fail("release: lock word was %d, expected this rank's id %d", r, rank + 1);
+            checks.fail("release: lock word was %d, expected this rank's id %d", r, rank + 1);
           }
           return null;
         }));
@@ -177,22 +170,22 @@ public final class CasMutex extends RankVerticle {
         .map(v -> {
           long expected = (long) world.size() * rounds;
           if (c[0] != expected) {
-            fail("final: shared counter = %d, expected size*R = %d (increments were lost or duplicated)", c[0],
+            checks.fail("final: shared counter = %d, expected size*R = %d (increments were lost or duplicated)", c[0],
                 expected);
           }
           if (atA[(int) LOCK] != 0) {
-            fail("final: lock word = %d, expected 0 (free)", atA[(int) LOCK]);
+            checks.fail("final: lock word = %d, expected 0 (free)", atA[(int) LOCK]);
           }
           if (atA[(int) INSIDE] != 0) {
-            fail("final: occupancy = %d, expected 0", atA[(int) INSIDE]);
+            checks.fail("final: occupancy = %d, expected 0", atA[(int) INSIDE]);
           }
           return null;
         });
   }
 
   private Future<Void> report() {
-    return world.allreduce((long) failures.size(), Op.SUM)
-        .compose(total -> total != 0 ? failAll(total) : world.allreduce(attempts, Op.SUM))
+    return checks.verdict(world, "cas-mutex")
+        .compose(v -> world.allreduce(attempts, Op.SUM))
         .compose(totalAttempts -> {
           if (rank == 0) {
             long n = (long) world.size() * rounds;
@@ -202,78 +195,5 @@ public final class CasMutex extends RankVerticle {
           }
           return Future.<Void>succeededFuture();
         });
-  }
-
-  // ------------------------------------------------------------------ helpers
-
-  private void fail(String format, Object... args) {
-    failures.add("rank " + rank + ": " + String.format(format, args));
-  }
-
-  /** Every rank learns every rank's first failure, then fails with all of them. */
-  private <T> Future<T> failAll(long total) {
-    String mine = failures.isEmpty() ? "" : failures.size() + " failed, first: " + failures.get(0);
-    byte[] text = Arrays.copyOf(mine.getBytes(StandardCharsets.UTF_8), REPORT_BYTES);
-    byte[] all = new byte[REPORT_BYTES * world.size()];
-    return world.allgather(text, 0, REPORT_BYTES, Datatype.BYTE, all, 0, REPORT_BYTES, Datatype.BYTE)
-        .compose(v -> {
-          StringBuilder sb = new StringBuilder("cas-mutex: " + total + " check(s) failed");
-          for (int r = 0; r < world.size(); r++) {
-            int end = r * REPORT_BYTES;
-            while (end < (r + 1) * REPORT_BYTES && all[end] != 0) {
-              end++;
-            }
-            if (end > r * REPORT_BYTES) {
-              sb.append("; ").append(new String(all, r * REPORT_BYTES, end - r * REPORT_BYTES,
-                  StandardCharsets.UTF_8));
-            }
-          }
-          return Future.failedFuture(new RmaException(ErrorClass.OTHER, sb.toString()));
-        });
-  }
-
-  /** Runs {@code body} {@code times} times, one after the other. */
-  private static Future<Void> loop(int times, Supplier<Future<Void>> body) {
-    int[] i = {0};
-    return loopUntil(() -> {
-      if (i[0] >= times) {
-        return Future.succeededFuture(true);
-      }
-      i[0]++;
-      return body.get().map(v -> false);
-    });
-  }
-
-  /**
-   * Runs {@code step} until it completes with {@code true}: the MPI "while ... do" spin as a
-   * future. Each iteration starts from a fresh event-loop task (no growing stack, no chain of
-   * nested futures, other tasks of the loop run in between); the first failure ends the loop.
-   */
-  private static Future<Void> loopUntil(Supplier<Future<Boolean>> step) {
-    Context ctx = Vertx.currentContext();
-    Promise<Void> done = Promise.promise();
-    iterate(ctx, step, done);
-    return done.future();
-  }
-
-  private static void iterate(Context ctx, Supplier<Future<Boolean>> step, Promise<Void> done) {
-    Future<Boolean> f;
-    try {
-      f = step.get();
-    } catch (RuntimeException e) {
-      done.fail(e);
-      return;
-    }
-    f.onComplete(ar -> {
-      if (ar.failed()) {
-        done.fail(ar.cause());
-      } else if (Boolean.TRUE.equals(ar.result())) {
-        done.complete();
-      } else if (ctx != null) {
-        ctx.runOnContext(v -> iterate(ctx, step, done));
-      } else {
-        iterate(ctx, step, done);
-      }
-    });
   }
 }

@@ -23,10 +23,7 @@ import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Group;
 import dev.vertxrma.RmaException;
-import io.vertx.core.Context;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
 import java.util.List;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
@@ -209,40 +206,13 @@ final class HeatRod {
   }
 
   /**
-   * {@code while (pass(k)) k++}: runs the passes one after another, each on a fresh stack of the
-   * rank's event loop, until one completes with {@code false} or fails. (A plain recursive
-   * {@code compose} would nest one future per pass, and thousands of passes overflow the stack
-   * when the innermost one completes.)
+   * {@code while (pass(k)) k++}: runs the passes k = 0, 1, ... one after another (a
+   * {@link Spin#until} loop: one event-loop task per pass) until one completes with {@code false}
+   * or fails.
    */
   static Future<Void> loop(IntFunction<Future<Boolean>> pass) {
-    Context ctx = Vertx.currentContext();
-    if (ctx == null) {
-      throw new RmaException(ErrorClass.OTHER, "HeatRod.loop must be called on the rank's event loop");
-    }
-    Promise<Void> done = Promise.promise();
-    next(ctx, pass, 0, done);
-    return done.future();
-  }
-
-  private static void next(Context ctx, IntFunction<Future<Boolean>> pass, int k, Promise<Void> done) {
-    ctx.runOnContext(v -> {
-      Future<Boolean> f;
-      try {
-        f = pass.apply(k);
-      } catch (RuntimeException e) {
-        done.fail(e);
-        return;
-      }
-      f.onComplete(ar -> {
-        if (ar.failed()) {
-          done.fail(ar.cause());
-        } else if (ar.result()) {
-          next(ctx, pass, k + 1, done);
-        } else {
-          done.complete();
-        }
-      });
-    });
+    int[] k = {0};
+    return Spin.until(() -> pass.apply(k[0]++).map(more -> !more));
   }
 
   // ------------------------------------------------------------------ verification

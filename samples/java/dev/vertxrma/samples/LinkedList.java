@@ -29,8 +29,8 @@
 // frees its elements and frees the window. An element is a native Chronicle store laid out like
 // the C struct llist_elem_t { llist_ptr_t next { MPI_Aint disp; int rank; }; int value; }:
 // next.disp at byte 0 (8-byte AINT), next.rank at byte 8, value at byte 12, 16 bytes in all;
-// nil = { disp 0 (MPI_BOTTOM), rank -1 }. The spin on next.disp is a recursive future function:
-// each poll is issued from the completion of the previous one, through the event loop.
+// nil = { disp 0 (MPI_BOTTOM), rank -1 }. The loops are Spin loops: each pass (each poll of the
+// spin on next.disp) is issued from the completion of the previous one, through the event loop.
 //
 // Verification (not in the standard's example): after the barrier, rank 0 walks the list from the
 // head with gets under a shared lock of each element's owner, and checks that the list holds the
@@ -183,90 +183,48 @@ public final class LinkedList extends RankVerticle {
 
   /** The outer loop: for (i = 0; i < NUM_ELEMS; i++) append element i. */
   private Future<Void> appendAll() {
-    Promise<Void> done = Promise.promise();
-    appendFrom(0, done);
-    return done.future();
-  }
-
-  private void appendFrom(int i, Promise<Void> done) {
-    if (i == numElems) {
-      done.complete();
-      return;
-    }
-    allocElem(value(procid, i))
-        .compose(disp -> append(new Ptr(procid, disp)))
-        .onComplete(ar -> {
-          if (ar.failed()) {
-            done.fail(ar.cause());
-          } else {
-            appendFrom(i + 1, done);
-          }
-        });
+    return Spin.times(numElems, i -> allocElem(value(procid, i)).compose(disp -> append(new Ptr(procid, disp))));
   }
 
   /** The do { ... } while (!success) loop for one element. */
   private Future<Void> append(Ptr newElem) {
-    Promise<Void> done = Promise.promise();
-    attempt(newElem, done);
-    return done.future();
-  }
-
-  private void attempt(Ptr newElem, Promise<Void> done) {
-    int[] nextRank = {NIL_RANK};
-    Ptr t = tail;
-    win.compareAndSwap(new int[] {newElem.rank()}, 0, new int[] {NIL_RANK}, 0, nextRank, 0, Datatype.INT, t.rank(),
-            t.disp() + NEXT_RANK)
-        .compose(v -> win.flush(t.rank()))
-        .compose(v -> {
-          if (nextRank[0] == NIL_RANK) { // success: link the displacement too
-            return win.accumulate(new long[] {newElem.disp()}, 0, 1, Datatype.AINT, t.rank(), t.disp() + NEXT_DISP,
-                Op.REPLACE)
-                .compose(x -> win.flush(t.rank()))
-                .map(x -> {
-                  tail = newElem;
-                  return true;
-                });
-          }
-          // tail pointer is stale: fetch the displacement, may take several tries while it is being set
-          staleTails++;
-          return chase(t).map(nextDisp -> {
-            tail = new Ptr(nextRank[0], nextDisp);
-            return false;
+    return Spin.until(() -> {
+      int[] nextRank = {NIL_RANK};
+      Ptr t = tail;
+      return win.compareAndSwap(new int[] {newElem.rank()}, 0, new int[] {NIL_RANK}, 0, nextRank, 0, Datatype.INT,
+              t.rank(), t.disp() + NEXT_RANK)
+          .compose(v -> win.flush(t.rank()))
+          .compose(v -> {
+            if (nextRank[0] == NIL_RANK) { // success: link the displacement too
+              return win.accumulate(new long[] {newElem.disp()}, 0, 1, Datatype.AINT, t.rank(),
+                  t.disp() + NEXT_DISP, Op.REPLACE)
+                  .compose(x -> win.flush(t.rank()))
+                  .map(x -> {
+                    tail = newElem;
+                    return true;
+                  });
+            }
+            // tail pointer is stale: fetch the displacement, may take several tries while it is being set
+            staleTails++;
+            return chase(t).map(nextDisp -> {
+              tail = new Ptr(nextRank[0], nextDisp);
+              return false;
+            });
           });
-        })
-        .onComplete(ar -> {
-          if (ar.failed()) {
-            done.fail(ar.cause());
-          } else if (ar.result()) {
-            done.complete();
-          } else {
-            attempt(newElem, done);
-          }
-        });
+    });
   }
 
   /** do { Get_accumulate(NO_OP, next.disp); flush } while (next.disp == nil.disp). */
   private Future<Long> chase(Ptr t) {
-    Promise<Long> p = Promise.promise();
-    chaseOnce(t, p);
-    return p.future();
-  }
-
-  private void chaseOnce(Ptr t, Promise<Long> p) {
     long[] nextDisp = {NIL_DISP};
-    chasePolls++;
-    win.getAccumulate(null, 0, 0, Datatype.AINT, nextDisp, 0, 1, Datatype.AINT, t.rank(), t.disp() + NEXT_DISP, 1,
-            Datatype.AINT, Op.NO_OP)
-        .compose(v -> win.flush(t.rank()))
-        .onComplete(ar -> {
-          if (ar.failed()) {
-            p.fail(ar.cause());
-          } else if (nextDisp[0] != NIL_DISP) {
-            p.complete(nextDisp[0]);
-          } else {
-            chaseOnce(t, p);
-          }
-        });
+    return Spin.until(() -> {
+      nextDisp[0] = NIL_DISP;
+      chasePolls++;
+      return win.getAccumulate(null, 0, 0, Datatype.AINT, nextDisp, 0, 1, Datatype.AINT, t.rank(),
+              t.disp() + NEXT_DISP, 1, Datatype.AINT, Op.NO_OP)
+          .compose(v -> win.flush(t.rank()))
+          .map(v -> nextDisp[0] != NIL_DISP);
+    }).map(v -> nextDisp[0]);
   }
 
   // ------------------------------------------------------------------ verification (rank 0)

@@ -23,8 +23,8 @@
 //     }
 //     locked[next] = 0                     (Accumulate REPLACE; flush(next))
 //
-// Each spin is a recursive future function (issue the op, flush, test, issue again), so every poll
-// goes through the event loop and the other ranks progress. Each rank enters the critical section
+// Each spin is a Spin.until loop (issue the op, flush, test, issue again), so every poll is a new
+// task of the event loop and the other ranks progress. Each rank enters the critical section
 // R times and increments a shared counter at rank 0 NON-atomically (get, flush, put value+1,
 // flush): only mutual exclusion keeps updates from being lost, so the final counter must be np*R.
 // An "inside" count at rank 0 (fetch-and-op +1 on entry, -1 on exit) also catches two holders at
@@ -44,10 +44,8 @@ import dev.vertxrma.RankVerticle;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.IntFunction;
 import java.util.function.IntPredicate;
 
 /** An MCS queue lock over passive-target RMA atomics, guarding a non-atomic counter at rank 0. */
@@ -99,7 +97,7 @@ public final class McsMutex extends RankVerticle {
       win.memory().writeInt(INSIDE * 4L, 0);
       return world.barrier()
           .compose(v -> win.lockAll(Mode.NOCHECK))
-          .compose(v -> loop(rounds, i -> acquire().compose(x -> criticalSection(i)).compose(x -> release())))
+          .compose(v -> Spin.times(rounds, i -> acquire().compose(x -> criticalSection(i)).compose(x -> release())))
           .compose(v -> win.unlockAll())
           .compose(v -> world.barrier()) // every critical section is complete at rank 0
           .compose(v -> me == 0 ? readState(finalState) : Future.succeededFuture())
@@ -212,49 +210,15 @@ public final class McsMutex extends RankVerticle {
   }
 
   /**
-   * Spins on target[disp] until {@code done} holds: fetch, flush, test, fetch again. Each poll is
-   * issued from the completion of the previous one (a fresh event-loop task), never in a
-   * synchronous loop, and the promise is completed once: no chain of futures grows with the wait.
+   * Spins on target[disp] until {@code done} holds: fetch, flush, test, fetch again (a
+   * {@link Spin#until} loop); completes with the value that ended the wait.
    */
   private Future<Integer> poll(int target, int disp, IntPredicate done) {
-    Promise<Integer> p = Promise.promise();
-    pollOnce(target, disp, done, p);
-    return p.future();
-  }
-
-  private void pollOnce(int target, int disp, IntPredicate done, Promise<Integer> p) {
     int[] v = new int[1];
-    polls++;
-    fetch(target, disp, v).onComplete(ar -> {
-      if (ar.failed()) {
-        p.fail(ar.cause());
-      } else if (done.test(v[0])) {
-        p.complete(v[0]);
-      } else {
-        pollOnce(target, disp, done, p);
-      }
-    });
-  }
-
-  /** Runs body(0), ..., body(n-1) one after the other. */
-  private static Future<Void> loop(int n, IntFunction<Future<Void>> body) {
-    Promise<Void> p = Promise.promise();
-    step(0, n, body, p);
-    return p.future();
-  }
-
-  private static void step(int i, int n, IntFunction<Future<Void>> body, Promise<Void> p) {
-    if (i == n) {
-      p.complete();
-      return;
-    }
-    body.apply(i).onComplete(ar -> {
-      if (ar.failed()) {
-        p.fail(ar.cause());
-      } else {
-        step(i + 1, n, body, p);
-      }
-    });
+    return Spin.until(() -> {
+      polls++;
+      return fetch(target, disp, v).map(x -> done.test(v[0]));
+    }).map(x -> v[0]);
   }
 
   /** Rank 0 reads its window with a get under a lock of its own. */

@@ -53,15 +53,8 @@ import dev.vertxrma.Op;
 import dev.vertxrma.RankVerticle;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
-import io.vertx.core.Context;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.function.Supplier;
 
 /** Peterson's algorithm between two ranks with accumulate, get-accumulate, flush and sync. */
 public final class Peterson extends RankVerticle {
@@ -76,9 +69,8 @@ public final class Peterson extends RankVerticle {
   private static final long COUNTER = 2; // C, used at B: the non-atomic shared counter
   private static final long INSIDE = 3; // occupancy, used at A
   private static final int SLOTS = 4;
-  private static final int REPORT_BYTES = 512;
 
-  private final List<String> failures = new ArrayList<>();
+  private RankChecks checks;
   private Comm world;
   private Win win;
   private int rank;
@@ -105,6 +97,7 @@ public final class Peterson extends RankVerticle {
           "peterson: usage peterson [R] with R >= 0 entries per rank; got %s", args));
     }
     rank = world.rank();
+    checks = new RankChecks(rank);
     other = 1 - rank;
     return Win.allocate(world, SLOTS * 8L, 8, Info.NULL)
         .compose(w -> {
@@ -119,7 +112,7 @@ public final class Peterson extends RankVerticle {
           return win.sync();
         })
         .compose(v -> world.barrier())
-        .compose(v -> loop(rounds, this::pass))
+        .compose(v -> Spin.times(rounds, i -> pass()))
         .compose(v -> world.barrier()) // both ranks' last writes are flushed
         .compose(v -> rank == A ? checkFinalState() : Future.succeededFuture())
         .compose(v -> win.unlockAll())
@@ -147,7 +140,7 @@ public final class Peterson extends RankVerticle {
           return win.getAccumulate(null, 0, 1, Datatype.LONG, f, 0, 1, Datatype.LONG, other, FLAG, 1, Datatype.LONG,
               Op.NO_OP)
               .compose(x -> win.flush(other))
-              .compose(x -> loopUntil(() -> {
+              .compose(x -> Spin.until(() -> {
                 if (!(f[0] == 1 && t[0] == other)) {
                   return Future.succeededFuture(true);
                 }
@@ -160,7 +153,7 @@ public final class Peterson extends RankVerticle {
                 Future<Void> flushed = rank == A ? win.flushAll() : win.flush(A);
                 return Future.all(readFlag, readTurn, flushed).map(all -> {
                   if ((f[0] != 0 && f[0] != 1) || (t[0] != 0 && t[0] != 1)) {
-                    fail("lock: read flag=%d turn=%d; flags and turn must be 0 or 1", f[0], t[0]);
+                    checks.fail("lock: read flag=%d turn=%d; flags and turn must be 0 or 1", f[0], t[0]);
                     return true;
                   }
                   return false;
@@ -175,7 +168,7 @@ public final class Peterson extends RankVerticle {
     return win.fetchAndOp(1, A, INSIDE, Op.SUM)
         .compose(old -> {
           if (old != 0) {
-            fail("critical region: %d other rank(s) already inside when this rank entered", old);
+            checks.fail("critical region: %d other rank(s) already inside when this rank entered", old);
           }
           return win.flush(A);
         })
@@ -189,7 +182,7 @@ public final class Peterson extends RankVerticle {
         .compose(v -> win.fetchAndOp(-1, A, INSIDE, Op.SUM))
         .compose(old -> {
           if (old != 1) {
-            fail("critical region: occupancy was %d when this rank left, expected 1", old);
+            checks.fail("critical region: occupancy was %d when this rank left, expected 1", old);
           }
           return win.flush(A);
         });
@@ -214,25 +207,25 @@ public final class Peterson extends RankVerticle {
         .map(v -> {
           c[0] = atB[(int) COUNTER];
           if (c[0] != 2L * rounds) {
-            fail("final: shared counter C = %d, expected 2R = %d (increments were lost or duplicated)", c[0],
+            checks.fail("final: shared counter C = %d, expected 2R = %d (increments were lost or duplicated)", c[0],
                 2L * rounds);
           }
           if (atA[(int) FLAG] != 0 || atB[(int) FLAG] != 0) {
-            fail("final: flags X=%d Y=%d, expected both 0", atA[(int) FLAG], atB[(int) FLAG]);
+            checks.fail("final: flags X=%d Y=%d, expected both 0", atA[(int) FLAG], atB[(int) FLAG]);
           }
           if (atA[(int) INSIDE] != 0) {
-            fail("final: occupancy %d, expected 0", atA[(int) INSIDE]);
+            checks.fail("final: occupancy %d, expected 0", atA[(int) INSIDE]);
           }
           if (rounds > 0 && atA[(int) TURN] != 0 && atA[(int) TURN] != 1) {
-            fail("final: turn T = %d, expected 0 or 1", atA[(int) TURN]);
+            checks.fail("final: turn T = %d, expected 0 or 1", atA[(int) TURN]);
           }
           return null;
         });
   }
 
   private Future<Void> report() {
-    return world.allreduce((long) failures.size(), Op.SUM)
-        .compose(total -> total != 0 ? failAll(total) : world.allreduce(waits, Op.SUM))
+    return checks.verdict(world, "peterson")
+        .compose(v -> world.allreduce(waits, Op.SUM))
         .compose(totalWaits -> {
           if (rank == 0) {
             System.out.printf("peterson: verified mutual exclusion between 2 ranks: %d entries each, shared "
@@ -241,78 +234,5 @@ public final class Peterson extends RankVerticle {
           }
           return Future.<Void>succeededFuture();
         });
-  }
-
-  // ------------------------------------------------------------------ helpers
-
-  private void fail(String format, Object... args) {
-    failures.add("rank " + rank + ": " + String.format(format, args));
-  }
-
-  /** Every rank learns every rank's first failure, then fails with all of them. */
-  private <T> Future<T> failAll(long total) {
-    String mine = failures.isEmpty() ? "" : failures.size() + " failed, first: " + failures.get(0);
-    byte[] text = Arrays.copyOf(mine.getBytes(StandardCharsets.UTF_8), REPORT_BYTES);
-    byte[] all = new byte[REPORT_BYTES * world.size()];
-    return world.allgather(text, 0, REPORT_BYTES, Datatype.BYTE, all, 0, REPORT_BYTES, Datatype.BYTE)
-        .compose(v -> {
-          StringBuilder sb = new StringBuilder("peterson: " + total + " check(s) failed");
-          for (int r = 0; r < world.size(); r++) {
-            int end = r * REPORT_BYTES;
-            while (end < (r + 1) * REPORT_BYTES && all[end] != 0) {
-              end++;
-            }
-            if (end > r * REPORT_BYTES) {
-              sb.append("; ").append(new String(all, r * REPORT_BYTES, end - r * REPORT_BYTES,
-                  StandardCharsets.UTF_8));
-            }
-          }
-          return Future.failedFuture(new RmaException(ErrorClass.OTHER, sb.toString()));
-        });
-  }
-
-  /** Runs {@code body} {@code times} times, one after the other. */
-  private static Future<Void> loop(int times, Supplier<Future<Void>> body) {
-    int[] i = {0};
-    return loopUntil(() -> {
-      if (i[0] >= times) {
-        return Future.succeededFuture(true);
-      }
-      i[0]++;
-      return body.get().map(v -> false);
-    });
-  }
-
-  /**
-   * Runs {@code step} until it completes with {@code true}: the MPI "while ... do" spin as a
-   * future. Each iteration starts from a fresh event-loop task (no growing stack, no chain of
-   * nested futures, other tasks of the loop run in between); the first failure ends the loop.
-   */
-  private static Future<Void> loopUntil(Supplier<Future<Boolean>> step) {
-    Context ctx = Vertx.currentContext();
-    Promise<Void> done = Promise.promise();
-    iterate(ctx, step, done);
-    return done.future();
-  }
-
-  private static void iterate(Context ctx, Supplier<Future<Boolean>> step, Promise<Void> done) {
-    Future<Boolean> f;
-    try {
-      f = step.get();
-    } catch (RuntimeException e) {
-      done.fail(e);
-      return;
-    }
-    f.onComplete(ar -> {
-      if (ar.failed()) {
-        done.fail(ar.cause());
-      } else if (Boolean.TRUE.equals(ar.result())) {
-        done.complete();
-      } else if (ctx != null) {
-        ctx.runOnContext(v -> iterate(ctx, step, done));
-      } else {
-        iterate(ctx, step, done);
-      }
-    });
   }
 }

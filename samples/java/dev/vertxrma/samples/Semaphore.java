@@ -35,7 +35,7 @@
 // the end S is back to K, the occupancy counter is 0, X is 0 and the total number of entries
 // (counted both by an atomic counter at rank 0 and by an allreduce) is size*R.
 //
-// The spin loops are recursive futures (one event-loop turn per iteration), never busy waits, so
+// The spin loops are futures (Spin: one event-loop task per iteration), never busy waits, so
 // every rank's event loop stays free to serve the others' passive-target operations.
 //
 // Usage: rmarun -np N semaphore [K [R]]     (K permits, default 2; R entries per rank, default 20)
@@ -49,15 +49,8 @@ import dev.vertxrma.Op;
 import dev.vertxrma.RankVerticle;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
-import io.vertx.core.Context;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.function.Supplier;
 
 /** The naive counting semaphore of the MPI standard's one-sided examples, with K permits. */
 public final class Semaphore extends RankVerticle {
@@ -72,9 +65,8 @@ public final class Semaphore extends RankVerticle {
   private static final long INSIDE = 2; // how many ranks are between acquire and release
   private static final long ENTRIES = 3; // total entries, counted atomically
   private static final int SLOTS = 4;
-  private static final int REPORT_BYTES = 512;
 
-  private final List<String> failures = new ArrayList<>();
+  private RankChecks checks;
   private Comm world;
   private Win win;
   private int rank;
@@ -88,6 +80,7 @@ public final class Semaphore extends RankVerticle {
   public Future<?> run(Comm world, List<String> args) {
     this.world = world;
     this.rank = world.rank();
+    this.checks = new RankChecks(rank);
     try {
       permits = args.size() > 0 ? Integer.parseInt(args.get(0)) : DEFAULT_PERMITS;
       rounds = args.size() > 1 ? Integer.parseInt(args.get(1)) : DEFAULT_ROUNDS;
@@ -117,7 +110,7 @@ public final class Semaphore extends RankVerticle {
         })
         .compose(v -> world.barrier())
         .compose(v -> countdown())
-        .compose(v -> loop(rounds, this::passSemaphore))
+        .compose(v -> Spin.times(rounds, i -> passSemaphore()))
         .compose(v -> world.barrier()) // every rank's last release is flushed
         .compose(v -> rank == A ? checkFinalState() : Future.succeededFuture())
         .compose(v -> win.unlockAll())
@@ -131,14 +124,15 @@ public final class Semaphore extends RankVerticle {
   private Future<Void> countdown() {
     long[] minusOne = {-1};
     return win.accumulate(minusOne, 0, 1, Datatype.LONG, A, X, Op.SUM)
-        .compose(v -> loopUntil(() -> {
+        .compose(v -> Spin.until(() -> {
           long[] z = new long[1];
           return win.getAccumulate(null, 0, 1, Datatype.LONG, z, 0, 1, Datatype.LONG, A, X, 1, Datatype.LONG,
               Op.NO_OP)
               .compose(x -> win.flush(A))
               .map(x -> {
                 if (z[0] < 0 || z[0] >= world.size()) {
-                  fail("countdown: X = %d after this rank's decrement; it must stay in [0, %d)", z[0], world.size());
+                  checks.fail("countdown: X = %d after this rank's decrement; it must stay in [0, %d)", z[0],
+                      world.size());
                   return true; // X went wrong: stop spinning, the failure is reported at the end
                 }
                 return z[0] == 0;
@@ -155,7 +149,7 @@ public final class Semaphore extends RankVerticle {
 
   /** Takes one unit of S with a fetching SUM -1; if there was none, gives it back and retries. */
   private Future<Void> acquire() {
-    return loopUntil(() -> {
+    return Spin.until(() -> {
       long[] minusOne = {-1};
       long[] old = new long[1];
       return win.getAccumulate(minusOne, 0, 1, Datatype.LONG, old, 0, 1, Datatype.LONG, A, S, 1, Datatype.LONG,
@@ -163,7 +157,7 @@ public final class Semaphore extends RankVerticle {
           .compose(v -> win.flush(A))
           .compose(v -> {
             if (old[0] > permits) {
-              fail("acquire: semaphore S = %d before this rank's decrement, more than K = %d", old[0], permits);
+              checks.fail("acquire: semaphore S = %d before this rank's decrement, more than K = %d", old[0], permits);
             }
             if (old[0] > 0) {
               return Future.succeededFuture(true); // got a permit
@@ -186,7 +180,7 @@ public final class Semaphore extends RankVerticle {
           long occupancy = old + 1;
           maxOccupancy = Math.max(maxOccupancy, occupancy);
           if (occupancy > permits) {
-            fail("enter: %d ranks inside the region guarded by a %d-permit semaphore", occupancy, permits);
+            checks.fail("enter: %d ranks inside the region guarded by a %d-permit semaphore", occupancy, permits);
           }
           return win.accumulate(one, 0, 1, Datatype.LONG, A, ENTRIES, Op.SUM);
         })
@@ -195,7 +189,7 @@ public final class Semaphore extends RankVerticle {
         .compose(v -> win.fetchAndOp(0, A, S, Op.NO_OP))
         .compose(s -> {
           if (s > permits - 1) {
-            fail("enter: S = %d while this rank holds one of K = %d permits", s, permits);
+            checks.fail("enter: S = %d while this rank holds one of K = %d permits", s, permits);
           }
           return win.flush(A);
         });
@@ -206,7 +200,7 @@ public final class Semaphore extends RankVerticle {
     return win.fetchAndOp(-1, A, INSIDE, Op.SUM)
         .compose(old -> {
           if (old < 1 || old > permits) {
-            fail("leave: occupancy was %d when this rank left; expected 1..%d", old, permits);
+            checks.fail("leave: occupancy was %d when this rank left; expected 1..%d", old, permits);
           }
           return win.flush(A);
         });
@@ -229,16 +223,16 @@ public final class Semaphore extends RankVerticle {
         .map(v -> {
           long expectedEntries = (long) world.size() * rounds;
           if (all[(int) X] != 0) {
-            fail("final: countdown X = %d, expected 0", all[(int) X]);
+            checks.fail("final: countdown X = %d, expected 0", all[(int) X]);
           }
           if (all[(int) S] != permits) {
-            fail("final: semaphore S = %d, expected it back at K = %d", all[(int) S], permits);
+            checks.fail("final: semaphore S = %d, expected it back at K = %d", all[(int) S], permits);
           }
           if (all[(int) INSIDE] != 0) {
-            fail("final: occupancy counter = %d, expected 0", all[(int) INSIDE]);
+            checks.fail("final: occupancy counter = %d, expected 0", all[(int) INSIDE]);
           }
           if (all[(int) ENTRIES] != expectedEntries) {
-            fail("final: entry counter at rank %d = %d, expected size*R = %d", A, all[(int) ENTRIES],
+            checks.fail("final: entry counter at rank %d = %d, expected size*R = %d", A, all[(int) ENTRIES],
                 expectedEntries);
           }
           return null;
@@ -247,109 +241,31 @@ public final class Semaphore extends RankVerticle {
 
   private Future<Void> report() {
     long[] result = new long[3];
-    return world.allreduce((long) failures.size(), Op.SUM)
-        .compose(total -> {
-          if (total != 0) {
-            return failAll(total);
+    return checks.verdict(world, "semaphore")
+        .compose(v -> world.allreduce(maxOccupancy, Op.MAX))
+        .compose(max -> {
+          result[0] = max;
+          return world.allreduce(entries, Op.SUM);
+        })
+        .compose(sum -> {
+          result[1] = sum;
+          return world.allreduce(retries, Op.SUM);
+        })
+        .compose(r -> {
+          result[2] = r;
+          long expected = (long) world.size() * rounds;
+          if (result[1] != expected || result[0] > permits) {
+            return Future.failedFuture(RmaException.of(ErrorClass.OTHER,
+                "semaphore: %d entries in all (expected %d), max occupancy %d (K = %d)", result[1], expected,
+                result[0], permits));
           }
-          return world.allreduce(maxOccupancy, Op.MAX)
-              .compose(max -> {
-                result[0] = max;
-                return world.allreduce(entries, Op.SUM);
-              })
-              .compose(sum -> {
-                result[1] = sum;
-                return world.allreduce(retries, Op.SUM);
-              })
-              .compose(r -> {
-                result[2] = r;
-                long expected = (long) world.size() * rounds;
-                if (result[1] != expected || result[0] > permits) {
-                  return Future.failedFuture(RmaException.of(ErrorClass.OTHER,
-                      "semaphore: %d entries in all (expected %d), max occupancy %d (K = %d)", result[1], expected,
-                      result[0], permits));
-                }
-                if (rank == 0) {
-                  System.out.printf("semaphore: verified K=%d permits, %d ranks x %d entries = %d entries, "
-                      + "max occupancy observed %d <= K, %d give-back retries, semaphore back to %d, "
-                      + "countdown of the standard's figure reached 0%n", permits, world.size(), rounds, result[1],
-                      result[0], result[2], permits);
-                }
-                return Future.succeededFuture();
-              });
-        });
-  }
-
-  // ------------------------------------------------------------------ helpers
-
-  private void fail(String format, Object... args) {
-    failures.add("rank " + rank + ": " + String.format(format, args));
-  }
-
-  /** Every rank learns every rank's first failure, then fails with all of them. */
-  private Future<Void> failAll(long total) {
-    String mine = failures.isEmpty() ? "" : failures.size() + " failed, first: " + failures.get(0);
-    byte[] text = Arrays.copyOf(mine.getBytes(StandardCharsets.UTF_8), REPORT_BYTES);
-    byte[] all = new byte[REPORT_BYTES * world.size()];
-    return world.allgather(text, 0, REPORT_BYTES, Datatype.BYTE, all, 0, REPORT_BYTES, Datatype.BYTE)
-        .compose(v -> {
-          StringBuilder sb = new StringBuilder("semaphore: " + total + " check(s) failed");
-          for (int r = 0; r < world.size(); r++) {
-            int end = r * REPORT_BYTES;
-            while (end < (r + 1) * REPORT_BYTES && all[end] != 0) {
-              end++;
-            }
-            if (end > r * REPORT_BYTES) {
-              sb.append("; ").append(new String(all, r * REPORT_BYTES, end - r * REPORT_BYTES,
-                  StandardCharsets.UTF_8));
-            }
+          if (rank == 0) {
+            System.out.printf("semaphore: verified K=%d permits, %d ranks x %d entries = %d entries, "
+                + "max occupancy observed %d <= K, %d give-back retries, semaphore back to %d, "
+                + "countdown of the standard's figure reached 0%n", permits, world.size(), rounds, result[1],
+                result[0], result[2], permits);
           }
-          return Future.failedFuture(new RmaException(ErrorClass.OTHER, sb.toString()));
+          return Future.<Void>succeededFuture();
         });
-  }
-
-  /** Runs {@code body} {@code times} times, one after the other. */
-  private static Future<Void> loop(int times, Supplier<Future<Void>> body) {
-    int[] i = {0};
-    return loopUntil(() -> {
-      if (i[0] >= times) {
-        return Future.succeededFuture(true);
-      }
-      i[0]++;
-      return body.get().map(v -> false);
-    });
-  }
-
-  /**
-   * Runs {@code step} until it completes with {@code true}: the MPI "do ... while" spin as a
-   * future. Each iteration starts from a fresh event-loop task (no growing stack, no chain of
-   * nested futures, other tasks of the loop run in between); the first failure ends the loop.
-   */
-  private static Future<Void> loopUntil(Supplier<Future<Boolean>> step) {
-    Context ctx = Vertx.currentContext();
-    Promise<Void> done = Promise.promise();
-    iterate(ctx, step, done);
-    return done.future();
-  }
-
-  private static void iterate(Context ctx, Supplier<Future<Boolean>> step, Promise<Void> done) {
-    Future<Boolean> f;
-    try {
-      f = step.get();
-    } catch (RuntimeException e) {
-      done.fail(e);
-      return;
-    }
-    f.onComplete(ar -> {
-      if (ar.failed()) {
-        done.fail(ar.cause());
-      } else if (Boolean.TRUE.equals(ar.result())) {
-        done.complete();
-      } else if (ctx != null) {
-        ctx.runOnContext(v -> iterate(ctx, step, done));
-      } else {
-        iterate(ctx, step, done);
-      }
-    });
   }
 }

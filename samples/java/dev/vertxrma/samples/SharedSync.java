@@ -46,15 +46,8 @@ import dev.vertxrma.RankVerticle;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Status;
 import dev.vertxrma.Win;
-import io.vertx.core.Context;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.function.Supplier;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /** Load/store through a shared-memory window, ordered by point-to-point messages and win_sync. */
@@ -64,9 +57,8 @@ public final class SharedSync extends RankVerticle {
   private static final int DEFAULT_WORDS = 16;
   private static final int TAG_X_READY = 1;
   private static final int TAG_Y_READY = 2;
-  private static final int REPORT_BYTES = 512;
 
-  private final List<String> failures = new ArrayList<>();
+  private RankChecks checks;
   private Comm world;
   private Win win;
   private int rank;
@@ -99,6 +91,7 @@ public final class SharedSync extends RankVerticle {
           "shared-sync: usage shared-sync [ROUNDS [W]] with ROUNDS >= 0 and 1 <= W <= 2^24; got %s", args));
     }
     rank = world.rank();
+    checks = new RankChecks(rank);
     isA = rank % 2 == 0;
     peer = isA ? rank + 1 : rank - 1;
     return Win.allocateShared(world, words * 8L, 8, Info.NULL)
@@ -109,7 +102,7 @@ public final class SharedSync extends RankVerticle {
         })
         .compose(own -> {
           if (own.size() != words * 8L || own.dispUnit() != 8) {
-            fail("sharedQuery(%d) (own segment) has size %d and unit %d, expected %d and 8", rank, own.size(),
+            checks.fail("sharedQuery(%d) (own segment) has size %d and unit %d, expected %d and 8", rank, own.size(),
                 own.dispUnit(), words * 8L);
           }
           return win.sharedQuery(peer);
@@ -117,12 +110,12 @@ public final class SharedSync extends RankVerticle {
         .compose(seg -> {
           theirs = seg.memory();
           if (seg.size() != words * 8L || seg.dispUnit() != 8) {
-            fail("sharedQuery(%d) (peer segment) has size %d and unit %d, expected %d and 8", peer, seg.size(),
+            checks.fail("sharedQuery(%d) (peer segment) has size %d and unit %d, expected %d and 8", peer, seg.size(),
                 seg.dispUnit(), words * 8L);
           }
           return win.lockAll(Mode.NOCHECK);
         })
-        .compose(v -> loop(rounds, isA ? this::roundA : this::roundB))
+        .compose(v -> Spin.times(rounds, isA ? this::roundA : this::roundB))
         .compose(v -> win.unlockAll())
         .compose(v -> win.free())
         .compose(v -> report());
@@ -177,8 +170,8 @@ public final class SharedSync extends RankVerticle {
 
   private void checkMessage(String who, Status st, long got, int round, int tag) {
     if (st.source() != peer || st.tag() != tag || st.count() != 1 || got != round) {
-      fail("%s round %d: received %d with status %s, expected round %d from rank %d, tag %d, count 1", who, round,
-          got, st, round, peer, tag);
+      checks.fail("%s round %d: received %d with status %s, expected round %d from rank %d, tag %d, count 1", who,
+          round, got, st, round, peer, tag);
     }
   }
 
@@ -188,15 +181,15 @@ public final class SharedSync extends RankVerticle {
       loads++;
       long expected = value(pair, round, k, fromA);
       if (got != expected) {
-        fail("%s, round %d: word %d = %#x, expected %#x", what, round, k, got, expected);
+        checks.fail("%s, round %d: word %d = %#x, expected %#x", what, round, k, got, expected);
         return;
       }
     }
   }
 
   private Future<Void> report() {
-    return world.allreduce((long) failures.size(), Op.SUM)
-        .compose(total -> total != 0 ? failAll(total) : world.allreduce(loads, Op.SUM))
+    return checks.verdict(world, "shared-sync")
+        .compose(v -> world.allreduce(loads, Op.SUM))
         .compose(totalLoads -> {
           if (rank == 0) {
             System.out.printf("shared-sync: verified %d pair(s) x %d rounds x %d words in both directions "
@@ -205,74 +198,5 @@ public final class SharedSync extends RankVerticle {
           }
           return Future.<Void>succeededFuture();
         });
-  }
-
-  // ------------------------------------------------------------------ helpers
-
-  private void fail(String format, Object... args) {
-    failures.add("rank " + rank + ": " + String.format(format, args));
-  }
-
-  /** Every rank learns every rank's first failure, then fails with all of them. */
-  private <T> Future<T> failAll(long total) {
-    String text = failures.isEmpty() ? "" : failures.size() + " failed, first: " + failures.get(0);
-    byte[] bytes = Arrays.copyOf(text.getBytes(StandardCharsets.UTF_8), REPORT_BYTES);
-    byte[] all = new byte[REPORT_BYTES * world.size()];
-    return world.allgather(bytes, 0, REPORT_BYTES, Datatype.BYTE, all, 0, REPORT_BYTES, Datatype.BYTE)
-        .compose(v -> {
-          StringBuilder sb = new StringBuilder("shared-sync: " + total + " check(s) failed");
-          for (int r = 0; r < world.size(); r++) {
-            int end = r * REPORT_BYTES;
-            while (end < (r + 1) * REPORT_BYTES && all[end] != 0) {
-              end++;
-            }
-            if (end > r * REPORT_BYTES) {
-              sb.append("; ").append(new String(all, r * REPORT_BYTES, end - r * REPORT_BYTES,
-                  StandardCharsets.UTF_8));
-            }
-          }
-          return Future.failedFuture(new RmaException(ErrorClass.OTHER, sb.toString()));
-        });
-  }
-
-  /** A round of the DO loop, given its number. */
-  private interface Round {
-    Future<Void> run(int round);
-  }
-
-  /** Runs rounds 0..times-1 one after the other, each from a fresh event-loop task. */
-  private static Future<Void> loop(int times, Round body) {
-    int[] i = {0};
-    Supplier<Future<Boolean>> step = () -> {
-      if (i[0] >= times) {
-        return Future.succeededFuture(true);
-      }
-      return body.run(i[0]++).map(v -> false);
-    };
-    Context ctx = Vertx.currentContext();
-    Promise<Void> done = Promise.promise();
-    iterate(ctx, step, done);
-    return done.future();
-  }
-
-  private static void iterate(Context ctx, Supplier<Future<Boolean>> step, Promise<Void> done) {
-    Future<Boolean> f;
-    try {
-      f = step.get();
-    } catch (RuntimeException e) {
-      done.fail(e);
-      return;
-    }
-    f.onComplete(ar -> {
-      if (ar.failed()) {
-        done.fail(ar.cause());
-      } else if (Boolean.TRUE.equals(ar.result())) {
-        done.complete();
-      } else if (ctx != null) {
-        ctx.runOnContext(v -> iterate(ctx, step, done));
-      } else {
-        iterate(ctx, step, done);
-      }
-    });
   }
 }

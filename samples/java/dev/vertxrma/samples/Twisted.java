@@ -104,8 +104,8 @@ public final class Twisted extends RankVerticle {
     x = initial(mx, my);
     bufs = new double[my + 1];
     bufr = new double[my + 1];
-    return loopA(0)
-        .compose(v -> loopB(0))
+    return Spin.times(nprocs, this::loopA)
+        .compose(v -> Spin.times(nprocs, this::loopB))
         .compose(v -> ireqs)
         .compose(v -> verify());
   }
@@ -152,9 +152,6 @@ public final class Twisted extends RankVerticle {
 
   /** One iteration of Loop A: block row ix, block column iy = (ix + myrank) mod nprocs. */
   private Future<Void> loopA(int ix) {
-    if (ix == nprocs) {
-      return Future.succeededFuture();
-    }
     int iy = (ix + myrank) % nprocs;
     int ista = is[ix];
     int iend = ie[ix];
@@ -188,15 +185,12 @@ public final class Twisted extends RankVerticle {
         }
         ireqs = world.isend(bufs, jsta, jlen, Datatype.DOUBLE, iprev, TAG);
       }
-      return loopA(ix + 1);
+      return Future.succeededFuture();
     });
   }
 
   /** One iteration of Loop B: block column iy, block row ix = (iy + nprocs - myrank) mod nprocs. */
   private Future<Void> loopB(int iy) {
-    if (iy == nprocs) {
-      return Future.succeededFuture();
-    }
     int ix = (iy + nprocs - myrank) % nprocs;
     int ista = is[ix];
     int iend = ie[ix];
@@ -221,7 +215,7 @@ public final class Twisted extends RankVerticle {
       if (iy != nprocs - 1) {
         ireqs = world.isend(x, at(ista, jend), ilen, Datatype.DOUBLE, inext, TAG);
       }
-      return loopB(iy + 1);
+      return Future.succeededFuture();
     });
   }
 
