@@ -1,5 +1,6 @@
 package dev.vertxrma.coll;
 
+import static dev.vertxrma.testing.RmaAssertions.expectError;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -61,21 +62,6 @@ class CollectivesTest {
       chain = chain.compose(v -> s.get().mapEmpty());
     }
     return chain;
-  }
-
-  /** Succeeds when {@code f} failed with {@code cls} and a message holding every fragment. */
-  static Future<Void> expectError(Future<?> f, ErrorClass cls, String... fragments) {
-    return f.transform(ar -> {
-      if (ar.succeeded()) {
-        throw new AssertionError("expected " + cls + " but the call succeeded");
-      }
-      RmaException e = assertInstanceOf(RmaException.class, ar.cause());
-      assertEquals(cls, e.errorClass(), e.getMessage());
-      for (String s : fragments) {
-        assertTrue(e.getMessage().contains(s), "message '" + e.getMessage() + "' should contain '" + s + "'");
-      }
-      return DONE;
-    });
   }
 
   // ------------------------------------------------------------------ per-rank inputs

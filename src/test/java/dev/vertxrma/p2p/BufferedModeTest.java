@@ -1,5 +1,6 @@
 package dev.vertxrma.p2p;
 
+import static dev.vertxrma.testing.RmaAssertions.expectError;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -30,21 +31,6 @@ class BufferedModeTest {
 
   private static final Future<Void> DONE = Future.succeededFuture();
   private static final int OVH = Comm.BSEND_OVERHEAD;
-
-  /** Succeeds when {@code f} failed with {@code cls} and a message holding every fragment. */
-  static Future<Void> expectError(Future<?> f, ErrorClass cls, String... fragments) {
-    return f.transform(ar -> {
-      if (ar.succeeded()) {
-        throw new AssertionError("expected " + cls + " but the call succeeded with " + ar.result());
-      }
-      RmaException e = assertInstanceOf(RmaException.class, ar.cause());
-      assertEquals(cls, e.errorClass(), e.getMessage());
-      for (String s : fragments) {
-        assertTrue(e.getMessage().contains(s), "message '" + e.getMessage() + "' should contain '" + s + "'");
-      }
-      return DONE;
-    });
-  }
 
   /** Five 10-int messages from rank 0 to rank 1 through the attached buffer; detach; check. */
   private static Future<?> fiveMessagesThenDetach(Comm world, Object buffer, int size) {

@@ -1,5 +1,7 @@
 package dev.vertxrma.runtime;
 
+import static dev.vertxrma.testing.RmaAssertions.expectError;
+import static dev.vertxrma.testing.RmaAssertions.assertError;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -41,26 +43,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 class ErrorsTest {
 
   private static final Future<Void> DONE = Future.succeededFuture();
-
-  /** Succeeds when {@code f} failed with {@code cls} and a message holding every fragment. */
-  static Future<Void> expectError(Future<?> f, ErrorClass cls, String... fragments) {
-    return f.transform(ar -> {
-      if (ar.succeeded()) {
-        throw new AssertionError("expected " + cls + " but the call succeeded");
-      }
-      assertError(ar.cause(), cls, fragments);
-      return DONE;
-    });
-  }
-
-  static RmaException assertError(Throwable t, ErrorClass cls, String... fragments) {
-    RmaException e = assertInstanceOf(RmaException.class, t, "expected an RmaException, got " + t);
-    assertEquals(cls, e.errorClass(), e.getMessage());
-    for (String s : fragments) {
-      assertTrue(e.getMessage().contains(s), "message '" + e.getMessage() + "' should contain '" + s + "'");
-    }
-    return e;
-  }
 
   static Future<Void> sequence(List<Supplier<Future<?>>> steps) {
     Future<Void> chain = DONE;

@@ -1,5 +1,6 @@
 package dev.vertxrma.win;
 
+import static dev.vertxrma.testing.RmaAssertions.expectError;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -27,16 +28,6 @@ import org.opentest4j.AssertionFailedError;
  * RMA_FLAVOR and RMA_ATTACH misuse, and the life cycle of the attached stores.
  */
 class DynamicWindowTest {
-
-  /** Succeeds iff {@code f} failed with an {@link RmaException} of {@code ec} whose message has every fragment. */
-  static Future<Void> expectError(Future<?> f, ErrorClass ec, String... fragments) {
-    return f.transform(ar -> {
-      if (ar.succeeded()) {
-        return Future.failedFuture(new AssertionFailedError("expected " + ec + " but the call succeeded"));
-      }
-      return check(ar.cause(), ec, fragments);
-    });
-  }
 
   private static Future<Void> check(Throwable e, ErrorClass ec, String... fragments) {
     if (!(e instanceof RmaException)) {

@@ -1,5 +1,6 @@
 package dev.vertxrma.win;
 
+import static dev.vertxrma.testing.RmaAssertions.expectError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.vertxrma.Datatype;
@@ -24,31 +25,6 @@ import org.opentest4j.AssertionFailedError;
  * idiom), RMA operations on the same window, a size-0 segment, and RMA_FLAVOR on other windows.
  */
 class SharedWindowTest {
-
-  /** Succeeds iff {@code f} failed with an {@link RmaException} of {@code ec} whose message has every fragment. */
-  static Future<Void> expectError(Future<?> f, ErrorClass ec, String... fragments) {
-    return f.transform(ar -> {
-      if (ar.succeeded()) {
-        return Future.failedFuture(new AssertionFailedError("expected " + ec + " but the call succeeded"));
-      }
-      Throwable e = ar.cause();
-      if (!(e instanceof RmaException)) {
-        return Future.failedFuture(new AssertionFailedError("expected RmaException " + ec + ", got " + e, e));
-      }
-      RmaException re = (RmaException) e;
-      if (re.errorClass() != ec) {
-        return Future.failedFuture(new AssertionFailedError("expected " + ec + ", got " + re.errorClass() + ": "
-            + re.getMessage(), re));
-      }
-      for (String s : fragments) {
-        if (!re.getMessage().contains(s)) {
-          return Future.failedFuture(new AssertionFailedError("message of " + ec + " lacks '" + s + "': "
-              + re.getMessage(), re));
-        }
-      }
-      return Future.succeededFuture();
-    });
-  }
 
   /** Every rank's segment, in rank order. */
   private static Future<List<Win.SharedSegment>> segments(Win win) {
