@@ -110,6 +110,11 @@ public final class RankProcess implements Endpoint {
 
   /** Handles one incoming frame on the rank's context. Frames from the network are untrusted. */
   void deliver(Frame f) {
+    if (f.type == FrameType.INVALID) {
+      LOG.warn("rank " + rank + " dropped a malformed frame from the network: "
+          + new String(f.payload, StandardCharsets.UTF_8));
+      return;
+    }
     if (f.src < 0 || f.src >= job.np() || f.type < 0 || f.type >= handlers.length) {
       LOG.warn("rank " + rank + " dropped frame with invalid source or type: " + f);
       return;

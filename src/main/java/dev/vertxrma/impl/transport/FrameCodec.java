@@ -34,10 +34,21 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
     encode(buffer, f);
   }
 
+  /**
+   * Decodes a frame received from another node. Never throws into the event bus's network layer:
+   * a malformed frame becomes an {@link FrameType#INVALID} frame whose payload says what was wrong,
+   * which the receiving rank logs and drops.
+   */
   @Override
   public Frame decodeFromWire(int pos, Buffer buffer) {
-    // the event bus already framed this message with its own length prefix
-    return decode(buffer, pos, buffer.length());
+    try {
+      return decode(buffer, pos, buffer.length());
+    } catch (RmaException e) {
+      Frame invalid = new Frame();
+      invalid.type = FrameType.INVALID;
+      invalid.payload = e.getMessage().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      return invalid;
+    }
   }
 
   @Override

@@ -7,6 +7,8 @@ public final class FrameType {
   private FrameType() {
   }
 
+  /** A frame that failed to decode (never sent; made by {@link FrameCodec#decodeFromWire}). */
+  public static final byte INVALID = 0;
   /** Reply to a frame that carried a correlation id: {@code code} is 0 or an error class code. */
   public static final byte REPLY = 1;
   /** Point-to-point message (standard/buffered mode): ctx, tag, payload; corr != 0 asks for an arrival ack. */
@@ -39,6 +41,7 @@ public final class FrameType {
   /** Human-readable name of a type code, for messages and logs. */
   public static String name(byte type) {
     switch (type) {
+      case INVALID: return "INVALID";
       case REPLY: return "REPLY";
       case SEND: return "SEND";
       case SSEND: return "SSEND";
@@ -56,8 +59,8 @@ public final class FrameType {
     }
   }
 
-  /** Whether the code is one this version understands. */
+  /** Whether the code is one this version understands and that may travel on the wire. */
   public static boolean isKnown(byte type) {
-    return !name(type).startsWith("type#");
+    return type != INVALID && !name(type).startsWith("type#");
   }
 }
