@@ -93,14 +93,8 @@ public final class DynamicMemory implements TargetMemory {
 
   @Override
   public long addressOf(long start, long lo, long hi, String what) {
-    long first;
-    long end;
-    try {
-      first = Math.addExact(start, lo);
-      end = Math.addExact(start, hi);
-    } catch (ArithmeticException e) {
-      throw RmaException.of(ErrorClass.RMA_RANGE, "%s: address 0x%x overflows", what, start);
-    }
+    long first = TargetMemory.offset(start, lo, what);
+    long end = TargetMemory.offset(start, hi, what);
     Map.Entry<Long, Region> e = regions.floorEntry(first);
     if (e == null || first > end || end > e.getValue().address + e.getValue().length) {
       throw RmaException.of(ErrorClass.RMA_RANGE, "%s: bytes [0x%x, 0x%x) are not inside one attached region "

@@ -24,4 +24,17 @@ public interface TargetMemory {
 
   /** Size in bytes (0 for a dynamic window). */
   long size();
+
+  /**
+   * {@code start + delta} with overflow check: {@link dev.vertxrma.ErrorClass#RMA_RANGE} naming
+   * {@code what} if it overflows 64 bits.
+   */
+  static long offset(long start, long delta, String what) {
+    try {
+      return Math.addExact(start, delta);
+    } catch (ArithmeticException e) {
+      throw dev.vertxrma.RmaException.of(dev.vertxrma.ErrorClass.RMA_RANGE, "%s: displacement %d + %d overflows",
+          what, start, delta);
+    }
+  }
 }

@@ -93,14 +93,8 @@ public final class WindowMemory implements TargetMemory {
 
   @Override
   public long addressOf(long start, long lo, long hi, String what) {
-    long first;
-    long end;
-    try {
-      first = Math.addExact(start, lo);
-      end = Math.addExact(start, hi);
-    } catch (ArithmeticException e) {
-      throw RmaException.of(ErrorClass.RMA_RANGE, "%s: byte offset %d overflows", what, start);
-    }
+    long first = TargetMemory.offset(start, lo, what);
+    long end = TargetMemory.offset(start, hi, what);
     if (first < 0 || end > size || first > end) {
       throw RmaException.of(ErrorClass.RMA_RANGE, "%s: bytes [%d, %d) exceed window size %d", what, first, end, size);
     }

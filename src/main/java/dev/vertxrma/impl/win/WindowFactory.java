@@ -47,25 +47,26 @@ public final class WindowFactory {
     return DynamicMemory.address(memory, offset);
   }
 
-  private static WorldComm world(Comm comm) {
+  /**
+   * Runs a window-creating body on {@code comm}'s rank context after the checks every flavor
+   * shares (a vertx-rma communicator, a positive displacement unit).
+   */
+  private static Future<Win> collective(Comm comm, int dispUnit, java.util.function.Function<WorldComm, Future<Win>> body) {
     if (!(comm instanceof WorldComm)) {
-      throw new RmaException(ErrorClass.COMM, "not a vertx-rma communicator: " + comm);
+      return Future.failedFuture(new RmaException(ErrorClass.COMM, "not a vertx-rma communicator: " + comm));
     }
-    return (WorldComm) comm;
-  }
-
-  private static Future<Win> build(Comm comm, int dispUnit, Info info, Win.Flavor flavor,
-      Supplier<WindowMemory> memory) {
-    WorldComm wc;
-    try {
-      wc = world(comm);
-    } catch (RmaException e) {
-      return Future.failedFuture(e);
-    }
+    WorldComm wc = (WorldComm) comm;
     return wc.call(() -> {
       if (dispUnit <= 0) {
         throw RmaException.of(ErrorClass.ARG, "displacement unit %d must be positive", dispUnit);
       }
+      return body.apply(wc);
+    });
+  }
+
+  private static Future<Win> build(Comm comm, int dispUnit, Info info, Win.Flavor flavor,
+      Supplier<WindowMemory> memory) {
+    return collective(comm, dispUnit, wc -> {
       WindowRegistry registry = WindowRegistry.of(wc.process());
       WindowMemory mem = memory.get();
       DynamicMemory dyn = flavor == Win.Flavor.DYNAMIC ? new DynamicMemory() : null;
@@ -85,16 +86,7 @@ public final class WindowFactory {
    * file, every rank maps it, and the file is unlinked once all have mapped it.
    */
   public static Future<Win> allocateShared(Comm comm, long size, int dispUnit, Info info) {
-    WorldComm wc;
-    try {
-      wc = world(comm);
-    } catch (RmaException e) {
-      return Future.failedFuture(e);
-    }
-    return wc.call(() -> {
-      if (dispUnit <= 0) {
-        throw RmaException.of(ErrorClass.ARG, "displacement unit %d must be positive", dispUnit);
-      }
+    return collective(comm, dispUnit, wc -> {
       if (size < 0) {
         throw RmaException.of(ErrorClass.ARG, "window size %d is negative", size);
       }
