@@ -37,7 +37,7 @@ public final class JobRuntime {
     this.startupTimeoutMs = startupTimeoutMs;
     this.waitTimeoutMs = waitTimeoutMs;
     this.localRanks = new AtomicReferenceArray<>(np);
-    this.transport = new Transport(vertx.eventBus(), jobName, np, this::localSink);
+    this.transport = new Transport(vertx.eventBus(), jobName, np, this::localSink, this::inlineSink);
     this.membership = ClusterMembership.watch(vertx, this::nodeLeft);
   }
 
@@ -136,6 +136,11 @@ public final class JobRuntime {
   private Consumer<Frame> localSink(int rank) {
     RankProcess p = localRanks.get(rank);
     return p == null ? null : p.sink();
+  }
+
+  private Consumer<Frame> inlineSink(int rank) {
+    RankProcess p = localRanks.get(rank);
+    return p == null ? null : p.inlineSink();
   }
 
   void register(RankProcess rank) {

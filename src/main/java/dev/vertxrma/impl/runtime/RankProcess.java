@@ -37,7 +37,8 @@ public final class RankProcess implements Endpoint {
   private final List<Consumer<RmaException>> failureListeners = new ArrayList<>();
   private final List<Runnable> closeHooks = new ArrayList<>();
   private final Consumer<Frame> sink;
-  private final java.util.Map<Class<?>, Object> services = new java.util.HashMap<>();
+  private final Consumer<Frame> inlineSink = this::deliver;
+  private final java.util.Map<Class<?>, Object> services = new java.util.concurrent.ConcurrentHashMap<>();
   private MessageConsumer<Frame> consumer;
   private RmaException failure;
 
@@ -108,7 +109,18 @@ public final class RankProcess implements Endpoint {
     return sink;
   }
 
-  /** Handles one incoming frame on the rank's context. Frames from the network are untrusted. */
+  /**
+   * Handles an RMA operation frame on the caller's thread. Only the window engines receive frames
+   * this way; they serialize every access to a window's target-side state and memory.
+   */
+  Consumer<Frame> inlineSink() {
+    return inlineSink;
+  }
+
+  /**
+   * Handles one incoming frame: on the rank's context, or — for an RMA operation from a rank of the
+   * same Vert.x instance — on the origin's thread. Frames from the network are untrusted.
+   */
   void deliver(Frame f) {
     if (f.type == FrameType.INVALID) {
       LOG.warn("rank " + rank + " dropped a malformed frame from the network: "

@@ -25,6 +25,7 @@ public final class PscwEpoch {
   private Group accessGroup;
   private Promise<Void> startPromise;
   private boolean startNoCheck;
+  private boolean startSatisfied;
   // exposure side
   private Group exposureGroup;
   private final int[] processed;
@@ -70,19 +71,24 @@ public final class PscwEpoch {
     checkStart(group);
     accessGroup = group;
     startNoCheck = noCheck;
+    startSatisfied = false;
     startPromise = context.promise();
-    tryStart();
+    tryStart(false);
     return startPromise.future();
   }
 
   /** A POST from {@code src} arrived. */
   public void onPost(int src) {
     postsReceived[src]++;
-    tryStart();
+    tryStart(true);
   }
 
-  private void tryStart() {
-    if (startPromise == null || startPromise.future().isComplete()) {
+  /**
+   * Completes start once every member posted: at once when called from start itself (NOCHECK, or
+   * the posts were already here), from a task of its own when a POST arrives under the window lock.
+   */
+  private void tryStart(boolean deferred) {
+    if (startPromise == null || startSatisfied) {
       return;
     }
     if (!startNoCheck) {
@@ -95,7 +101,27 @@ public final class PscwEpoch {
         postsReceived[m]--;
       }
     }
-    startPromise.complete();
+    startSatisfied = true;
+    if (deferred) {
+      completeLater(startPromise, null);
+    } else {
+      startPromise.complete();
+    }
+  }
+
+  /**
+   * Completes a synchronization promise from a task of its own: this state is changed under the
+   * window's target-side lock, and the caller's continuation (which may issue operations into
+   * other windows) must never run while that lock is held.
+   */
+  private void completeLater(Promise<Void> p, RmaException failure) {
+    context.runOnContext(v -> {
+      if (failure == null) {
+        p.tryComplete();
+      } else {
+        p.tryFail(failure);
+      }
+    });
   }
 
   /** The future of the current start (complete waits for it); fails RMA_SYNC without start. */
@@ -115,10 +141,10 @@ public final class PscwEpoch {
   /** Fails a pending start (window freed, job failed). */
   public void fail(RmaException cause) {
     if (startPromise != null) {
-      startPromise.tryFail(cause);
+      completeLater(startPromise, cause);
     }
     if (waitPromise != null) {
-      waitPromise.tryFail(cause);
+      completeLater(waitPromise, cause);
     }
   }
 
@@ -149,7 +175,8 @@ public final class PscwEpoch {
 
   /**
    * Target side: counts an operation from {@code src} and checks it is allowed now;
-   * RMA_SYNC if this rank has not posted to {@code src}.
+   * RMA_SYNC if this rank has not posted to {@code src}. The caller applies the operation and then
+   * calls {@link #operationDone()}, so that waitFor never completes before the data is in place.
    */
   public void admit(int src) {
     processed[src]++;
@@ -157,6 +184,10 @@ public final class PscwEpoch {
       throw RmaException.of(ErrorClass.RMA_SYNC, "operation from rank %d reached rank %d, which has not posted its "
           + "window to it (exposure group %s)", src, rank, exposureGroup == null ? "none" : exposureGroup);
     }
+  }
+
+  /** Target side: an admitted operation has been applied (or rejected). */
+  public void operationDone() {
     checkWaitDone();
   }
 
@@ -181,21 +212,22 @@ public final class PscwEpoch {
 
   private void checkWaitDone() {
     if (exposureGroup != null && waitPromise != null && allDone()) {
-      waitPromise.tryComplete();
+      completeLater(waitPromise, null);
     }
   }
 
-  /** Completes when every member completed; then the exposure epoch is over. */
+  /** Completes when every member completed; the caller then ends the epoch with {@link #endExposure()}. */
   public Future<Void> waitFor() {
     if (exposureGroup == null) {
       throw RmaException.of(ErrorClass.RMA_SYNC, "waitFor at rank %d without a matching post", rank);
     }
     checkWaitDone();
-    return waitPromise.future().andThen(ar -> {
-      if (ar.succeeded()) {
-        exposureGroup = null;
-      }
-    });
+    return waitPromise.future();
+  }
+
+  /** Ends the exposure epoch after waitFor completed. */
+  public void endExposure() {
+    exposureGroup = null;
   }
 
   /** MPI_Win_test: whether waitFor would complete now; if so the exposure epoch ends. */
@@ -204,7 +236,7 @@ public final class PscwEpoch {
       throw RmaException.of(ErrorClass.RMA_SYNC, "test at rank %d without a matching post", rank);
     }
     if (allDone()) {
-      waitPromise.tryComplete();
+      completeLater(waitPromise, null);
       exposureGroup = null;
       return true;
     }

@@ -38,6 +38,11 @@ public final class FrameType {
   /** Passive target: unlock; reply when released (after every earlier operation). */
   public static final byte UNLOCK = 23;
 
+  /** Whether the frame is an RMA operation on a window (put, get, accumulate, get-accumulate, CAS). */
+  public static boolean isOperation(byte type) {
+    return type >= PUT && type <= CAS;
+  }
+
   /** Human-readable name of a type code, for messages and logs. */
   public static String name(byte type) {
     switch (type) {

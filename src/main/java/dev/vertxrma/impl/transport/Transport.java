@@ -17,6 +17,7 @@ public final class Transport {
   private final EventBus bus;
   private final String jobName;
   private final IntFunction<Consumer<Frame>> localSinks;
+  private final IntFunction<Consumer<Frame>> inlineSinks;
   private final String[] addresses;
 
   /**
@@ -25,11 +26,15 @@ public final class Transport {
    * @param size number of ranks
    * @param localSinks for a rank, the sink that delivers on its event loop if it lives in this
    *     Vert.x instance, else {@code null}
+   * @param inlineSinks for a rank in this Vert.x instance, the sink that handles an RMA operation
+   *     frame at once on the calling thread (the target window serializes it under its own lock)
    */
-  public Transport(EventBus bus, String jobName, int size, IntFunction<Consumer<Frame>> localSinks) {
+  public Transport(EventBus bus, String jobName, int size, IntFunction<Consumer<Frame>> localSinks,
+      IntFunction<Consumer<Frame>> inlineSinks) {
     this.bus = bus;
     this.jobName = jobName;
     this.localSinks = localSinks;
+    this.inlineSinks = inlineSinks;
     this.addresses = new String[size];
     for (int r = 0; r < size; r++) {
       addresses[r] = address(jobName, r);
@@ -51,9 +56,13 @@ public final class Transport {
     return localSinks.apply(rank) != null;
   }
 
-  /** Sends {@code frame} to {@code dst}. */
+  /**
+   * Sends {@code frame} to {@code dst}. An RMA operation for a rank of this Vert.x instance is
+   * applied right here on the origin's thread (no hop to the target's event loop and back: the
+   * same-JVM fast path); other local frames go to the rank's event loop; the rest over the bus.
+   */
   public void send(int dst, Frame frame) {
-    Consumer<Frame> local = localSinks.apply(dst);
+    Consumer<Frame> local = FrameType.isOperation(frame.type) ? inlineSinks.apply(dst) : localSinks.apply(dst);
     if (local != null) {
       local.accept(frame);
     } else {

@@ -64,6 +64,12 @@ final class WinImpl implements Win {
   private final CompletionTracker tracker;
   private final FenceEpoch fence = new FenceEpoch();
   private final PscwEpoch pscw;
+  /**
+   * Guards the target side — fence and PSCW exposure state, the lock queue, the memory and its
+   * release — because same-JVM origins apply their operations on their own threads. Held only
+   * for the short, non-blocking steps of admitting and applying one frame.
+   */
+  private final Object targetSide = new Object();
   private final PassiveEpoch passive;
   private final LockManager locks;
   private final boolean noLocks;
@@ -525,9 +531,11 @@ final class WinImpl implements Win {
           : tracker.flushAll().compose(v -> coll.barrier());
       return rp.withTimeout(closing, "fence").compose(v -> {
         tracker.resetEpochCounts();
-        fence.advance(!noSucceed, this::applyOp, held -> rp.reply(held, ErrorClass.RMA_SYNC, String.format(
-            "operation from rank %d belongs to fence epoch %d, which rank %d closed with NOSUCCEED (mismatched "
-            + "fences)", held.src, held.epoch, rank)));
+        synchronized (targetSide) {
+          fence.advance(!noSucceed, this::applyOp, held -> rp.reply(held, ErrorClass.RMA_SYNC, String.format(
+              "operation from rank %d belongs to fence epoch %d, which rank %d closed with NOSUCCEED (mismatched "
+              + "fences)", held.src, held.epoch, rank)));
+        }
         return reportEpochError();
       });
     });
@@ -545,7 +553,9 @@ final class WinImpl implements Win {
         throw RmaException.of(ErrorClass.RMA_SYNC, "%s at rank %d while a fence epoch with operations is open: end it "
             + "with fence(NOSUCCEED) first", call, rank);
       }
-      fence.close();
+      synchronized (targetSide) {
+        fence.close();
+      }
     }
   }
 
@@ -567,9 +577,13 @@ final class WinImpl implements Win {
         throw new RmaException(ErrorClass.GROUP, "post group is null");
       }
       checkNotPassive("post");
-      pscw.checkPost(group);
+      synchronized (targetSide) {
+        pscw.checkPost(group);
+      }
       leaveFenceMode("post");
-      pscw.post(group);
+      synchronized (targetSide) {
+        pscw.post(group);
+      }
       if ((bits & Mode.NOCHECK.bit()) == 0) {
         for (int m : group.ranks()) {
           rp.send(m, Frame.of(FrameType.POST, rank, id));
@@ -618,7 +632,18 @@ final class WinImpl implements Win {
   public Future<Void> waitFor() {
     return comm.call(() -> {
       checkLive("waitFor");
-      return rp.withTimeout(pscw.waitFor(), "waitFor (waiting for complete from " + pscw.exposureGroup() + ")");
+      Future<Void> done;
+      synchronized (targetSide) {
+        done = pscw.waitFor();
+      }
+      return rp.withTimeout(done, "waitFor (waiting for complete from " + pscw.exposureGroup() + ")")
+          .andThen(ar -> {
+            if (ar.succeeded()) {
+              synchronized (targetSide) {
+                pscw.endExposure();
+              }
+            }
+          });
     });
   }
 
@@ -626,7 +651,9 @@ final class WinImpl implements Win {
   public Future<Boolean> test() {
     return comm.call(() -> {
       checkLive("test");
-      return rp.context().succeededFuture(pscw.test());
+      synchronized (targetSide) {
+        return rp.context().succeededFuture(pscw.test());
+      }
     });
   }
 
@@ -887,6 +914,12 @@ final class WinImpl implements Win {
   // ------------------------------------------------------------------ target side
 
   void onFrame(Frame f) {
+    synchronized (targetSide) {
+      onFrameLocked(f);
+    }
+  }
+
+  private void onFrameLocked(Frame f) {
     switch (f.type) {
       case FrameType.POST:
         pscw.onPost(f.src);
@@ -914,8 +947,13 @@ final class WinImpl implements Win {
         }
         break;
       case SYNC_PSCW:
-        pscw.admit(f.src);
-        break;
+        try {
+          pscw.admit(f.src);
+          applyOp(f);
+        } finally {
+          pscw.operationDone();
+        }
+        return;
       case SYNC_PASSIVE:
         if (f.epoch != 1 && !locks.holds(f.src)) {
           throw RmaException.of(ErrorClass.RMA_SYNC, "operation from rank %d reached rank %d without a lock on "
@@ -968,6 +1006,12 @@ final class WinImpl implements Win {
 
   /** Releases the memory and leaves the registry at once (free, or rank shutdown). */
   void releaseNow() {
+    synchronized (targetSide) {
+      releaseLocked();
+    }
+  }
+
+  private void releaseLocked() {
     if (freed) {
       return;
     }
@@ -992,7 +1036,9 @@ final class WinImpl implements Win {
 
   /** The job failed: fail pending synchronizations. */
   void fail(RmaException cause) {
-    pscw.fail(cause);
+    synchronized (targetSide) {
+      pscw.fail(cause);
+    }
   }
 
 

@@ -8,7 +8,6 @@ import dev.vertxrma.impl.transport.FrameType;
 import io.vertx.core.internal.logging.Logger;
 import io.vertx.core.internal.logging.LoggerFactory;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -24,7 +23,8 @@ final class WindowRegistry {
       FrameType.CAS, FrameType.POST, FrameType.COMPLETE, FrameType.LOCK, FrameType.UNLOCK};
 
   private final RankProcess process;
-  private final Map<Integer, WinImpl> windows = new HashMap<>();
+  /** Read by origin threads delivering same-JVM operations inline, hence concurrent. */
+  private final Map<Integer, WinImpl> windows = new java.util.concurrent.ConcurrentHashMap<>();
   private int lastId;
 
   private WindowRegistry(RankProcess process) {
