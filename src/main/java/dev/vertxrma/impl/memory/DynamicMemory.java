@@ -76,11 +76,6 @@ public final class DynamicMemory implements TargetMemory {
     regions.clear();
   }
 
-  /** Number of attached regions. */
-  public int regionCount() {
-    return regions.size();
-  }
-
   @Override
   public Object base() {
     return null;

@@ -110,9 +110,4 @@ public final class WindowMemory implements TargetMemory {
     LIVE.decrementAndGet();
     releaser.run();
   }
-
-  /** Whether {@link #release()} was called. */
-  public boolean isReleased() {
-    return released;
-  }
 }

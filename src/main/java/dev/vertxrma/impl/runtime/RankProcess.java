@@ -141,7 +141,7 @@ public final class RankProcess implements Endpoint {
       handlers[f.type].accept(f);
     } catch (RmaException e) {
       if (f.corr != 0 && f.type != FrameType.REPLY) {
-        reply(f, e.errorClass(), stripClass(e));
+        replyError(f, e);
       } else {
         LOG.warn("rank " + rank + " rejected " + f + ": " + e.getMessage());
       }
@@ -243,8 +243,8 @@ public final class RankProcess implements Endpoint {
   }
 
   @Override
-  public void sendReply(int dst, Frame reply) {
-    transport.send(dst, reply);
+  public void replyError(Frame request, RmaException e) {
+    reply(request, e.errorClass(), stripClass(e));
   }
 
   @Override

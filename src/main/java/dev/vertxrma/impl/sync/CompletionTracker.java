@@ -87,18 +87,6 @@ public final class CompletionTracker {
     return Future.join(all).transform(ar -> context.succeededFuture());
   }
 
-  /** Whether operations are still outstanding. */
-  public boolean hasPending() {
-    for (List<Future<?>> ops : pending) {
-      for (Future<?> f : ops) {
-        if (!f.isComplete()) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
   /** The first failure since the last call, cleared; {@code null} if none. */
   public RmaException takeError() {
     RmaException e = firstError;

@@ -17,7 +17,6 @@ public final class FenceEpoch {
 
   private long epoch;
   private boolean open;
-  private boolean everFenced;
   private final ArrayDeque<Frame> early = new ArrayDeque<>();
 
   /** The current epoch number. */
@@ -30,11 +29,6 @@ public final class FenceEpoch {
     return open;
   }
 
-  /** Whether this rank has called fence on the window since creation. */
-  public boolean everFenced() {
-    return everFenced;
-  }
-
   /**
    * Moves to the next epoch ({@code open} unless NOSUCCEED) and hands the held operations of the
    * new epoch to {@code apply} in arrival order — or to {@code reject} if the new epoch is not
@@ -43,7 +37,6 @@ public final class FenceEpoch {
   public void advance(boolean openNext, Consumer<Frame> apply, Consumer<Frame> reject) {
     epoch++;
     open = openNext;
-    everFenced = true;
     int n = early.size();
     for (int i = 0; i < n; i++) {
       Frame f = early.pollFirst();

@@ -65,11 +65,6 @@ public final class LockManager {
     return exclusive == origin || shared.contains(origin);
   }
 
-  /** Whether any lock is held or requested. */
-  public boolean isBusy() {
-    return exclusive >= 0 || !shared.isEmpty() || !queue.isEmpty();
-  }
-
   private boolean queued(int origin) {
     for (Request r : queue) {
       if (r.origin == origin) {

@@ -38,8 +38,8 @@ public interface Endpoint {
   /** Answers a request with data. */
   void replyWith(Frame request, byte[] payload);
 
-  /** Sends a ready-made reply frame (same-JVM replies may carry local references). */
-  void sendReply(int dst, Frame reply);
+  /** Answers a request with the error {@code e} (its class and message, without the class prefix). */
+  void replyError(Frame request, RmaException e);
 
   /** Timeout in milliseconds for any wait (receive, barrier, epoch, lock). */
   long waitTimeoutMs();

@@ -38,11 +38,6 @@ public final class PendingReplies {
     return corr;
   }
 
-  /** Number of requests still waiting for a reply. */
-  public int size() {
-    return pending.size();
-  }
-
   /**
    * Completes the promise a reply frame answers: with the frame when its code is 0, otherwise
    * with the {@link RmaException} the target reported. Replies nobody waits for are ignored.

@@ -29,7 +29,6 @@ import dev.vertxrma.impl.sync.PassiveEpoch;
 import dev.vertxrma.impl.sync.PscwEpoch;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
-import dev.vertxrma.impl.transport.PendingReplies;
 import io.vertx.core.Future;
 import java.util.ArrayDeque;
 import java.util.function.Supplier;
@@ -973,15 +972,11 @@ final class WinImpl implements Win {
     try {
       out = RmaTarget.apply(f, target, dispUnit, rank);
     } catch (RmaException e) {
-      String m = e.getMessage();
-      String prefix = e.errorClass() + ": ";
-      rp.reply(f, e.errorClass(), m.startsWith(prefix) ? m.substring(prefix.length()) : m);
+      rp.replyError(f, e);
       return;
     }
     if (f.corr != 0) {
-      Frame r = PendingReplies.replyTo(f, rank, null, null);
-      r.payload = out;
-      rp.sendReply(f.src, r);
+      rp.replyWith(f, out);
     }
   }
 
