@@ -103,7 +103,9 @@ public final class CasMutex extends RankVerticle {
   }
 
   private Future<Void> pass() {
-    return acquire().compose(v -> criticalRegion()).compose(v -> release());
+    return acquire()
+        .compose(v -> CriticalSection.incrementShared(win, checks, A, INSIDE, counterRank, COUNTER))
+        .compose(v -> release());
   }
 
   /** while (r != 0) { r = MPI_Compare_and_swap(A, 0, rank+1); MPI_Win_flush(A) } */
@@ -119,32 +121,6 @@ public final class CasMutex extends RankVerticle {
             return r == 0;
           }));
     });
-  }
-
-  /** Occupancy in, counter = counter + 1 (get, flush, put, flush), occupancy out. */
-  private Future<Void> criticalRegion() {
-    long[] c = new long[1];
-    return win.fetchAndOp(1, A, INSIDE, Op.SUM)
-        .compose(old -> {
-          if (old != 0) {
-            checks.fail("critical region: %d other rank(s) already inside when this rank entered", old);
-          }
-          return win.flush(A);
-        })
-        .compose(v -> win.get(c, 0, 1, Datatype.LONG, counterRank, COUNTER))
-        .compose(v -> win.flush(counterRank))
-        .compose(v -> {
-          c[0]++;
-          return win.put(c, 0, 1, Datatype.LONG, counterRank, COUNTER);
-        })
-        .compose(v -> win.flush(counterRank))
-        .compose(v -> win.fetchAndOp(-1, A, INSIDE, Op.SUM))
-        .compose(old -> {
-          if (old != 1) {
-            checks.fail("critical region: occupancy was %d when this rank left, expected 1", old);
-          }
-          return win.flush(A);
-        });
   }
 
   /** r = MPI_Compare_and_swap(A, rank+1, 0); MPI_Win_flush(A); r must be rank+1. */

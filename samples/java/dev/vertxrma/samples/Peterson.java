@@ -122,7 +122,9 @@ public final class Peterson extends RankVerticle {
 
   /** Lock, critical region, unlock. */
   private Future<Void> pass() {
-    return lock().compose(v -> criticalRegion()).compose(v -> unlock());
+    return lock()
+        .compose(v -> CriticalSection.incrementShared(win, checks, A, INSIDE, B, COUNTER))
+        .compose(v -> unlock());
   }
 
   /** Raise my flag, give the turn away, wait while the other's flag is up and the turn is still the other's. */
@@ -159,32 +161,6 @@ public final class Peterson extends RankVerticle {
                   return false;
                 });
               }));
-        });
-  }
-
-  /** The non-atomic increment of C, inside occupancy checks. */
-  private Future<Void> criticalRegion() {
-    long[] c = new long[1];
-    return win.fetchAndOp(1, A, INSIDE, Op.SUM)
-        .compose(old -> {
-          if (old != 0) {
-            checks.fail("critical region: %d other rank(s) already inside when this rank entered", old);
-          }
-          return win.flush(A);
-        })
-        .compose(v -> win.get(c, 0, 1, Datatype.LONG, B, COUNTER))
-        .compose(v -> win.flush(B))
-        .compose(v -> {
-          c[0]++;
-          return win.put(c, 0, 1, Datatype.LONG, B, COUNTER);
-        })
-        .compose(v -> win.flush(B))
-        .compose(v -> win.fetchAndOp(-1, A, INSIDE, Op.SUM))
-        .compose(old -> {
-          if (old != 1) {
-            checks.fail("critical region: occupancy was %d when this rank left, expected 1", old);
-          }
-          return win.flush(A);
         });
   }
 
