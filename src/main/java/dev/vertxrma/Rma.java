@@ -1,10 +1,13 @@
 package dev.vertxrma;
 
+import dev.vertxrma.impl.runtime.CallLoop;
 import dev.vertxrma.impl.runtime.ClusterSupport;
 import dev.vertxrma.impl.runtime.JobRunner;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 /**
  * Entry point: runs a job of ranks, MPI-style ({@code mpirun}), embedded in this JVM or across
@@ -61,5 +64,39 @@ public final class Rma {
    */
   public static Future<Vertx> clusteredVertx(String clusterName) {
     return ClusterSupport.clusteredVertx(clusterName);
+  }
+
+  /**
+   * Runs {@code body.apply(0)}, ..., {@code body.apply(n - 1)} one after the other, each once the
+   * previous one's future has succeeded: a counted loop of calls, in constant stack whatever
+   * {@code n} is. Use it (or RxJava's {@code Flowable.range(0, n).concatMapCompletable(...)})
+   * instead of a recursive {@code compose}, which nests stack frames whenever a call completes
+   * at once. Calls that complete at once run back to back without an event-loop hop; every 64 of
+   * them the loop yields to the caller's context so its other tasks run.
+   *
+   * @param n    the number of iterations (0 completes at once)
+   * @param body the iteration: a call, or a chain of calls, returning a future
+   * @return completes when the last iteration's future has succeeded; fails with the first
+   *     iteration's failure (or exception thrown by {@code body}), after which no iteration runs
+   */
+  public static Future<Void> repeat(int n, IntFunction<? extends Future<?>> body) {
+    if (n < 0) {
+      return Future.failedFuture(new RmaException(ErrorClass.COUNT, "repeat count " + n + " is negative"));
+    }
+    int[] i = {0};
+    return CallLoop.until(() -> i[0] >= n ? Future.succeededFuture(true) : body.apply(i[0]++).map(false));
+  }
+
+  /**
+   * Runs {@code step} until its future completes with {@code true}: MPI's spin
+   * ({@code do { op; flush; } while (!condition)}) as a future, in constant stack, yielding to the
+   * caller's context every 64 steps that complete at once so that this rank keeps serving its
+   * window while it polls.
+   *
+   * @param step one poll; its future completes with {@code true} to stop
+   * @return completes after the step that returned {@code true}; fails with the first failure
+   */
+  public static Future<Void> repeatUntil(Supplier<? extends Future<Boolean>> step) {
+    return CallLoop.until(step::get);
   }
 }

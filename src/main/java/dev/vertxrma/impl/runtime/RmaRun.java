@@ -193,20 +193,27 @@ public final class RmaRun {
     }
   }
 
+  /**
+   * The command line that starts {@code mainClass} in a new JVM like this one: the same java
+   * executable, JVM flags and class path.
+   */
+  public static List<String> javaCommand(String mainClass) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+    cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(mainClass);
+    return cmd;
+  }
+
   private static int runJvms(Args a) {
-    String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-    List<String> jvmFlags = ManagementFactory.getRuntimeMXBean().getInputArguments();
     List<Process> procs = new ArrayList<>();
     try {
       for (int k = 0; k < a.jvms; k++) {
         int first = (int) ((long) k * a.np / a.jvms);
         int next = (int) ((long) (k + 1) * a.np / a.jvms);
-        List<String> cmd = new ArrayList<>();
-        cmd.add(java);
-        cmd.addAll(jvmFlags);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(RmaRun.class.getName());
+        List<String> cmd = javaCommand(RmaRun.class.getName());
         cmd.addAll(List.of("-np", String.valueOf(a.np), "--job", a.job, "--timeout", String.valueOf(a.timeoutSeconds),
             "--ranks", first + ":" + (next - first), a.program));
         cmd.addAll(a.programArgs);

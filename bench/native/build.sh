@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds build/rmabench_native (the MPICH baseline of rmabench) from rmabench_native.c when the
+# binary is missing or older than the source. Installs Debian's mpich and libmpich-dev first when
+# the MPICH compiler or launcher is missing. Silent on success. MPICC overrides the compiler.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+src="$here/rmabench_native.c"
+out="$here/build/rmabench_native"
+mpicc="${MPICC:-mpicc.mpich}"
+
+if ! command -v "$mpicc" >/dev/null 2>&1 || ! command -v mpiexec.mpich >/dev/null 2>&1; then
+    echo "rmabench: installing Debian's mpich and libmpich-dev for the MPICH baseline..." >&2
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mpich libmpich-dev >/dev/null
+fi
+
+if [[ ! -x "$out" || "$src" -nt "$out" ]]; then
+    mkdir -p "$here/build"
+    tmp="$out.tmp.$$"
+    trap 'rm -f "$tmp"' EXIT
+    "$mpicc" -std=c99 -O2 -Wall -Wextra -o "$tmp" "$src" -lm
+    mv -f "$tmp" "$out"
+fi

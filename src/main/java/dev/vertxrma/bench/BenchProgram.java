@@ -1,0 +1,201 @@
+package dev.vertxrma.bench;
+
+import dev.vertxrma.Comm;
+import dev.vertxrma.Datatype;
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.Group;
+import dev.vertxrma.Info;
+import dev.vertxrma.LockType;
+import dev.vertxrma.Mode;
+import dev.vertxrma.Op;
+import dev.vertxrma.RankProgram;
+import dev.vertxrma.Rma;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.Win;
+import io.vertx.core.Future;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The vertx-rma side of {@code rmabench}: a rank program that runs the requested benches one
+ * after the other in one job and prints, at rank 0, one {@code @row,...} line per bench and size
+ * (see {@link Row}). Started by {@link RmaBench} through {@code rmarun}; arguments are a
+ * {@link BenchPlan}. Every bench does exactly what {@code bench/native/rmabench_native.c} does
+ * with MPICH, so the two rows compare like with like.
+ */
+public final class BenchProgram implements RankProgram {
+
+  private static final int ORIGIN = 0;
+
+  @Override
+  public Future<?> run(Comm world, List<String> args) {
+    BenchPlan plan;
+    try {
+      plan = BenchPlan.parse(args);
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture(new RmaException(ErrorClass.ARG, e.getMessage()));
+    }
+    if (world.size() < 2 && plan.points().stream().anyMatch(p -> p.bench().oneSided())) {
+      return Future.failedFuture(new RmaException(ErrorClass.ARG, "one-sided benches need at least 2 ranks (-np 2)"));
+    }
+    List<BenchPlan.Point> points = plan.points();
+    return Win.allocate(world, plan.windowBytes(), 1, Info.NULL).compose(win ->
+        Rma.repeat(points.size(), k -> world.barrier().compose(v -> runPoint(world, win, plan, points.get(k))))
+            .compose(v -> win.free()));
+  }
+
+  private static Future<Void> runPoint(Comm world, Win win, BenchPlan plan, BenchPlan.Point p) {
+    Bench bench = p.bench();
+    long bytes = p.bytes();
+    int iters = plan.iterations(bench, bytes);
+    int warmup = plan.warmup(iters);
+    Latencies lat = new Latencies(warmup);
+    int rank = world.rank();
+    int target = world.size() - 1;
+    Future<Void> measured;
+    if (!bench.oneSided()) {
+      Supplier<Future<?>> op = collective(world, win, bench, bytes);
+      Future<Void> loop = Rma.repeat(warmup + iters, i -> lat.time(i, op));
+      measured = bench == Bench.FENCE ? loop.compose(v -> win.fence(Mode.NOSUCCEED)) : loop;
+    } else {
+      measured = oneSided(world, win, p, rank, target, warmup + iters, lat);
+    }
+    return measured.compose(v -> world.barrier()).map(v -> {
+      if (rank == ORIGIN) {
+        double median = lat.medianUs();
+        double mbPerS = bench.kind == Bench.Kind.BANDWIDTH ? Bench.BW_WINDOW * bytes / median : Double.NaN;
+        Row row = new Row(Row.OURS, bench.id, bench.syncColumn(p.sync()), world.size(), plan.jvms(), bytes, iters,
+            median, lat.p99Us(), mbPerS);
+        System.out.println(row.toWire());
+        System.out.flush();
+      }
+      return null;
+    });
+  }
+
+  private static Supplier<Future<?>> collective(Comm world, Win win, Bench bench, long bytes) {
+    switch (bench) {
+      case BARRIER:
+        return world::barrier;
+      case FENCE:
+        return win::fence;
+      case ALLREDUCE: {
+        int count = (int) Math.max(1, bytes / 8);
+        double[] in = new double[count];
+        double[] out = new double[count];
+        return () -> world.allreduce(in, 0, out, 0, count, Datatype.DOUBLE, Op.SUM);
+      }
+      default:
+        throw new IllegalStateException(bench.id + " is not a collective bench");
+    }
+  }
+
+  /** One-sided benches: rank 0 measures against the last rank; the target plays its part of the sync. */
+  private static Future<Void> oneSided(Comm world, Win win, BenchPlan.Point p, int rank, int target, int rounds,
+      Latencies lat) {
+    Bench.Sync sync = p.bench().takesSync ? p.sync() : Bench.Sync.LOCKALL;
+    Supplier<Future<?>> op = rank == ORIGIN ? operation(win, p.bench(), p.bytes(), target) : null;
+    switch (sync) {
+      case LOCKALL:
+        if (rank != ORIGIN) {
+          return Future.succeededFuture();
+        }
+        Supplier<Future<?>> opFlush = () -> op.get().compose(v -> win.flush(target));
+        return win.lockAll().compose(v -> Rma.repeat(rounds, i -> lat.time(i, opFlush))).compose(v -> win.unlockAll());
+      case LOCK:
+        if (rank != ORIGIN) {
+          return Future.succeededFuture();
+        }
+        return Rma.repeat(rounds, i -> lat.time(i,
+            () -> win.lock(LockType.SHARED, target).compose(v -> op.get()).compose(v -> win.unlock(target))));
+      case FENCE:
+        Supplier<Future<?>> epoch = rank == ORIGIN ? () -> op.get().compose(v -> win.fence()) : win::fence;
+        // a plain first fence, as the native twin does (MPI_Win_fence(0))
+        return win.fence().compose(v -> Rma.repeat(rounds, i -> lat.time(i, epoch)))
+            .compose(v -> win.fence(Mode.NOSUCCEED));
+      case PSCW:
+        if (rank == ORIGIN) {
+          Group targets = Group.of(rank, target);
+          return Rma.repeat(rounds, i -> lat.time(i,
+              () -> win.start(targets).compose(v -> op.get()).compose(v -> win.complete())));
+        }
+        if (rank == target) {
+          Group origins = Group.of(rank, ORIGIN);
+          return Rma.repeat(rounds, i -> win.post(origins).compose(v -> win.waitFor()));
+        }
+        return Future.succeededFuture();
+      default:
+        throw new IllegalStateException("unknown sync " + sync);
+    }
+  }
+
+  /** The measured operation of a one-sided bench, without its synchronization. */
+  private static Supplier<Future<?>> operation(Win win, Bench bench, long bytes, int target) {
+    int n = (int) bytes;
+    int longs = (int) Math.max(1, bytes / 8);
+    switch (bench) {
+      case PUT_LATENCY: {
+        byte[] buf = pattern(n);
+        return () -> win.put(buf, 0, n, Datatype.BYTE, target, 0);
+      }
+      case GET_LATENCY: {
+        byte[] buf = new byte[n];
+        return () -> win.get(buf, 0, n, Datatype.BYTE, target, 0);
+      }
+      case ACC_LATENCY: {
+        long[] buf = new long[longs];
+        return () -> win.accumulate(buf, 0, longs, Datatype.LONG, target, 0, Op.SUM);
+      }
+      case GET_ACC_LATENCY: {
+        long[] buf = new long[longs];
+        long[] result = new long[longs];
+        return () -> win.getAccumulate(buf, 0, longs, Datatype.LONG, result, 0, longs, Datatype.LONG, target, 0,
+            longs, Datatype.LONG, Op.SUM);
+      }
+      case FOP_LATENCY: {
+        long[] one = {1};
+        long[] result = new long[1];
+        return () -> win.fetchAndOp(one, 0, result, 0, Datatype.LONG, target, 0, Op.SUM);
+      }
+      case CAS_LATENCY: {
+        long[] value = {1};
+        long[] compare = {0};
+        long[] result = new long[1];
+        return () -> win.compareAndSwap(value, 0, compare, 0, result, 0, Datatype.LONG, target, 0);
+      }
+      case PUT_BW:
+      case GET_BW:
+        return bandwidthRound(win, bench == Bench.PUT_BW, n, target);
+      default:
+        throw new IllegalStateException(bench.id + " is not a one-sided bench");
+    }
+  }
+
+  /**
+   * OSU's bandwidth round: 64 operations of {@code n} bytes issued back to back, then one flush;
+   * operation {@code j} uses slot {@code j mod (window / n)} of the window (as the native twin).
+   */
+  private static Supplier<Future<?>> bandwidthRound(Win win, boolean put, int n, int target) {
+    long window = Bench.bwWindowBytes(n);
+    byte[] buf = put ? pattern((int) window) : new byte[(int) window];
+    List<Future<?>> round = new ArrayList<>(Bench.BW_WINDOW + 1);
+    return () -> {
+      round.clear();
+      for (int j = 0; j < Bench.BW_WINDOW; j++) {
+        int at = (int) (j % (window / n) * n);
+        round.add(put ? win.put(buf, at, n, Datatype.BYTE, target, at) : win.get(buf, at, n, Datatype.BYTE, target, at));
+      }
+      round.add(win.flush(target));
+      return Future.all(round);
+    };
+  }
+
+  private static byte[] pattern(int n) {
+    byte[] b = new byte[n];
+    for (int i = 0; i < n; i++) {
+      b[i] = (byte) (i * 31 + 7);
+    }
+    return b;
+  }
+}

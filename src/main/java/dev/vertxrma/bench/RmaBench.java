@@ -1,0 +1,206 @@
+package dev.vertxrma.bench;
+
+import dev.vertxrma.impl.runtime.RmaRun;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code rmabench}: OSU-style micro-benchmarks of vertx-rma, with native MPICH and Hazelcast
+ * measured in the same run as baselines. Each configuration (a JVM count) runs the benches in a
+ * fresh job started like {@code rmarun}; {@code --baseline mpich} runs the same benches with
+ * {@code bench/native/rmabench_native} under {@code mpiexec} (shared memory for one JVM, TCP on
+ * loopback for several), {@code --baseline hazelcast} runs {@link HazelcastProgram} over the same
+ * JVMs. Output: a table (default) or CSV, and optionally a PNG chart.
+ */
+@Command(name = "rmabench", mixinStandardHelpOptions = true, version = "rmabench (vertx-rma 0.1.0)",
+    sortOptions = false, usageHelpAutoWidth = true,
+    description = {"OSU-style benchmarks of vertx-rma against native MPICH and Hazelcast, measured in the same run.",
+        "Latencies are medians and 99th percentiles of individually timed iterations (HdrHistogram), after a warm-up.",
+        "ratio = vertx-rma time / baseline time (below 1: vertx-rma is faster)."},
+    footer = {"", "Benches: put-latency get-latency (with --sync) acc-latency get-acc-latency fop-latency cas-latency"
+        + " (operation + flush under lockAll), put-bw get-bw (64 operations then one flush), barrier allreduce fence"
+        + " (an empty epoch); 'all' runs every one.",
+        "", "Examples:", "  bin/rmabench --baseline mpich put-latency fop-latency put-bw",
+        "  bin/rmabench --jvms 1,2 --baseline mpich,hazelcast --plot bench.png put-latency get-latency fop-latency",
+        "  bin/rmabench --sync lockall,lock,fence,pscw --sizes 8,4096 --csv put-latency"})
+public final class RmaBench implements Callable<Integer> {
+
+  @Option(names = {"-n", "--np"}, paramLabel = "N", description = "ranks per job (default ${DEFAULT-VALUE})")
+  int np = 2;
+
+  @Option(names = "--jvms", paramLabel = "K[,K...]", split = ",",
+      description = "JVMs per job; a list measures each configuration (default 1: embedded)")
+  List<Integer> jvms = new ArrayList<>(List.of(1));
+
+  @Option(names = "--sizes", paramLabel = "BYTES,...",
+      description = "message sizes in bytes (default 8,64,512,4096,65536,1048576,4194304)")
+  String sizes;
+
+  @Option(names = "--sync", paramLabel = "MODE[,MODE...]", split = ",",
+      description = "synchronization of put-latency/get-latency: lockall, lock, fence, pscw (default lockall)")
+  List<String> syncs = new ArrayList<>(List.of("lockall"));
+
+  @Option(names = "--iterations", paramLabel = "N",
+      description = "measured iterations per size (default: 5000, fewer above 8 KiB; bandwidth rounds 200)")
+  int iterations;
+
+  @Option(names = "--warmup", paramLabel = "N", description = "unmeasured iterations first (default: a tenth)")
+  int warmup = -1;
+
+  @Option(names = "--baseline", paramLabel = "mpich|hazelcast", split = ",",
+      description = "measure these in the same run: mpich (native, bench/native), hazelcast (IAtomicLong, IMap)")
+  List<String> baselines = new ArrayList<>();
+
+  @Option(names = "--csv", description = "print CSV: " + Row.CSV_HEADER)
+  boolean csv;
+
+  @Option(names = "--plot", paramLabel = "FILE.png", description = "draw latency and bandwidth against size")
+  Path plot;
+
+  @Option(names = "--timeout", paramLabel = "SECONDS", description = "limit of one measuring job (default ${DEFAULT-VALUE})")
+  int timeoutSeconds = 900;
+
+  @Parameters(paramLabel = "BENCH", arity = "1..*", description = "benches to run (see below)")
+  List<String> benches;
+
+  /** Command-line entry point of {@code bin/rmabench}. */
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new RmaBench()).execute(args));
+  }
+
+  @Override
+  public Integer call() {
+    BenchPlan template;
+    Set<String> which;
+    try {
+      template = plan();
+      which = baselines();
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+    }
+    Path home = Paths.get(System.getProperty("rma.home", "."));
+    Progress progress = new Progress(total(template, which), Boolean.getBoolean("rmabench.tty"));
+    Results results = new Results();
+    try {
+      for (int k : jvms) {
+        BenchPlan plan = new BenchPlan(template.specs(), template.sizes(), template.iterations(), template.warmup(), k);
+        results.addAll(runJob(BenchProgram.class, plan, Row.OURS, progress));
+        if (which.contains("mpich")) {
+          results.addAll(new NativeBaseline(home, timeoutSeconds).run(plan, np, progress));
+        }
+        if (which.contains("hazelcast") && plan.specs().stream().anyMatch(s -> HazelcastProgram.PAIRS.containsKey(s.bench().id))) {
+          results.addAll(runJob(HazelcastProgram.class, plan, "hazelcast", progress));
+        }
+      }
+    } catch (BenchFailure e) {
+      progress.clear();
+      System.err.println("rmabench: " + e.getMessage());
+      return 1;
+    }
+    progress.clear();
+    PrintStream out = System.out;
+    if (csv) {
+      results.printCsv(out);
+    } else {
+      results.printTable(out, np, which);
+    }
+    if (plot != null) {
+      try {
+        new Plot(results).write(plot);
+        System.err.println("rmabench: chart written to " + plot);
+      } catch (IOException | RuntimeException e) {
+        System.err.println("rmabench: cannot draw " + plot + ": " + e);
+        return 1;
+      }
+    }
+    return 0;
+  }
+
+  private BenchPlan plan() {
+    if (np < 1) {
+      throw new IllegalArgumentException("--np must be at least 1");
+    }
+    for (int k : jvms) {
+      if (k < 1 || k > np) {
+        throw new IllegalArgumentException("--jvms " + k + " must be between 1 and --np " + np);
+      }
+    }
+    if (iterations < 0) {
+      throw new IllegalArgumentException("--iterations must not be negative");
+    }
+    List<BenchPlan.Spec> specs = new ArrayList<>();
+    List<String> names = benches.contains("all") ? allBenchIds() : benches;
+    for (String b : names) {
+      Bench bench = Bench.of(b);
+      if (bench.takesSync) {
+        for (String s : syncs) {
+          specs.add(new BenchPlan.Spec(bench, Bench.Sync.of(s)));
+        }
+      } else {
+        specs.add(new BenchPlan.Spec(bench, Bench.Sync.LOCKALL));
+      }
+      if (bench.oneSided() && np < 2) {
+        throw new IllegalArgumentException(bench.id + " needs at least 2 ranks (--np 2)");
+      }
+    }
+    List<Long> s = sizes == null ? BenchPlan.defaultSizes() : BenchPlan.parseSizes(sizes);
+    return new BenchPlan(specs.stream().distinct().toList(), s, iterations, warmup, 1);
+  }
+
+  private static List<String> allBenchIds() {
+    List<String> ids = new ArrayList<>();
+    for (Bench b : Bench.values()) {
+      ids.add(b.id);
+    }
+    return ids;
+  }
+
+  private Set<String> baselines() {
+    Set<String> set = new LinkedHashSet<>();
+    for (String b : baselines) {
+      String name = b.trim().toLowerCase(Locale.ROOT);
+      if (!name.equals("mpich") && !name.equals("hazelcast")) {
+        throw new IllegalArgumentException("unknown baseline '" + b + "'; choose mpich or hazelcast");
+      }
+      set.add(name);
+    }
+    return set;
+  }
+
+  private int total(BenchPlan plan, Set<String> which) {
+    int points = plan.points().size();
+    long hz = plan.points().stream().filter(p -> HazelcastProgram.PAIRS.containsKey(p.bench().id)).count();
+    return jvms.size() * (points + (which.contains("mpich") ? points : 0) + (which.contains("hazelcast") ? (int) hz : 0));
+  }
+
+  /** Runs {@code program} as a job of {@code np} ranks over the plan's JVMs and collects its rows. */
+  private List<Row> runJob(Class<?> program, BenchPlan plan, String impl, Progress progress) throws BenchFailure {
+    List<String> cmd = RmaRun.javaCommand(RmaRun.class.getName());
+    cmd.addAll(List.of("-np", String.valueOf(np), "--jvms", String.valueOf(plan.jvms()),
+        "--job", "rmabench-" + UUID.randomUUID().toString().substring(0, 8), "--timeout", "120", program.getName()));
+    cmd.addAll(plan.toArgs());
+    return MeasuringProcess.run(impl, cmd, java.util.Map.of(), timeoutSeconds, progress);
+  }
+
+  /** A measuring job or program that failed: its message says which and why. */
+  static final class BenchFailure extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    BenchFailure(String message) {
+      super(message);
+    }
+  }
+}
