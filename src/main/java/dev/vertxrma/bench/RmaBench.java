@@ -57,7 +57,8 @@ public final class RmaBench implements Callable<Integer> {
       description = "measured iterations per size (default: 5000, fewer above 8 KiB; bandwidth rounds 200)")
   int iterations;
 
-  @Option(names = "--warmup", paramLabel = "N", description = "unmeasured iterations first (default: a tenth)")
+  @Option(names = "--warmup", paramLabel = "N",
+      description = "unmeasured iterations first (default: 4 x the measured ones, for the JIT)")
   int warmup = -1;
 
   @Option(names = "--baseline", paramLabel = "mpich|hazelcast", split = ",",

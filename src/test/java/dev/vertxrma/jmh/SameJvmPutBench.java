@@ -1,0 +1,91 @@
+package dev.vertxrma.jmh;
+
+import dev.vertxrma.Datatype;
+import dev.vertxrma.Info;
+import dev.vertxrma.JobOptions;
+import dev.vertxrma.Rma;
+import dev.vertxrma.Win;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * One same-JVM put of 8 B + flush from rank 0 to rank 1 of an embedded job, under lockAll: the
+ * path {@code rmabench put-latency} measures, here with JMH's GC profiler to count what each
+ * operation allocates. Each invocation runs {@value #BATCH} put + flush rounds as a loop on rank
+ * 0's event loop ({@code Rma.repeat}), so the benchmark thread's hand-off is amortized.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class SameJvmPutBench {
+
+  static final int BATCH = 1000;
+
+  private Vertx vertx;
+  private Future<Void> job;
+  private final Promise<Void> finished = Promise.promise();
+  private Win win;
+  private Context rank0;
+  private final long[] value = {42};
+
+  @Setup
+  public void start() throws Exception {
+    vertx = Vertx.vertx();
+    CompletableFuture<Void> ready = new CompletableFuture<>();
+    job = Rma.run(vertx, new JobOptions().setNp(2), (world, args) ->
+        Win.allocate(world, 4096, 8, Info.NULL).compose(w -> {
+          if (world.rank() != 0) {
+            return world.barrier().compose(v -> w.free());
+          }
+          win = w;
+          rank0 = Vertx.currentContext();
+          return w.lockAll().compose(v -> {
+            ready.complete(null);
+            return finished.future();
+          }).compose(v -> w.unlockAll()).compose(v -> world.barrier()).compose(v -> w.free());
+        }));
+    job.onFailure(ready::completeExceptionally);
+    ready.get(60, TimeUnit.SECONDS);
+  }
+
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public void putFlush8() throws Exception {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    rank0.runOnContext(x -> Rma.repeat(BATCH, i -> win.put(value, 0, 1, Datatype.LONG, 1, 0)
+        .compose(v -> win.flush(1))).onComplete(ar -> {
+          if (ar.succeeded()) {
+            done.complete(null);
+          } else {
+            done.completeExceptionally(ar.cause());
+          }
+        }));
+    done.get(60, TimeUnit.SECONDS);
+  }
+
+  @TearDown
+  public void stop() throws Exception {
+    rank0.runOnContext(x -> finished.complete());
+    job.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    vertx.close().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+  }
+}
