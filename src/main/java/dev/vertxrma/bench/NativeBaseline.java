@@ -37,7 +37,7 @@ final class NativeBaseline {
       List<String> cmd = List.of(mpiexec, "-n", String.valueOf(np), binary.toString(), "-b", p.bench().id,
           "-s", p.sync().id, "-z", String.valueOf(p.bytes()), "-i", String.valueOf(iters),
           "-w", String.valueOf(plan.warmup(iters)), "-j", String.valueOf(plan.jvms()));
-      rows.addAll(MeasuringProcess.run("mpich", cmd, plan.jvms() > 1 ? TCP : Map.of(), timeoutSeconds, progress));
+      rows.addAll(MeasuringProcess.run("mpich", cmd, plan.jvms() > 1 ? TCP : Map.of(), timeoutSeconds, 1, progress));
     }
     return rows;
   }

@@ -18,13 +18,13 @@ import org.knowm.xchart.style.Styler;
 
 /**
  * {@code rmabench --plot}: latency against message size and bandwidth against message size
- * (log scales, one line per implementation and configuration), and the single-size benches as
- * bars, side by side in one PNG.
+ * (log scales, one line per implementation and bench), and the single-size benches as bars; one
+ * column of charts per configuration (JVM count), in one PNG.
  */
 final class Plot {
 
-  private static final int WIDTH = 900;
-  private static final int HEIGHT = 560;
+  private static final int WIDTH = 800;
+  private static final int HEIGHT = 640;
 
   private final Results results;
 
@@ -33,18 +33,23 @@ final class Plot {
   }
 
   void write(Path file) throws IOException {
+    // a column per configuration (JVM count), a row per kind of chart that has data
+    List<Integer> configs = results.rows().stream().map(Row::jvms).distinct().sorted().toList();
+    List<List<Chart<?, ?>>> kinds = new ArrayList<>();
+    kinds.add(new ArrayList<>());
+    kinds.add(new ArrayList<>());
+    kinds.add(new ArrayList<>());
+    for (int jvms : configs) {
+      String where = jvms == 1 ? "1 JVM (MPICH: shared memory)" : jvms + " JVMs (MPICH: TCP loopback)";
+      kinds.get(0).add(lines("Latency (median), " + where, "microseconds", false, jvms));
+      kinds.get(1).add(lines("Bandwidth (64 operations + flush), " + where, "MB/s", true, jvms));
+      kinds.get(2).add(bars("Single-size benches (median), " + where, jvms));
+    }
     List<Chart<?, ?>> charts = new ArrayList<>();
-    XYChart latency = lines("Latency (median)", "microseconds", false);
-    if (!latency.getSeriesMap().isEmpty()) {
-      charts.add(latency);
-    }
-    XYChart bandwidth = lines("Bandwidth (64 operations + flush)", "MB/s", true);
-    if (!bandwidth.getSeriesMap().isEmpty()) {
-      charts.add(bandwidth);
-    }
-    CategoryChart single = bars();
-    if (!single.getSeriesMap().isEmpty()) {
-      charts.add(single);
+    for (List<Chart<?, ?>> row : kinds) {
+      if (row.stream().anyMatch(c -> !c.getSeriesMap().isEmpty())) {
+        charts.addAll(row);
+      }
     }
     if (charts.isEmpty()) {
       throw new IOException("nothing to plot");
@@ -54,22 +59,18 @@ final class Plot {
       Files.createDirectories(parent);
     }
     try (OutputStream out = Files.newOutputStream(file)) {
-      // one chart above the other (XChart's grid needs every cell filled)
-      BitmapEncoder.saveBitmap(charts, charts.size(), 1, out, BitmapEncoder.BitmapFormat.PNG);
+      BitmapEncoder.saveBitmap(charts, charts.size() / configs.size(), configs.size(), out,
+          BitmapEncoder.BitmapFormat.PNG);
     }
   }
 
   private static String label(Row r) {
-    String where = r.jvms() == 1 ? "1 JVM" : r.jvms() + " JVMs";
-    if (r.impl().equals("mpich")) {
-      where = r.jvms() == 1 ? "shm" : "tcp";
-    }
     String sync = r.sync().equals("-") || r.sync().equals("lockall") ? "" : " " + r.sync();
-    return r.impl() + " " + r.bench() + sync + " (" + where + ")";
+    return r.impl() + " " + r.bench() + sync;
   }
 
   /** Latency or bandwidth against size, one series per implementation, bench, sync and configuration. */
-  private XYChart lines(String title, String yTitle, boolean bandwidth) {
+  private XYChart lines(String title, String yTitle, boolean bandwidth, int jvms) {
     XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle("message size (bytes)")
         .yAxisTitle(yTitle).build();
     chart.getStyler().setXAxisLogarithmic(true).setYAxisLogarithmic(true)
@@ -80,7 +81,7 @@ final class Plot {
       boolean bw = !Double.isNaN(r.mbPerS());
       boolean sized = r.bytes() > 0 && !r.bench().equals(Bench.FOP_LATENCY.id) && !r.bench().equals(Bench.CAS_LATENCY.id)
           && !r.bench().equals(HazelcastProgram.PAIRS.get(Bench.FOP_LATENCY.id));
-      if (bw == bandwidth && sized) {
+      if (bw == bandwidth && sized && r.jvms() == jvms) {
         series.computeIfAbsent(label(r), k -> new ArrayList<>()).add(r);
       }
     }
@@ -96,8 +97,8 @@ final class Plot {
   }
 
   /** The benches measured at one size only (atomics, barrier, fence) as grouped bars. */
-  private CategoryChart bars() {
-    CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title("Single-size benches (median)")
+  private CategoryChart bars(String title, int jvms) {
+    CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
         .xAxisTitle("bench").yAxisTitle("microseconds").build();
     chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW).setToolTipsEnabled(false);
     // the value above each bar: a linear axis would hide the sub-microsecond ones otherwise
@@ -107,10 +108,10 @@ final class Plot {
     for (Row r : results.rows()) {
       String bench = r.impl().equals("hazelcast") ? pairedBench(r.bench()) : r.bench();
       boolean single = r.bytes() == 0 || bench.equals(Bench.FOP_LATENCY.id) || bench.equals(Bench.CAS_LATENCY.id);
-      if (!single) {
+      if (!single || r.jvms() != jvms) {
         continue;
       }
-      String category = bench + (r.jvms() == 1 ? " 1 JVM" : " " + r.jvms() + " JVMs");
+      String category = bench;
       if (!categories.contains(category)) {
         categories.add(category);
       }

@@ -37,11 +37,16 @@ final class Results {
         && r.bytes() == ours.bytes() && ("hazelcast".equals(impl) || r.sync().equals(ours.sync()))).findFirst();
   }
 
-  void printTable(PrintStream out, int np, Set<String> baselines) {
-    out.printf(Locale.ROOT, "# rmabench, %s on %s (%d cores, %s %s, Java %s), %d ranks%n",
+  /** The first line of a table measured here and now. */
+  static String measuredHere(int np) {
+    return String.format(Locale.ROOT, "# rmabench, %s on %s (%d cores, %s %s, Java %s), %d ranks",
         LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")), hostName(),
         Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"), System.getProperty("os.arch"),
         System.getProperty("java.version"), np);
+  }
+
+  void printTable(PrintStream out, String firstLine, Set<String> baselines) {
+    out.println(firstLine);
     out.println("# times in microseconds: median and 99th percentile of individually timed iterations;"
         + " ratio = vertx-rma median / baseline median (below 1: vertx-rma is faster)");
     Set<Integer> configs = new TreeSet<>();

@@ -71,11 +71,15 @@ public final class RmaBench implements Callable<Integer> {
   @Option(names = "--plot", paramLabel = "FILE.png", description = "draw latency and bandwidth against size")
   Path plot;
 
+  @Option(names = "--input", paramLabel = "FILE.csv",
+      description = "measure nothing: read the results of an earlier --csv run, to print or --plot them")
+  Path input;
+
   @Option(names = "--timeout", paramLabel = "SECONDS", description = "limit of one measuring job (default ${DEFAULT-VALUE})")
   int timeoutSeconds = 900;
 
-  @Parameters(paramLabel = "BENCH", arity = "1..*", description = "benches to run (see below)")
-  List<String> benches;
+  @Parameters(paramLabel = "BENCH", arity = "0..*", description = "benches to run (see below)")
+  List<String> benches = new ArrayList<>();
 
   /** Command-line entry point of {@code bin/rmabench}. */
   public static void main(String[] args) {
@@ -84,6 +88,11 @@ public final class RmaBench implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    if (input != null) {
+      Results earlier = readCsv(input);
+      int ranks = earlier.rows().isEmpty() ? np : earlier.rows().get(0).ranks();
+      return report(earlier, baselinesIn(input), "# rmabench results read from " + input + ", " + ranks + " ranks");
+    }
     BenchPlan template;
     Set<String> which;
     try {
@@ -112,11 +121,15 @@ public final class RmaBench implements Callable<Integer> {
       return 1;
     }
     progress.clear();
+    return report(results, which, Results.measuredHere(np));
+  }
+
+  private Integer report(Results results, Set<String> which, String firstLine) {
     PrintStream out = System.out;
     if (csv) {
       results.printCsv(out);
     } else {
-      results.printTable(out, np, which);
+      results.printTable(out, firstLine, which);
     }
     if (plot != null) {
       try {
@@ -128,6 +141,35 @@ public final class RmaBench implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  private Results readCsv(Path file) {
+    Results results = new Results();
+    try {
+      List<String> lines = java.nio.file.Files.readAllLines(file);
+      if (lines.isEmpty() || !lines.get(0).equals(Row.CSV_HEADER)) {
+        throw new CommandLine.ParameterException(new CommandLine(this), file + " is not the CSV of rmabench --csv"
+            + " (its first line must be " + Row.CSV_HEADER + ")");
+      }
+      List<Row> rows = new ArrayList<>();
+      for (String line : lines.subList(1, lines.size())) {
+        rows.add(Row.parseCsv(line));
+      }
+      results.addAll(rows);
+    } catch (IOException | IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "cannot read " + file + ": " + e.getMessage());
+    }
+    return results;
+  }
+
+  private Set<String> baselinesIn(Path file) {
+    Set<String> set = new LinkedHashSet<>();
+    readCsv(file).rows().forEach(r -> {
+      if (!r.impl().equals(Row.OURS)) {
+        set.add(r.impl());
+      }
+    });
+    return set;
   }
 
   private BenchPlan plan() {
@@ -143,6 +185,9 @@ public final class RmaBench implements Callable<Integer> {
       throw new IllegalArgumentException("--iterations must not be negative");
     }
     List<BenchPlan.Spec> specs = new ArrayList<>();
+    if (benches.isEmpty()) {
+      throw new IllegalArgumentException("no BENCH given; the benches are " + Bench.ids() + " (or all)");
+    }
     List<String> names = benches.contains("all") ? allBenchIds() : benches;
     for (String b : names) {
       Bench bench = Bench.of(b);

@@ -42,6 +42,14 @@ record Row(String impl, String bench, String sync, int ranks, int jvms, long byt
     return toWire().substring(WIRE_PREFIX.length()).replaceFirst("^[^,]*", name);
   }
 
+  /** The row of a line of {@code rmabench --csv}: a baseline's bench name carries its implementation. */
+  static Row parseCsv(String line) {
+    String[] f = line.split(",", 2);
+    int slash = f[0].indexOf('/');
+    String impl = slash < 0 ? OURS : f[0].substring(0, slash);
+    return parseWire(impl, WIRE_PREFIX + f[0].substring(slash + 1) + "," + (f.length > 1 ? f[1] : ""));
+  }
+
   /** The key that pairs this row with a baseline's row measuring the same thing. */
   String key() {
     return bench + "|" + sync + "|" + bytes;

@@ -85,9 +85,10 @@ class RmaBenchTest {
   }
 
   @Test
-  void everyBenchAndSyncEmbeddedBesideMpich() throws Exception {
-    List<String[]> rows = csv(rmabench("--csv", "--iterations", "40", "--warmup", "5", "--sizes", "8,4096",
-        "--sync", "lockall,lock,fence,pscw", "--baseline", "mpich", "all"));
+  void everyBenchAndSyncEmbeddedBesideMpich(@TempDir Path dir) throws Exception {
+    Outcome run = rmabench("--csv", "--iterations", "40", "--warmup", "5", "--sizes", "8,4096",
+        "--sync", "lockall,lock,fence,pscw", "--baseline", "mpich", "all");
+    List<String[]> rows = csv(run);
     Set<String> expected = new TreeSet<>();
     for (String impl : List.of("", "mpich/")) {
       for (String sync : List.of("lockall", "lock", "fence", "pscw")) {
@@ -110,6 +111,19 @@ class RmaBenchTest {
     }
     assertEquals(expected, keys(rows));
     rows.forEach(f -> assertEquals("40", f[5], "iterations of " + String.join(",", f)));
+
+    // the CSV read back: the same table and a chart, without measuring again
+    Path saved = dir.resolve("run.csv");
+    Files.writeString(saved, run.out());
+    Path png = dir.resolve("run.png");
+    Outcome replay = rmabench("--input", saved.toString(), "--plot", png.toString());
+    assertEquals(0, replay.status(), replay.err());
+    assertTrue(replay.out().startsWith("# rmabench results read from " + saved), replay.out());
+    long tableRows = replay.out().lines().filter(l -> l.matches("^[a-z-]+ +(lockall|lock|fence|pscw|-) .*")).count();
+    assertEquals(rows.size() / 2, tableRows, "one table row per vertx-rma row, its MPICH twin beside it\n" + replay.out());
+    assertTrue(replay.out().lines().filter(l -> l.startsWith("put-latency ")).allMatch(l -> l.split("\\|").length == 2),
+        replay.out());
+    assertEquals(800, ImageIO.read(png.toFile()).getWidth());
   }
 
   @Test
@@ -132,8 +146,8 @@ class RmaBenchTest {
     }
     BufferedImage image = ImageIO.read(png.toFile());
     // three charts one above the other: latency against size, bandwidth against size, single-size benches
-    assertEquals(900, image.getWidth());
-    assertEquals(3 * 560, image.getHeight());
+    assertEquals(800, image.getWidth());
+    assertEquals(3 * 640, image.getHeight());
   }
 
   @Test
