@@ -1,56 +1,92 @@
 package dev.vertxrma.impl.sync;
 
+import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.internal.ContextInternal;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 
 /**
- * Origin-side completion counting of one window: the operations issued to each target that are
- * not yet known complete, and the first failure among them. Flush and every epoch-closing call
- * wait on it. Used on the rank's context only.
+ * Origin-side completion counting of one window (issue-time accounting): per target, the number
+ * of operations {@link #issue issued} and the number {@link #complete completed}. An operation is
+ * counted when it is issued, even if it is held until a lock is granted or a {@code start} is
+ * matched; flush and every epoch-closing call take a {@link #snapshot} of the issued counts when
+ * they are called and wait until the completed counts reach it. Nothing is cleared by a flush, so
+ * any number of flushes, in any order, each wait for exactly what was issued before them.
+ * Also counts, per target, the operations sent in the current fence or PSCW epoch (the counts
+ * {@code complete} announces). Used on the rank's context only.
  */
 public final class CompletionTracker {
 
+  private static final class Waiter {
+    final long[] needed;
+    final Promise<Void> done;
+
+    Waiter(long[] needed, Promise<Void> done) {
+      this.needed = needed;
+      this.done = done;
+    }
+  }
+
   private final ContextInternal context;
-  private final List<List<Future<?>>> pending;
-  private final int[] issuedInEpoch;
+  private final long[] issued;
+  private final long[] completed;
+  private final int[] sentInEpoch;
+  private final List<Waiter> waiters = new ArrayList<>();
   private RmaException firstError;
 
   /** A tracker for a window over {@code size} ranks. */
   public CompletionTracker(ContextInternal context, int size) {
     this.context = context;
-    this.pending = new ArrayList<>(size);
-    for (int i = 0; i < size; i++) {
-      pending.add(new ArrayList<>());
-    }
-    this.issuedInEpoch = new int[size];
+    this.issued = new long[size];
+    this.completed = new long[size];
+    this.sentInEpoch = new int[size];
   }
 
-  /** Records an operation to {@code target}; its failure becomes the epoch's error. */
-  public void track(int target, Future<?> op) {
-    issuedInEpoch[target]++;
-    if (op.isComplete() && op.succeeded()) {
-      return;
+  /** An operation to {@code target} is issued: it counts from now until {@link #complete}. */
+  public void issue(int target) {
+    issued[target]++;
+  }
+
+  /**
+   * An issued operation to {@code target} is complete; {@code failure}, if not null, becomes the
+   * epoch's error (reported by the next flush or epoch-closing call).
+   */
+  public void complete(int target, Throwable failure) {
+    completed[target]++;
+    if (failure != null && firstError == null) {
+      firstError = failure instanceof RmaException ? (RmaException) failure
+          : new RmaException(ErrorClass.INTERN, String.valueOf(failure), failure);
     }
-    pending.get(target).add(op);
-    op.onFailure(e -> {
-      if (firstError == null) {
-        firstError = e instanceof RmaException ? (RmaException) e
-            : new RmaException(dev.vertxrma.ErrorClass.INTERN, String.valueOf(e), e);
+    if (!waiters.isEmpty()) {
+      Iterator<Waiter> it = waiters.iterator();
+      while (it.hasNext()) {
+        Waiter w = it.next();
+        if (reached(w.needed)) {
+          it.remove();
+          w.done.complete();
+        }
       }
-    });
+    }
   }
 
-  /** Number of operations issued to {@code target} since {@link #resetEpochCounts()}. */
+  /** Counts an operation sent to {@code target} in the current fence or PSCW epoch. */
+  public void sentInEpoch(int target) {
+    sentInEpoch[target]++;
+  }
+
+  /** Number of operations sent to {@code target} since {@link #resetEpochCounts()}. */
   public int issuedInEpoch(int target) {
-    return issuedInEpoch[target];
+    return sentInEpoch[target];
   }
 
-  /** Whether any operation was issued since {@link #resetEpochCounts()}. */
+  /** Whether any operation was sent in the fence or PSCW epoch since {@link #resetEpochCounts()}. */
   public boolean anyIssuedInEpoch() {
-    for (int n : issuedInEpoch) {
+    for (int n : sentInEpoch) {
       if (n > 0) {
         return true;
       }
@@ -58,33 +94,50 @@ public final class CompletionTracker {
     return false;
   }
 
-  /** Starts counting a new epoch. */
+  /** Starts counting a new fence or PSCW epoch. */
   public void resetEpochCounts() {
-    java.util.Arrays.fill(issuedInEpoch, 0);
+    Arrays.fill(sentInEpoch, 0);
+  }
+
+  /** The issued counts now, for every target; {@link #await} waits until they are complete. */
+  public long[] snapshot() {
+    return issued.clone();
+  }
+
+  /** The issued counts now for {@code target} alone (every other target needs nothing). */
+  public long[] snapshot(int target) {
+    long[] s = new long[issued.length];
+    s[target] = issued[target];
+    return s;
+  }
+
+  /** Completes when, for every target, the completed count has reached {@code needed}. */
+  public Future<Void> await(long[] needed) {
+    if (reached(needed)) {
+      return context.succeededFuture();
+    }
+    Promise<Void> p = context.promise();
+    waiters.add(new Waiter(needed, p));
+    return p.future();
   }
 
   /** Completes when every operation issued so far to {@code target} has completed (success or not). */
   public Future<Void> flush(int target) {
-    List<Future<?>> ops = pending.get(target);
-    if (ops.isEmpty()) {
-      return context.succeededFuture();
-    }
-    List<Future<?>> snapshot = new ArrayList<>(ops);
-    ops.clear();
-    return Future.join(snapshot).transform(ar -> context.succeededFuture());
+    return await(snapshot(target));
   }
 
   /** Completes when every operation issued so far has completed. */
   public Future<Void> flushAll() {
-    List<Future<?>> all = new ArrayList<>();
-    for (List<Future<?>> ops : pending) {
-      all.addAll(ops);
-      ops.clear();
+    return await(snapshot());
+  }
+
+  private boolean reached(long[] needed) {
+    for (int t = 0; t < needed.length; t++) {
+      if (completed[t] < needed[t]) {
+        return false;
+      }
     }
-    if (all.isEmpty()) {
-      return context.succeededFuture();
-    }
-    return Future.join(all).transform(ar -> context.succeededFuture());
+    return true;
   }
 
   /** The first failure since the last call, cleared; {@code null} if none. */

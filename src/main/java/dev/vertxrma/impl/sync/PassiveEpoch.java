@@ -8,7 +8,9 @@ import io.vertx.core.Future;
 /**
  * Origin-side passive-target state of one window: which targets this rank has locked (lock or
  * lockAll), whether with NOCHECK, and the future of each lock's grant (operations issued before
- * the grant wait for it).
+ * the grant wait for it). An epoch ends when {@code unlock} is called, not when the unlock
+ * completes: the release of each target is kept so that the next lock on that target is
+ * requested only after it.
  */
 public final class PassiveEpoch {
 
@@ -16,6 +18,7 @@ public final class PassiveEpoch {
   private final LockType[] held;
   private final boolean[] noCheck;
   private final Future<?>[] granted;
+  private final Future<?>[] releasing;
   private boolean all;
   private int count;
 
@@ -25,6 +28,7 @@ public final class PassiveEpoch {
     this.held = new LockType[size];
     this.noCheck = new boolean[size];
     this.granted = new Future<?>[size];
+    this.releasing = new Future<?>[size];
   }
 
   /** Whether any passive-target epoch is open. */
@@ -78,6 +82,28 @@ public final class PassiveEpoch {
       throw RmaException.of(ErrorClass.RMA_SYNC, "unlock of rank %d at rank %d inside lockAll: use unlockAll", target,
           rank);
     }
+  }
+
+  /** Forgets the lock on {@code target} if {@code grant} is still its grant (not a newer epoch's). */
+  public void endIf(int target, Future<?> grant) {
+    if (granted[target] == grant) {
+      end(target);
+    }
+  }
+
+  /** Records the release (unlock) of {@code target} in progress: the next lock waits for it. */
+  public void releasing(int target, Future<?> release) {
+    releasing[target] = release;
+  }
+
+  /** The last release of {@code target}, or {@code null}; the next lock request goes after it. */
+  public Future<?> releasing(int target) {
+    Future<?> r = releasing[target];
+    if (r != null && r.isComplete()) {
+      releasing[target] = null;
+      return null;
+    }
+    return r;
   }
 
   /** Forgets the lock on {@code target}. */

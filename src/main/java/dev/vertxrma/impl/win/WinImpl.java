@@ -31,6 +31,7 @@ import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
 import io.vertx.core.Future;
 import java.util.ArrayDeque;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -45,6 +46,8 @@ final class WinImpl implements Win {
   static final int SYNC_FENCE = 1;
   static final int SYNC_PSCW = 2;
   static final int SYNC_PASSIVE = 3;
+  /** Added to {@link #SYNC_PASSIVE} when the operation was issued under a NOCHECK lock. */
+  private static final int NOCHECK_BIT = 0x100;
   private static final int WINDOW_CTX_BASE = 1 << 20;
 
   private final WindowRegistry registry;
@@ -77,6 +80,8 @@ final class WinImpl implements Win {
   private String name;
   private boolean freed;
   private boolean freeing;
+  /** The reply future of the frame the running operation body sent (see {@link #track} and {@link #run}). */
+  private Future<?> lastSent;
 
   WinImpl(WindowRegistry registry, WorldComm comm, int id, WindowMemory memory, DynamicMemory dynamic,
       SharedMapping mapping, int dispUnit, Flavor flavor, Info info) {
@@ -262,32 +267,78 @@ final class WinImpl implements Win {
         + "of window size %d at rank %d", call, disp, units[target], sizes[target], target), ErrorClass.RMA_RANGE);
   }
 
+  /** What an issued operation is waiting for: the reply of the frame it sent, if it sent one. */
+  private static final class Issued {
+    Future<?> sent;
+  }
+
   /**
-   * Runs {@code body} on the rank's context; an operation issued while {@code start} still waits
-   * for posts is deferred until it completes (so MPI_Win_start can return at once).
+   * Runs an RMA operation on the rank's context. Its epoch is decided, and it is counted in its
+   * target's completion count, now, when it is issued (issue-time accounting): an operation issued
+   * while {@code start} still waits for posts, or while its lock is not granted yet, is held until
+   * then, and every flush, unlock, complete or fence called in between waits for it. It counts as
+   * complete once its own future has completed and, if it sent a frame, the target has answered.
+   * {@code body} gets the synchronization mode and NOCHECK bit the operation was issued under.
    */
-  private <T> Future<T> op(int targetRank, Supplier<Future<T>> body) {
+  private <T> Future<T> op(int targetRank, String call, IntFunction<Future<T>> body) {
     return comm.call(() -> {
-      Group access = pscw.accessGroup();
-      if (access != null) {
-        Future<Void> started = pscw.startedOrFail("operation");
-        if (!started.isComplete()) {
-          return started.compose(v -> comm.call(body));
-        }
-      } else if (targetRank >= 0 && targetRank < rp.size() && passive.holds(targetRank)) {
-        Future<?> granted = passive.granted(targetRank);
-        if (!granted.isComplete()) {
-          return granted.compose(v -> comm.call(body));
-        }
+      if (targetRank < 0 || targetRank >= rp.size()) {
+        return body.apply(0); // PROC_NULL (no-op) or a bad rank (the body fails): nothing to count
       }
-      return body.get();
+      checkLive(call);
+      int issuedIn = syncFor(targetRank, call) | (passive.holds(targetRank) && passive.noCheck(targetRank)
+          ? NOCHECK_BIT : 0);
+      tracker.issue(targetRank);
+      Issued issued = new Issued();
+      Future<?> gate = null;
+      if (pscw.accessGroup() != null) {
+        gate = pscw.startedOrFail("operation");
+      } else if (passive.holds(targetRank)) {
+        gate = passive.granted(targetRank);
+      }
+      Future<T> result;
+      if (gate == null || gate.isComplete() && gate.succeeded()) {
+        result = run(issued, () -> body.apply(issuedIn));
+      } else {
+        result = gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
+            : comm.call(() -> run(issued, () -> body.apply(issuedIn))));
+      }
+      result.onComplete(ar -> {
+        Future<?> sent = issued.sent;
+        if (sent == null) {
+          tracker.complete(targetRank, null); // nothing sent: the operation's own future has the error
+        } else if (sent.isComplete()) {
+          tracker.complete(targetRank, sent.cause());
+        } else {
+          sent.onComplete(s -> tracker.complete(targetRank, s.cause()));
+        }
+      });
+      return result;
     });
   }
 
-  private Frame frame(byte type, int target, int sync, long disp, int count, TypeMap tt, boolean local) {
+  /** Runs the body of an issued operation, noting the frame it sent, if any. */
+  private <T> Future<T> run(Issued issued, Supplier<Future<T>> body) {
+    lastSent = null;
+    Future<T> f;
+    try {
+      f = body.get();
+    } catch (RmaException e) {
+      f = rp.context().failedFuture(e);
+    } catch (RuntimeException e) {
+      f = rp.context().failedFuture(new RmaException(ErrorClass.INTERN, "internal error at rank " + rank + ": " + e,
+          e));
+    }
+    issued.sent = lastSent;
+    lastSent = null;
+    return f;
+  }
+
+  private Frame frame(byte type, int target, int issuedIn, long disp, int count, TypeMap tt, boolean local) {
     Frame f = Frame.of(type, rank, id);
+    int sync = issuedIn & ~NOCHECK_BIT;
     f.tag = sync;
-    f.epoch = sync == SYNC_PASSIVE ? (passive.noCheck(target) ? 1 : 0) : fence.epoch();
+    f.epoch = sync == SYNC_PASSIVE ? ((issuedIn & NOCHECK_BIT) != 0 ? 1 : 0) : fence.epoch();
     f.disp = disp;
     f.count = count;
     if (local) {
@@ -340,9 +391,16 @@ final class WinImpl implements Win {
     }
   }
 
-  /** Sends an operation frame and tracks its completion for the epoch's synchronization. */
-  private <T> Future<T> track(int targetRank, Future<T> op) {
-    tracker.track(targetRank, op);
+  /**
+   * Notes a sent operation for {@link #op}: its completion (the target's reply) completes the
+   * issued operation, and its failure becomes the epoch's error. Operations of fence and PSCW
+   * epochs are also counted for the epoch ({@code complete} announces the counts).
+   */
+  private <T> Future<T> track(int targetRank, int sync, Future<T> op) {
+    if ((sync & ~NOCHECK_BIT) != SYNC_PASSIVE) {
+      tracker.sentInEpoch(targetRank);
+    }
+    lastSent = op;
     return op;
   }
 
@@ -366,7 +424,7 @@ final class WinImpl implements Win {
    */
   private Future<Void> write(String call, byte type, Op op, Object origin, int originOffset, int originCount,
       Datatype originType, int targetRank, long targetDisp, int targetCount, Datatype targetType) {
-    return op(targetRank, () -> {
+    return op(targetRank, call, issuedIn -> {
       checkLive(call);
       TypeMap tt = WorldComm.typeMap(targetType, call + " target");
       OriginBuffer o = OriginBuffer.of(origin, originOffset, originCount, originType, call + " origin");
@@ -378,14 +436,14 @@ final class WinImpl implements Win {
         return rp.context().succeededFuture();
       }
       checkRank(targetRank, call);
-      int sync = syncFor(targetRank, call);
+      int sync = issuedIn;
       DatatypeEngine.checkSignatures(o.type(), originCount, tt, targetCount, accumulate);
       checkTargetRange(targetRank, targetDisp, tt, targetCount, call);
       boolean local = rp.isLocal(targetRank);
       Frame f = frame(type, targetRank, sync, targetDisp, targetCount, tt, local);
       f.code = op.code();
       o.attachTo(f, local);
-      Future<Void> done = track(targetRank, rp.request(targetRank, f).mapEmpty());
+      Future<Void> done = track(targetRank, sync, rp.request(targetRank, f).mapEmpty());
       return local ? done : rp.context().succeededFuture();
     });
   }
@@ -393,7 +451,7 @@ final class WinImpl implements Win {
   @Override
   public Future<Void> get(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType) {
-    return op(targetRank, () -> {
+    return op(targetRank, "get", issuedIn -> {
       checkLive("get");
       TypeMap tt = WorldComm.typeMap(targetType, "get target");
       OriginBuffer o = OriginBuffer.of(origin, originOffset, originCount, originType, "get origin");
@@ -401,7 +459,7 @@ final class WinImpl implements Win {
         return rp.context().succeededFuture();
       }
       checkRank(targetRank, "get");
-      int sync = syncFor(targetRank, "get");
+      int sync = issuedIn;
       DatatypeEngine.checkSignatures(tt, targetCount, o.type(), originCount, false);
       checkTargetRange(targetRank, targetDisp, tt, targetCount, "get");
       boolean local = rp.isLocal(targetRank);
@@ -409,7 +467,7 @@ final class WinImpl implements Win {
       if (local) {
         o.attachTo(f, true);
       }
-      return track(targetRank, o.receive(rp.request(targetRank, f), local));
+      return track(targetRank, sync, o.receive(rp.request(targetRank, f), local));
     });
   }
 
@@ -424,7 +482,7 @@ final class WinImpl implements Win {
   public Future<Void> getAccumulate(Object origin, int originOffset, int originCount, Datatype originType,
       Object result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
       int targetCount, Datatype targetType, Op op) {
-    return op(targetRank, () -> {
+    return op(targetRank, "getAccumulate", issuedIn -> {
       checkLive("getAccumulate");
       TypeMap tt = WorldComm.typeMap(targetType, "getAccumulate target");
       checkOp(op, tt);
@@ -435,7 +493,7 @@ final class WinImpl implements Win {
         return rp.context().succeededFuture();
       }
       checkRank(targetRank, "getAccumulate");
-      int sync = syncFor(targetRank, "getAccumulate");
+      int sync = issuedIn;
       if (o != null) {
         DatatypeEngine.checkSignatures(o.type(), originCount, tt, targetCount, true);
       }
@@ -453,7 +511,7 @@ final class WinImpl implements Win {
         f.localResultType = r.type();
         f.localResultCount = resultCount;
       }
-      return track(targetRank, r.receive(rp.request(targetRank, f), local));
+      return track(targetRank, sync, r.receive(rp.request(targetRank, f), local));
     });
   }
 
@@ -478,7 +536,7 @@ final class WinImpl implements Win {
   @Override
   public Future<Void> compareAndSwap(Object origin, int originOffset, Object compare, int compareOffset,
       Object result, int resultOffset, Datatype type, int targetRank, long targetDisp) {
-    return op(targetRank, () -> {
+    return op(targetRank, "compareAndSwap", issuedIn -> {
       checkLive("compareAndSwap");
       TypeMap t = WorldComm.typeMap(type, "compareAndSwap");
       DatatypeEngine.checkCompareAndSwapType(t);
@@ -489,14 +547,14 @@ final class WinImpl implements Win {
         return rp.context().succeededFuture();
       }
       checkRank(targetRank, "compareAndSwap");
-      int sync = syncFor(targetRank, "compareAndSwap");
+      int sync = issuedIn;
       checkTargetRange(targetRank, targetDisp, t, 1, "compareAndSwap");
       Frame f = frame(FrameType.CAS, targetRank, sync, targetDisp, 1, t, rp.isLocal(targetRank));
       int size = (int) t.size();
       f.payload = new byte[2 * size];
       Memory.copy(om.base(), om.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, size);
       Memory.copy(cm.base(), cm.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET + size, size);
-      return track(targetRank, new OriginBuffer(t, rm, 1).receive(rp.request(targetRank, f), false));
+      return track(targetRank, sync, new OriginBuffer(t, rm, 1).receive(rp.request(targetRank, f), false));
     });
   }
 
@@ -613,7 +671,10 @@ final class WinImpl implements Win {
     return comm.call(() -> {
       checkLive("complete");
       Future<Void> started = pscw.startedOrFail("complete");
-      return started.compose(v -> {
+      long[] issuedBefore = tracker.snapshot();
+      // every operation issued before complete (held until start matched or not) is done before
+      // the targets learn how many to expect
+      return rp.withTimeout(started.compose(v -> tracker.await(issuedBefore)), "complete").compose(v -> {
         Group g = pscw.accessGroup();
         for (int m : g.ranks()) {
           Frame f = Frame.of(FrameType.COMPLETE, rank, id);
@@ -622,8 +683,8 @@ final class WinImpl implements Win {
         }
         pscw.endAccess();
         tracker.resetEpochCounts();
-        return rp.withTimeout(tracker.flushAll(), "complete");
-      }).compose(v -> reportEpochError());
+        return reportEpochError();
+      });
     });
   }
 
@@ -692,29 +753,46 @@ final class WinImpl implements Win {
       throw RmaException.of(ErrorClass.RMA_SYNC, "rank %d already holds a lock on the window at rank %d", rank,
           targetRank);
     }
+    // the previous epoch's unlock of this target may still be under way: request after it
+    Future<?> previous = passive.releasing(targetRank);
+    Future<Void> granted;
     if (noCheck) {
-      Future<Void> granted = rp.context().succeededFuture();
-      passive.begin(targetRank, type, true, granted);
-      return granted;
+      granted = previous == null ? rp.context().succeededFuture() : previous.transform(ar -> rp.context()
+          .succeededFuture());
+    } else {
+      Supplier<Future<Void>> request = () -> {
+        Frame f = Frame.of(FrameType.LOCK, rank, id);
+        f.code = type.ordinal();
+        return rp.withTimeout(rp.request(targetRank, f).mapEmpty(), type + " lock on rank " + targetRank);
+      };
+      granted = previous == null ? request.get() : previous.transform(ar -> request.get());
     }
-    Frame f = Frame.of(FrameType.LOCK, rank, id);
-    f.code = type.ordinal();
-    Future<Void> granted = rp.withTimeout(rp.request(targetRank, f).mapEmpty(),
-        type + " lock on rank " + targetRank);
-    passive.begin(targetRank, type, false, granted);
-    return granted.onFailure(e -> passive.end(targetRank));
+    passive.begin(targetRank, type, noCheck, granted);
+    Future<Void> grant = granted;
+    return granted.onFailure(e -> passive.endIf(targetRank, grant));
   }
 
+  /**
+   * Ends the passive-target epoch on {@code targetRank} now (a lock may be issued again at once)
+   * and releases it: after the grant, once every operation issued before this call is complete,
+   * the target is told to unlock. Fails with the grant's failure if the lock was never granted.
+   */
   private Future<Void> release(int targetRank) {
     boolean noCheck = passive.noCheck(targetRank);
-    Future<Void> flushed = tracker.flush(targetRank);
-    return flushed.compose(v -> {
-      if (noCheck) {
-        return rp.context().<Void>succeededFuture();
+    Future<?> grant = passive.granted(targetRank);
+    long[] issuedBefore = tracker.snapshot(targetRank);
+    passive.end(targetRank);
+    Future<Void> released = grant.transform(g -> {
+      Future<Void> drained = tracker.await(issuedBefore);
+      if (g.failed()) {
+        return drained.compose(v -> rp.context().<Void>failedFuture(g.cause()));
       }
-      return rp.withTimeout(rp.request(targetRank, Frame.of(FrameType.UNLOCK, rank, id)).<Void>mapEmpty(),
-          "unlock of rank " + targetRank);
-    }).andThen(ar -> passive.end(targetRank));
+      return drained.compose(v -> noCheck ? rp.context().<Void>succeededFuture()
+          : rp.request(targetRank, Frame.of(FrameType.UNLOCK, rank, id)).<Void>mapEmpty());
+    });
+    Future<Void> timed = rp.withTimeout(released, "unlock of rank " + targetRank);
+    passive.releasing(targetRank, timed);
+    return timed;
   }
 
   @Override
@@ -777,7 +855,10 @@ final class WinImpl implements Win {
       checkLive("flush");
       checkRank(targetRank, "flush");
       checkPassive(targetRank, "flush");
-      return rp.withTimeout(tracker.flush(targetRank), "flush of rank " + targetRank).compose(v -> reportEpochError());
+      long[] issuedBefore = tracker.snapshot(targetRank);
+      Future<?> grant = passive.granted(targetRank);
+      return rp.withTimeout(grant.transform(g -> tracker.await(issuedBefore)), "flush of rank " + targetRank)
+          .compose(v -> reportEpochError());
     });
   }
 
@@ -788,7 +869,15 @@ final class WinImpl implements Win {
       if (!passive.isOpen()) {
         throw RmaException.of(ErrorClass.RMA_SYNC, "flushAll at rank %d outside a passive-target epoch", rank);
       }
-      return rp.withTimeout(tracker.flushAll(), "flushAll").compose(v -> reportEpochError());
+      long[] issuedBefore = tracker.snapshot();
+      java.util.List<Future<?>> grants = new java.util.ArrayList<>();
+      for (int r = 0; r < rp.size(); r++) {
+        if (passive.holds(r)) {
+          grants.add(passive.granted(r));
+        }
+      }
+      return rp.withTimeout(Future.join(grants).transform(g -> tracker.await(issuedBefore)), "flushAll")
+          .compose(v -> reportEpochError());
     });
   }
 
