@@ -8,6 +8,7 @@ import dev.vertxrma.impl.coll.Collectives;
 import dev.vertxrma.impl.p2p.PointToPoint;
 import dev.vertxrma.impl.transport.FrameType;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.internal.ContextInternal;
 import java.util.List;
@@ -67,6 +68,11 @@ public final class RankHost extends VerticleBase {
    */
   public Future<Void> runProgram() {
     return world.call(() -> {
+      // anything thrown on the rank's context and not caught (an Error in a callback, a stack
+      // overflow while a long chain of futures completes) fails the program by name instead of
+      // being logged and leaving the job waiting forever
+      Promise<Object> outcome = Promise.promise();
+      context.exceptionHandler(t -> outcome.tryFail(t));
       Future<?> body;
       try {
         body = program.run(world, args);
@@ -77,7 +83,14 @@ public final class RankHost extends VerticleBase {
         // an AssertionError in a rank program must fail the job, not escape the event loop
         body = Future.failedFuture(e);
       }
-      return body.transform(ar -> {
+      body.onComplete(ar -> {
+        if (ar.succeeded()) {
+          outcome.tryComplete(ar.result());
+        } else {
+          outcome.tryFail(ar.cause());
+        }
+      });
+      return outcome.future().transform(ar -> {
         if (ar.failed()) {
           RmaException cause = ar.cause() instanceof RmaException ? (RmaException) ar.cause()
               : new RmaException(ErrorClass.OTHER, "rank " + process.rank() + " failed: " + ar.cause(), ar.cause());
