@@ -3,9 +3,14 @@ package dev.vertxrma.runtime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
+import dev.vertxrma.Info;
+import dev.vertxrma.Op;
 import dev.vertxrma.Rma;
 import dev.vertxrma.RmaException;
+import dev.vertxrma.Win;
+import dev.vertxrma.testing.Jobs;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -15,6 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** {@link Rma#repeat} and {@link Rma#repeatUntil}: constant stack, yielding, failures. */
 @ExtendWith(VertxExtension.class)
@@ -96,5 +103,29 @@ class RepeatTest {
     Future<Void> f = Rma.repeat(100_000, i -> Future.succeededFuture(n.incrementAndGet()));
     assertTrue(f.succeeded());
     assertEquals(100_000, n.get());
+  }
+
+  /** The README's loop: put + flush, many times over, under lockAll; every value checked at the end. */
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void aLongLoopOfPutAndFlush(Jobs.Mode mode) {
+    int n = mode == Jobs.Mode.EMBEDDED ? 200_000 : 20_000;
+    Jobs.run(mode, 2, (world, args) -> Win.allocate(world, 16, 8, Info.NULL).compose(win -> {
+          if (world.rank() == 1) {
+            return world.barrier().map(v -> {
+              assertEquals(n - 1L, win.memory().readLong(0), "the last value put");
+              assertEquals((long) n, win.memory().readLong(8), "one accumulate per iteration");
+              return null;
+            }).compose(v -> win.free());
+          }
+          long[] value = new long[1];
+          long[] one = {1};
+          return win.lockAll().compose(v -> Rma.repeat(n, i -> {
+            value[0] = i;
+            return win.put(value, 0, 1, Datatype.LONG, 1, 0)
+                .compose(x -> win.accumulate(one, 0, 1, Datatype.LONG, 1, 1, Op.SUM))
+                .compose(x -> win.flush(1));
+          })).compose(v -> win.unlockAll()).compose(v -> world.barrier()).compose(v -> win.free());
+        }));
   }
 }

@@ -62,15 +62,25 @@ public final class CompletionTracker {
       firstError = failure instanceof RmaException ? (RmaException) failure
           : new RmaException(ErrorClass.INTERN, String.valueOf(failure), failure);
     }
-    if (!waiters.isEmpty()) {
-      Iterator<Waiter> it = waiters.iterator();
-      while (it.hasNext()) {
-        Waiter w = it.next();
-        if (reached(w.needed)) {
-          it.remove();
-          w.done.complete();
+    if (waiters.isEmpty()) {
+      return;
+    }
+    // take the satisfied waiters out first: completing one runs callbacks that may issue, flush
+    // or complete more operations, which touch the waiter list
+    List<Waiter> ready = null;
+    Iterator<Waiter> it = waiters.iterator();
+    while (it.hasNext()) {
+      Waiter w = it.next();
+      if (reached(w.needed)) {
+        it.remove();
+        if (ready == null) {
+          ready = new ArrayList<>(2);
         }
+        ready.add(w);
       }
+    }
+    if (ready != null) {
+      ready.forEach(w -> w.done.complete());
     }
   }
 
