@@ -238,7 +238,10 @@ public interface Win {
 
   /**
    * MPI_Win_lock: starts a passive-target access epoch to {@code rank}; completes when the lock
-   * is granted (at once with {@link Mode#NOCHECK}). Exclusive locks exclude every other lock;
+   * is granted (at once with {@link Mode#NOCHECK}: the target still records the lock, in the
+   * background, and operations issued before it has are held until then; the assertion never
+   * lets an operation past the target's lock check). Operations may be issued before the
+   * future completes: they belong to this epoch. Exclusive locks exclude every other lock;
    * shared locks exclude exclusive ones; requests are granted in arrival order, so exclusive
    * requests are not starved. RMA_SYNC if this rank already locks {@code rank}, inside a
    * fence/post/start epoch, or on a window created with {@code no_locks=true}.

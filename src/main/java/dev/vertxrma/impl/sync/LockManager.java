@@ -60,6 +60,20 @@ public final class LockManager {
     grantWaiting();
   }
 
+  /**
+   * Withdraws {@code origin}'s lock request: dropped if still queued, released if granted
+   * meanwhile (the origin stopped waiting and will never unlock it); nothing if neither.
+   */
+  public void cancel(int origin) {
+    if (queue.removeIf(r -> r.origin == origin)) {
+      grantWaiting(); // an exclusive request at the head may have held back shared ones behind it
+      return;
+    }
+    if (holds(origin)) {
+      release(origin);
+    }
+  }
+
   /** Whether {@code origin} holds a lock (shared or exclusive). */
   public boolean holds(int origin) {
     return exclusive == origin || shared.contains(origin);

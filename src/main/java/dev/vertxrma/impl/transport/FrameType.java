@@ -37,6 +37,11 @@ public final class FrameType {
   public static final byte LOCK = 22;
   /** Passive target: unlock; reply when released (after every earlier operation). */
   public static final byte UNLOCK = 23;
+  /**
+   * Passive target: the origin gave up a lock request (its wait timed out): the target drops
+   * the queued request, or releases the lock if it was granted meanwhile. No reply.
+   */
+  public static final byte LOCK_CANCEL = 24;
 
   /** Whether the frame is an RMA operation on a window (put, get, accumulate, get-accumulate, CAS). */
   public static boolean isOperation(byte type) {
@@ -60,6 +65,7 @@ public final class FrameType {
       case COMPLETE: return "COMPLETE";
       case LOCK: return "LOCK";
       case UNLOCK: return "UNLOCK";
+      case LOCK_CANCEL: return "LOCK_CANCEL";
       default: return "type#" + type;
     }
   }

@@ -46,8 +46,8 @@ final class WinImpl implements Win {
   static final int SYNC_FENCE = 1;
   static final int SYNC_PSCW = 2;
   static final int SYNC_PASSIVE = 3;
-  /** Added to {@link #SYNC_PASSIVE} when the operation was issued under a NOCHECK lock. */
-  private static final int NOCHECK_BIT = 0x100;
+  /** LOCK frame tag: a NOCHECK lock, recorded by the target but not queued behind other locks. */
+  private static final int LOCK_NOCHECK = 1;
   private static final int WINDOW_CTX_BASE = 1 << 20;
 
   private final WindowRegistry registry;
@@ -74,6 +74,8 @@ final class WinImpl implements Win {
   private final Object targetSide = new Object();
   private final PassiveEpoch passive;
   private final LockManager locks;
+  /** Ranks holding a NOCHECK lock on this window (target side): not queued, but known. */
+  private final java.util.Set<Integer> noCheckHolders = new java.util.HashSet<>();
   private final boolean noLocks;
   private long[] sizes;
   private int[] units;
@@ -278,7 +280,7 @@ final class WinImpl implements Win {
    * while {@code start} still waits for posts, or while its lock is not granted yet, is held until
    * then, and every flush, unlock, complete or fence called in between waits for it. It counts as
    * complete once its own future has completed and, if it sent a frame, the target has answered.
-   * {@code body} gets the synchronization mode and NOCHECK bit the operation was issued under.
+   * {@code body} gets the synchronization mode the operation was issued under.
    */
   private <T> Future<T> op(int targetRank, String call, IntFunction<Future<T>> body) {
     return comm.call(() -> {
@@ -286,8 +288,7 @@ final class WinImpl implements Win {
         return body.apply(0); // PROC_NULL (no-op) or a bad rank (the body fails): nothing to count
       }
       checkLive(call);
-      int issuedIn = syncFor(targetRank, call) | (passive.holds(targetRank) && passive.noCheck(targetRank)
-          ? NOCHECK_BIT : 0);
+      int issuedIn = syncFor(targetRank, call);
       tracker.issue(targetRank);
       Issued issued = new Issued();
       Future<?> gate = null;
@@ -336,9 +337,9 @@ final class WinImpl implements Win {
 
   private Frame frame(byte type, int target, int issuedIn, long disp, int count, TypeMap tt, boolean local) {
     Frame f = Frame.of(type, rank, id);
-    int sync = issuedIn & ~NOCHECK_BIT;
+    int sync = issuedIn;
     f.tag = sync;
-    f.epoch = sync == SYNC_PASSIVE ? ((issuedIn & NOCHECK_BIT) != 0 ? 1 : 0) : fence.epoch();
+    f.epoch = sync == SYNC_PASSIVE ? 0 : fence.epoch();
     f.disp = disp;
     f.count = count;
     if (local) {
@@ -397,7 +398,7 @@ final class WinImpl implements Win {
    * epochs are also counted for the epoch ({@code complete} announces the counts).
    */
   private <T> Future<T> track(int targetRank, int sync, Future<T> op) {
-    if ((sync & ~NOCHECK_BIT) != SYNC_PASSIVE) {
+    if (sync != SYNC_PASSIVE) {
       tracker.sentInEpoch(targetRank);
     }
     lastSent = op;
@@ -757,19 +758,36 @@ final class WinImpl implements Win {
     Future<?> previous = passive.releasing(targetRank);
     Future<Void> granted;
     if (noCheck) {
-      granted = previous == null ? rp.context().succeededFuture() : previous.transform(ar -> rp.context()
-          .succeededFuture());
+      // NOCHECK: the origin asserts no conflicting lock, so the target neither queues nor checks
+      // the request; it is still told (one round trip per epoch, not per operation), because it
+      // admits an operation only from a rank it knows holds a lock
+      Supplier<Future<Void>> announce = () -> {
+        Frame f = Frame.of(FrameType.LOCK, rank, id);
+        f.code = type.ordinal();
+        f.tag = LOCK_NOCHECK;
+        return rp.withTimeout(rp.request(targetRank, f).<Void>mapEmpty(), "NOCHECK lock on rank " + targetRank);
+      };
+      granted = previous == null ? announce.get() : previous.transform(ar -> announce.get());
     } else {
       Supplier<Future<Void>> request = () -> {
         Frame f = Frame.of(FrameType.LOCK, rank, id);
         f.code = type.ordinal();
-        return rp.withTimeout(rp.request(targetRank, f).mapEmpty(), type + " lock on rank " + targetRank);
+        return rp.withTimeout(rp.request(targetRank, f).<Void>mapEmpty(), type + " lock on rank " + targetRank)
+            .onFailure(e -> {
+              if (e instanceof RmaException && ((RmaException) e).errorClass() == ErrorClass.TIMEOUT) {
+                // withdrawn at the target too: no lock left queued, or granted to a rank that gave up
+                rp.send(targetRank, Frame.of(FrameType.LOCK_CANCEL, rank, id));
+              }
+            });
       };
       granted = previous == null ? request.get() : previous.transform(ar -> request.get());
     }
     passive.begin(targetRank, type, noCheck, granted);
     Future<Void> grant = granted;
-    return granted.onFailure(e -> passive.endIf(targetRank, grant));
+    granted.onFailure(e -> passive.endIf(targetRank, grant));
+    // a NOCHECK lock is the caller's at once; operations issued before the target has recorded
+    // it are held until then (they, flush and unlock wait on the recorded grant)
+    return noCheck ? rp.context().succeededFuture() : granted;
   }
 
   /**
@@ -778,7 +796,6 @@ final class WinImpl implements Win {
    * the target is told to unlock. Fails with the grant's failure if the lock was never granted.
    */
   private Future<Void> release(int targetRank) {
-    boolean noCheck = passive.noCheck(targetRank);
     Future<?> grant = passive.granted(targetRank);
     long[] issuedBefore = tracker.snapshot(targetRank);
     passive.end(targetRank);
@@ -787,8 +804,7 @@ final class WinImpl implements Win {
       if (g.failed()) {
         return drained.compose(v -> rp.context().<Void>failedFuture(g.cause()));
       }
-      return drained.compose(v -> noCheck ? rp.context().<Void>succeededFuture()
-          : rp.request(targetRank, Frame.of(FrameType.UNLOCK, rank, id)).<Void>mapEmpty());
+      return drained.compose(v -> rp.request(targetRank, Frame.of(FrameType.UNLOCK, rank, id)).<Void>mapEmpty());
     });
     Future<Void> timed = rp.withTimeout(released, "unlock of rank " + targetRank);
     passive.releasing(targetRank, timed);
@@ -996,6 +1012,15 @@ final class WinImpl implements Win {
     if (f.code < 0 || f.code >= LockType.values().length) {
       throw RmaException.of(ErrorClass.OTHER, "lock request from rank %d with unknown lock type %d", f.src, f.code);
     }
+    if (f.tag == LOCK_NOCHECK) {
+      // the origin asserted that no conflicting lock exists: recorded and answered, not queued
+      if (locks.holds(f.src) || !noCheckHolders.add(f.src)) {
+        throw RmaException.of(ErrorClass.RMA_SYNC, "NOCHECK lock from rank %d, which already holds a lock on window %s "
+            + "at rank %d", f.src, name, rank);
+      }
+      rp.reply(f, null, null);
+      return;
+    }
     locks.request(f.src, LockType.values()[f.code], () -> rp.reply(f, null, null));
   }
 
@@ -1019,8 +1044,13 @@ final class WinImpl implements Win {
         onLock(f);
         return;
       case FrameType.UNLOCK:
-        locks.release(f.src);
+        if (!noCheckHolders.remove(f.src)) {
+          locks.release(f.src);
+        }
         rp.reply(f, null, null);
+        return;
+      case FrameType.LOCK_CANCEL:
+        locks.cancel(f.src);
         return;
       default:
         break;
@@ -1043,7 +1073,8 @@ final class WinImpl implements Win {
         }
         return;
       case SYNC_PASSIVE:
-        if (f.epoch != 1 && !locks.holds(f.src)) {
+        // the origin's NOCHECK assertion is no permission: it must hold a lock the target knows of
+        if (!locks.holds(f.src) && !noCheckHolders.contains(f.src)) {
           throw RmaException.of(ErrorClass.RMA_SYNC, "operation from rank %d reached rank %d without a lock on "
               + "window %s", f.src, rank, name);
         }
@@ -1111,6 +1142,7 @@ final class WinImpl implements Win {
       mapping.unmap();
     }
     locks.clear(origin -> { });
+    noCheckHolders.clear();
     ArrayDeque<Frame> held = fence.held();
     while (!held.isEmpty()) {
       Frame f = held.pollFirst();

@@ -20,7 +20,7 @@ final class WindowRegistry {
 
   private static final Logger LOG = LoggerFactory.getLogger(WindowRegistry.class);
   private static final byte[] FRAME_TYPES = {FrameType.PUT, FrameType.GET, FrameType.ACC, FrameType.GET_ACC,
-      FrameType.CAS, FrameType.POST, FrameType.COMPLETE, FrameType.LOCK, FrameType.UNLOCK};
+      FrameType.CAS, FrameType.POST, FrameType.COMPLETE, FrameType.LOCK, FrameType.UNLOCK, FrameType.LOCK_CANCEL};
 
   private final RankProcess process;
   /** Read by origin threads delivering same-JVM operations inline, hence concurrent. */
