@@ -49,6 +49,12 @@ public final class WorldComm implements Comm {
   }
 
   /** The point-to-point engine (windows run their collectives over it in a context of their own). */
+  /** The world's collectives (context {@link #WORLD_COLL_CTX}): collective calls of every rank match in call order. */
+  public Collectives collectives() {
+    return coll;
+  }
+
+  /** The point-to-point engine of this rank. */
   public PointToPoint p2p() {
     return p2p;
   }

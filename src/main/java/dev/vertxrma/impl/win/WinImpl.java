@@ -131,21 +131,10 @@ final class WinImpl implements Win {
     return WINDOW_CTX_BASE + id;
   }
 
-  /** Collective part of creation: every rank learns every rank's size and displacement unit. */
-  Future<Void> exchangeAttributes() {
-    byte[] mine = new byte[12];
-    Memory.putLong(mine, Memory.ARRAY_BYTE_BASE_OFFSET, target.size());
-    Memory.putInt(mine, Memory.ARRAY_BYTE_BASE_OFFSET + 8, dispUnit);
-    return coll.allgather(mine).map(all -> {
-      sizes = new long[all.size()];
-      units = new int[all.size()];
-      for (int r = 0; r < all.size(); r++) {
-        byte[] b = all.get(r);
-        sizes[r] = Memory.getLong(b, Memory.ARRAY_BYTE_BASE_OFFSET);
-        units[r] = Memory.getInt(b, Memory.ARRAY_BYTE_BASE_OFFSET + 8);
-      }
-      return null;
-    });
+  /** Every rank's window size and displacement unit, agreed at creation. */
+  void setAttributes(long[] sizes, int[] units) {
+    this.sizes = sizes;
+    this.units = units;
   }
 
   // ------------------------------------------------------------------ attributes

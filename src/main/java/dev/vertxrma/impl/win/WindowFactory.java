@@ -12,6 +12,7 @@ import dev.vertxrma.impl.memory.WindowMemory;
 import dev.vertxrma.impl.runtime.RankProcess;
 import dev.vertxrma.impl.runtime.WorldComm;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -29,17 +30,27 @@ public final class WindowFactory {
 
   /** MPI_Win_create over the caller's store. */
   public static Future<Win> create(Comm comm, BytesStore<?, ?> memory, int dispUnit, Info info) {
-    return build(comm, dispUnit, info, Win.Flavor.CREATE, () -> WindowMemory.wrap(memory));
+    return build(comm, dispUnit, info, Win.Flavor.CREATE, () -> Future.succeededFuture(WindowMemory.wrap(memory)));
   }
+
+  /** Windows of at least this size are allocated and zeroed on a worker thread, not the event loop. */
+  static final long ALLOCATE_OFF_LOOP_BYTES = 1 << 20;
 
   /** MPI_Win_allocate of {@code size} zeroed bytes. */
   public static Future<Win> allocate(Comm comm, long size, int dispUnit, Info info) {
-    return build(comm, dispUnit, info, Win.Flavor.ALLOCATE, () -> WindowMemory.allocate(size));
+    return build(comm, dispUnit, info, Win.Flavor.ALLOCATE, () -> {
+      if (size < ALLOCATE_OFF_LOOP_BYTES) {
+        return Future.succeededFuture(WindowMemory.allocate(size));
+      }
+      // zeroing a large window would hold up the event loop: a worker does it, the future
+      // completes back on the rank's context
+      return Vertx.currentContext().executeBlocking(() -> WindowMemory.allocate(size), false);
+    });
   }
 
   /** MPI_Win_create_dynamic. */
   public static Future<Win> createDynamic(Comm comm, Info info) {
-    return build(comm, 1, info, Win.Flavor.DYNAMIC, () -> null);
+    return build(comm, 1, info, Win.Flavor.DYNAMIC, () -> Future.succeededFuture(null));
   }
 
   /** MPI_Get_address. */
@@ -65,20 +76,85 @@ public final class WindowFactory {
   }
 
   private static Future<Win> build(Comm comm, int dispUnit, Info info, Win.Flavor flavor,
-      Supplier<WindowMemory> memory) {
+      Supplier<Future<WindowMemory>> memory) {
     return collective(comm, dispUnit, wc -> {
       WindowRegistry registry = WindowRegistry.of(wc.process());
-      WindowMemory mem = memory.get();
-      DynamicMemory dyn = flavor == Win.Flavor.DYNAMIC ? new DynamicMemory() : null;
-      return register(registry, wc, registry.nextId(), mem, dyn, null, dispUnit, flavor, info);
+      Future<WindowMemory> local;
+      try {
+        local = memory.get();
+      } catch (RuntimeException e) {
+        local = Future.failedFuture(e);
+      }
+      return local.transform(ar -> {
+        WindowMemory mem = ar.succeeded() ? ar.result() : null;
+        long size = mem != null ? mem.size() : 0;
+        return agree(wc, registry, ar.cause(), size, dispUnit).transform(agreed -> {
+          if (agreed.failed()) {
+            if (mem != null) {
+              mem.release();
+            }
+            return Future.failedFuture(agreed.cause());
+          }
+          DynamicMemory dyn = flavor == Win.Flavor.DYNAMIC ? new DynamicMemory() : null;
+          return register(registry, wc, agreed.result(), mem, dyn, null, dispUnit, flavor, info);
+        });
+      });
     });
   }
 
-  private static Future<Win> register(WindowRegistry registry, WorldComm wc, int id, WindowMemory mem,
+  /** What the ranks agreed on when creating a window: its id and every rank's size and unit. */
+  record Agreement(int id, long[] sizes, int[] units) {
+  }
+
+  /**
+   * The collective step of every window creation (on the communicator's collective context, so
+   * creations match in call order): each rank tells whether its local part succeeded, its window
+   * size and unit, and the next id it could use. If any rank failed, creation fails at every rank
+   * with that rank's reason; otherwise the window's id is the largest proposed one, so ids never
+   * drift apart after a failed creation (they are agreed, not counted locally).
+   */
+  static Future<Agreement> agree(WorldComm wc, WindowRegistry registry, Throwable localFailure, long size,
+      int dispUnit) {
+    byte[] reason = localFailure == null ? new byte[0]
+        : String.valueOf(localFailure.getMessage()).getBytes(StandardCharsets.UTF_8);
+    int code = localFailure == null ? -1 : localFailure instanceof RmaException
+        ? ((RmaException) localFailure).errorClass().code() : ErrorClass.INTERN.code();
+    byte[] mine = ByteBuffer.allocate(20 + reason.length).putInt(registry.proposeId()).putInt(code).putLong(size)
+        .putInt(dispUnit).put(reason).array();
+    return wc.collectives().allgather(mine).compose(all -> {
+      int id = 0;
+      long[] sizes = new long[all.size()];
+      int[] units = new int[all.size()];
+      for (int r = 0; r < all.size(); r++) {
+        ByteBuffer b = ByteBuffer.wrap(all.get(r));
+        int proposed = b.getInt();
+        int failed = b.getInt();
+        sizes[r] = b.getLong();
+        units[r] = b.getInt();
+        if (failed >= 0) {
+          if (r == wc.rank() && localFailure instanceof RmaException) {
+            return Future.failedFuture(localFailure);
+          }
+          String why = new String(all.get(r), 20, all.get(r).length - 20, StandardCharsets.UTF_8);
+          return Future.failedFuture(new RmaException(ErrorClass.ofCode(failed), "window creation failed at rank "
+              + r + ": " + why, r == wc.rank() ? localFailure : null));
+        }
+        id = Math.max(id, proposed);
+      }
+      registry.claimId(id);
+      return Future.succeededFuture(new Agreement(id, sizes, units));
+    });
+  }
+
+  private static Future<Win> register(WindowRegistry registry, WorldComm wc, Agreement agreed, WindowMemory mem,
       DynamicMemory dyn, SharedMapping mapping, int dispUnit, Win.Flavor flavor, Info info) {
-    WinImpl w = new WinImpl(registry, wc, id, mem, dyn, mapping, dispUnit, flavor, info == null ? Info.NULL : info);
+    WinImpl w = new WinImpl(registry, wc, agreed.id(), mem, dyn, mapping, dispUnit, flavor,
+        info == null ? Info.NULL : info);
+    w.setAttributes(agreed.sizes(), agreed.units());
     registry.register(w);
-    return w.exchangeAttributes().<Win>map(w).onFailure(e -> w.releaseNow());
+    // no rank uses the window before every rank has registered it (an operation for an
+    // unregistered window id is refused at the target)
+    return wc.collectives().barrier().<Win>map(w).onFailure(e -> w.releaseNow());
   }
 
   /**
@@ -92,7 +168,16 @@ public final class WindowFactory {
       }
       RankProcess rp = wc.process();
       WindowRegistry registry = WindowRegistry.of(rp);
-      int id = registry.nextId();
+      return agree(wc, registry, null, size, dispUnit).compose(agreed ->
+          allocateShared(wc, registry, agreed, size, dispUnit, info));
+    });
+  }
+
+  private static Future<Win> allocateShared(WorldComm wc, WindowRegistry registry, Agreement agreed, long size,
+      int dispUnit, Info info) {
+    {
+      RankProcess rp = wc.process();
+      int id = agreed.id();
       Collectives coll = new Collectives(rp, wc.p2p(), WinImpl.collectiveContext(id));
       byte[] host = hostName().getBytes(StandardCharsets.UTF_8);
       byte[] mine = ByteBuffer.allocate(8 + host.length).putLong(size).put(host).array();
@@ -118,12 +203,14 @@ public final class WindowFactory {
             path = new byte[0];
           }
         }
-        return coll.bcast(path, 0).compose(p -> mapSegment(registry, wc, coll, id, p, sizes, total, dispUnit, info));
+        return coll.bcast(path, 0).compose(p -> mapSegment(registry, wc, coll, agreed, p, sizes, total, dispUnit,
+            info));
       });
-    });
+    }
   }
 
-  private static Future<Win> mapSegment(WindowRegistry registry, WorldComm wc, Collectives coll, int id, byte[] pathBytes,
+  private static Future<Win> mapSegment(WindowRegistry registry, WorldComm wc, Collectives coll, Agreement agreed,
+      byte[] pathBytes,
       long[] sizes, long total, int dispUnit, Info info) {
     RankProcess rp = wc.process();
     if (pathBytes.length == 0) {
@@ -157,7 +244,7 @@ public final class WindowFactory {
       long offset = SharedLayout.offset(sizes, rp.rank());
       long size = sizes[rp.rank()];
       WindowMemory mem = WindowMemory.segment(mapped.segment(offset, size), size, mapped::unmap);
-      return register(registry, wc, id, mem, null, mapped, dispUnit, Win.Flavor.SHARED, info);
+      return register(registry, wc, agreed, mem, null, mapped, dispUnit, Win.Flavor.SHARED, info);
     });
   }
 

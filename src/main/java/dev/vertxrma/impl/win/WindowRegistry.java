@@ -45,8 +45,14 @@ final class WindowRegistry {
     return process;
   }
 
-  int nextId() {
-    return ++lastId;
+  /** The id this rank would give its next window; the ranks agree on the largest proposal. */
+  int proposeId() {
+    return lastId + 1;
+  }
+
+  /** Takes {@code id} as the id of a window just agreed on: later proposals are above it. */
+  void claimId(int id) {
+    lastId = Math.max(lastId, id);
   }
 
   void register(WinImpl w) {
