@@ -1,5 +1,8 @@
 package dev.vertxrma.bench;
 
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.RmaException;
+import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -70,6 +73,15 @@ record BenchPlan(List<Spec> specs, List<Long> sizes, int iterations, int warmup,
         sizes.stream().map(String::valueOf).collect(Collectors.joining(","))));
     specs.forEach(s -> args.add(s.toString()));
     return args;
+  }
+
+  /** The plan in a measuring program's arguments, or an {@code ARG} failure saying what is wrong. */
+  static Future<BenchPlan> fromArgs(List<String> args) {
+    try {
+      return Future.succeededFuture(parse(args));
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture(new RmaException(ErrorClass.ARG, e.getMessage()));
+    }
   }
 
   static BenchPlan parse(List<String> args) {

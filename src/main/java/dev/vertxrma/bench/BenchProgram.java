@@ -30,12 +30,10 @@ public final class BenchProgram implements RankProgram {
 
   @Override
   public Future<?> run(Comm world, List<String> args) {
-    BenchPlan plan;
-    try {
-      plan = BenchPlan.parse(args);
-    } catch (IllegalArgumentException e) {
-      return Future.failedFuture(new RmaException(ErrorClass.ARG, e.getMessage()));
-    }
+    return BenchPlan.fromArgs(args).compose(plan -> run(world, plan));
+  }
+
+  private static Future<Void> run(Comm world, BenchPlan plan) {
     if (world.size() < 2 && plan.points().stream().anyMatch(p -> p.bench().oneSided())) {
       return Future.failedFuture(new RmaException(ErrorClass.ARG, "one-sided benches need at least 2 ranks (-np 2)"));
     }

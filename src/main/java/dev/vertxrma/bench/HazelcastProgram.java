@@ -44,12 +44,10 @@ public final class HazelcastProgram implements RankProgram {
 
   @Override
   public Future<?> run(Comm world, List<String> args) {
-    BenchPlan plan;
-    try {
-      plan = BenchPlan.parse(args);
-    } catch (IllegalArgumentException e) {
-      return Future.failedFuture(new RmaException(ErrorClass.ARG, e.getMessage()));
-    }
+    return BenchPlan.fromArgs(args).compose(plan -> run(world, plan));
+  }
+
+  private static Future<Void> run(Comm world, BenchPlan plan) {
     if (world.size() < 2) {
       return Future.failedFuture(new RmaException(ErrorClass.ARG, "the Hazelcast baseline needs at least 2 ranks"));
     }
