@@ -49,9 +49,4 @@ record Row(String impl, String bench, String sync, int ranks, int jvms, long byt
     String impl = slash < 0 ? OURS : f[0].substring(0, slash);
     return parseWire(impl, WIRE_PREFIX + f[0].substring(slash + 1) + "," + (f.length > 1 ? f[1] : ""));
   }
-
-  /** The key that pairs this row with a baseline's row measuring the same thing. */
-  String key() {
-    return bench + "|" + sync + "|" + bytes;
-  }
 }

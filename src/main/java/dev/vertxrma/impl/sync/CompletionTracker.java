@@ -131,11 +131,6 @@ public final class CompletionTracker {
     return p.future();
   }
 
-  /** Completes when every operation issued so far to {@code target} has completed (success or not). */
-  public Future<Void> flush(int target) {
-    return await(snapshot(target));
-  }
-
   /** Completes when every operation issued so far has completed. */
   public Future<Void> flushAll() {
     return await(snapshot());

@@ -7,7 +7,7 @@ import io.vertx.core.Future;
 
 /**
  * Origin-side passive-target state of one window: which targets this rank has locked (lock or
- * lockAll), whether with NOCHECK, and the future of each lock's grant (operations issued before
+ * lockAll) and the future of each lock's grant (operations issued before
  * the grant wait for it). An epoch ends when {@code unlock} is called, not when the unlock
  * completes: the release of each target is kept so that the next lock on that target is
  * requested only after it.
@@ -16,7 +16,6 @@ public final class PassiveEpoch {
 
   private final int rank;
   private final LockType[] held;
-  private final boolean[] noCheck;
   private final Future<?>[] granted;
   private final Future<?>[] releasing;
   private boolean all;
@@ -26,7 +25,6 @@ public final class PassiveEpoch {
   public PassiveEpoch(int rank, int size) {
     this.rank = rank;
     this.held = new LockType[size];
-    this.noCheck = new boolean[size];
     this.granted = new Future<?>[size];
     this.releasing = new Future<?>[size];
   }
@@ -46,24 +44,18 @@ public final class PassiveEpoch {
     return held[target] != null;
   }
 
-  /** Whether the lock on {@code target} was taken with NOCHECK (the target does not track it). */
-  public boolean noCheck(int target) {
-    return noCheck[target];
-  }
-
   /** The future of the grant of the lock on {@code target}. */
   public Future<?> granted(int target) {
     return granted[target];
   }
 
   /** Records a lock on {@code target}; RMA_SYNC if one is already held. */
-  public void begin(int target, LockType type, boolean nocheck, Future<?> grant) {
+  public void begin(int target, LockType type, Future<?> grant) {
     if (held[target] != null) {
       throw RmaException.of(ErrorClass.RMA_SYNC, "rank %d already holds a lock on the window at rank %d%s", rank, target,
           all ? " (through lockAll)" : "");
     }
     held[target] = type;
-    noCheck[target] = nocheck;
     granted[target] = grant;
     count++;
   }
@@ -111,7 +103,6 @@ public final class PassiveEpoch {
     if (held[target] != null) {
       held[target] = null;
       granted[target] = null;
-      noCheck[target] = false;
       count--;
     }
     if (count == 0) {

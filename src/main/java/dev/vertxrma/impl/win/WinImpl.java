@@ -771,7 +771,7 @@ final class WinImpl implements Win {
       };
       granted = previous == null ? request.get() : previous.transform(ar -> request.get());
     }
-    passive.begin(targetRank, type, noCheck, granted);
+    passive.begin(targetRank, type, granted);
     Future<Void> grant = granted;
     granted.onFailure(e -> passive.endIf(targetRank, grant));
     // a NOCHECK lock is the caller's at once; operations issued before the target has recorded
