@@ -143,6 +143,11 @@ public final class JobRuntime {
     return p == null ? null : p.inlineSink();
   }
 
+  /** Rank {@code r} if this Vert.x instance hosts it, else {@code null}; any thread. */
+  public RankProcess localRank(int r) {
+    return r >= 0 && r < np ? localRanks.get(r) : null;
+  }
+
   void register(RankProcess rank) {
     if (!localRanks.compareAndSet(rank.rank(), null, rank)) {
       throw dev.vertxrma.RmaException.of(dev.vertxrma.ErrorClass.RANK,

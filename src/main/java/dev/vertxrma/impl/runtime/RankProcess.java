@@ -76,6 +76,11 @@ public final class RankProcess implements Endpoint {
     return key.cast(s);
   }
 
+  /** The per-rank instance of an engine if it was created, else {@code null}; any thread. */
+  public <T> T existingService(Class<T> key) {
+    return key.cast(services.get(key));
+  }
+
   /** Registers a hook run once when the rank shuts down (releases windows, buffers). */
   public void onClose(Runnable hook) {
     closeHooks.add(hook);

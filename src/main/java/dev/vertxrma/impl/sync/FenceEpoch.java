@@ -7,8 +7,8 @@ import java.util.ArrayDeque;
 import java.util.function.Consumer;
 
 /**
- * Fence synchronization state of one window at one rank, both as origin and as target. Fence
- * epochs are numbered; operations carry the origin's number. A target applies an operation of
+ * Fence synchronization state of one window at one rank as a target. Fence epochs are numbered;
+ * operations carry the number of the epoch their origin issued them in. A target applies an operation of
  * its current epoch, holds one of a later epoch until its own fence opens that epoch (so a fence
  * with NOPRECEDE needs no barrier: early operations wait at the target, never before its local
  * stores are done), and rejects one of an earlier epoch.
@@ -56,19 +56,24 @@ public final class FenceEpoch {
   }
 
   /**
-   * Target side: whether an operation of fence epoch {@code f.epoch} can be applied now; holds it
-   * if it belongs to a later epoch (returns false); throws RMA_SYNC for an earlier one.
+   * Whether an operation of fence epoch {@code f.epoch} can be applied now; false if it belongs to
+   * a later epoch (the caller {@link #hold holds} it or tries again later); RMA_SYNC for an earlier
+   * one, or for this epoch after NOSUCCEED.
    */
-  public boolean admit(Frame f, int rank) {
+  public boolean admits(Frame f, int rank) {
     if (f.epoch == epoch && open) {
       return true;
     }
     if (f.epoch > epoch) {
-      early.addLast(f);
       return false;
     }
     throw RmaException.of(ErrorClass.RMA_SYNC, "operation from rank %d belongs to fence epoch %d but rank %d is in "
         + "epoch %d%s (mismatched fences)", f.src, f.epoch, rank, epoch, open ? "" : ", closed by NOSUCCEED");
+  }
+
+  /** Holds an operation of a later epoch until {@link #advance} reaches it. */
+  public void hold(Frame f) {
+    early.addLast(f);
   }
 
   /** Operations held for later epochs (to fail them when the window is freed). */

@@ -46,8 +46,6 @@ final class WinImpl implements Win {
   static final int SYNC_FENCE = 1;
   static final int SYNC_PSCW = 2;
   static final int SYNC_PASSIVE = 3;
-  /** LOCK frame tag: a NOCHECK lock, recorded by the target but not queued behind other locks. */
-  private static final int LOCK_NOCHECK = 1;
   private static final int WINDOW_CTX_BASE = 1 << 20;
 
   private final WindowRegistry registry;
@@ -57,26 +55,24 @@ final class WinImpl implements Win {
   private final int rank;
   private final WindowMemory memory;
   private final DynamicMemory dynamic;
-  private final TargetMemory target;
   private final SharedMapping mapping;
   private final int dispUnit;
   private final Flavor flavor;
   private final Info info;
   private final Collectives coll;
   private final CompletionTracker tracker;
-  private final FenceEpoch fence = new FenceEpoch();
   private final PscwEpoch pscw;
-  /**
-   * Guards the target side — fence and PSCW exposure state, the lock queue, the memory and its
-   * release — because same-JVM origins apply their operations on their own threads. Held only
-   * for the short, non-blocking steps of admitting and applying one frame.
-   */
-  private final Object targetSide = new Object();
   private final PassiveEpoch passive;
-  private final LockManager locks;
-  /** Ranks holding a NOCHECK lock on this window (target side): not queued, but known. */
-  private final java.util.Set<Integer> noCheckHolders = new java.util.HashSet<>();
+  /** This rank's window as a target: exposure state, lock queue, memory (single owner). */
+  private final TargetWindow targetWindow;
+  /** Same-JVM peers' target windows, resolved on first use (the fast path). */
+  private final TargetWindow[] peers;
   private final boolean noLocks;
+  /** Origin side of fence: the epoch operations are issued in now, and whether it is open. */
+  private long fenceEpoch;
+  private boolean fenceOpen;
+  /** The target side of the last fence called: the next one advances after it. */
+  private Future<Void> lastFenceAdvance = Future.succeededFuture();
   private long[] sizes;
   private int[] units;
   private String name;
@@ -94,7 +90,6 @@ final class WinImpl implements Win {
     this.rank = rp.rank();
     this.memory = memory;
     this.dynamic = dynamic;
-    this.target = memory != null ? memory : dynamic;
     this.mapping = mapping;
     this.dispUnit = dispUnit;
     this.flavor = flavor;
@@ -103,9 +98,10 @@ final class WinImpl implements Win {
     this.tracker = new CompletionTracker(rp.context(), rp.size());
     this.pscw = new PscwEpoch(rp.context(), rank, rp.size());
     this.passive = new PassiveEpoch(rank, rp.size());
-    this.locks = new LockManager(rank);
     this.noLocks = "true".equalsIgnoreCase(this.info.get(Info.NO_LOCKS));
     this.name = "win" + id;
+    this.targetWindow = new TargetWindow(rp, memory, dynamic, mapping, dispUnit, noLocks, pscw, this::name);
+    this.peers = new TargetWindow[rp.size()];
   }
 
   private static Info effectiveInfo(Info given) {
@@ -124,6 +120,11 @@ final class WinImpl implements Win {
 
   int id() {
     return id;
+  }
+
+  /** This rank's window as a target. */
+  TargetWindow targetWindow() {
+    return targetWindow;
   }
 
   /** The context id of window {@code id}'s own collective traffic (creation, fence, free). */
@@ -160,7 +161,7 @@ final class WinImpl implements Win {
 
   @Override
   public long size() {
-    return target.size();
+    return targetWindow.size();
   }
 
   @Override
@@ -232,7 +233,7 @@ final class WinImpl implements Win {
     if (passive.holds(target)) {
       return SYNC_PASSIVE;
     }
-    if (fence.isOpen()) {
+    if (fenceOpen) {
       return SYNC_FENCE;
     }
     throw RmaException.of(ErrorClass.RMA_SYNC, "%s to rank %d at rank %d outside an access epoch: call fence, start, "
@@ -324,11 +325,46 @@ final class WinImpl implements Win {
     return f;
   }
 
+  /**
+   * Sends operation frame {@code f}. A same-JVM target applies it right here, on this thread, when
+   * its window is free and nothing waits before it (no hop to its event loop and back); otherwise,
+   * as for a target in another JVM, the frame is queued there and answered by a reply.
+   */
+  private Future<Frame> send(int targetRank, Frame f, boolean local) {
+    if (local && rp.failure() == null) {
+      TargetWindow peer = peer(targetRank);
+      if (peer != null) {
+        Object r = peer.tryApplyNow(f);
+        if (r == TargetWindow.APPLIED) {
+          return rp.context().succeededFuture();
+        }
+        if (r instanceof byte[]) {
+          Frame reply = Frame.of(FrameType.REPLY, targetRank, id);
+          reply.payload = (byte[]) r;
+          return rp.context().succeededFuture(reply);
+        }
+        if (r != null) {
+          return rp.context().failedFuture((RmaException) r);
+        }
+      }
+    }
+    return rp.request(targetRank, f);
+  }
+
+  private TargetWindow peer(int r) {
+    TargetWindow p = peers[r];
+    if (p == null) {
+      p = registry.peer(r, id);
+      peers[r] = p;
+    }
+    return p;
+  }
+
   private Frame frame(byte type, int target, int issuedIn, long disp, int count, TypeMap tt, boolean local) {
     Frame f = Frame.of(type, rank, id);
     int sync = issuedIn;
     f.tag = sync;
-    f.epoch = sync == SYNC_PASSIVE ? 0 : fence.epoch();
+    f.epoch = sync == SYNC_PASSIVE ? 0 : fenceEpoch;
     f.disp = disp;
     f.count = count;
     if (local) {
@@ -433,7 +469,7 @@ final class WinImpl implements Win {
       Frame f = frame(type, targetRank, sync, targetDisp, targetCount, tt, local);
       f.code = op.code();
       o.attachTo(f, local);
-      Future<Void> done = track(targetRank, sync, rp.request(targetRank, f).mapEmpty());
+      Future<Void> done = track(targetRank, sync, send(targetRank, f, local).mapEmpty());
       return local ? done : rp.context().succeededFuture();
     });
   }
@@ -457,7 +493,7 @@ final class WinImpl implements Win {
       if (local) {
         o.attachTo(f, true);
       }
-      return track(targetRank, sync, o.receive(rp.request(targetRank, f), local));
+      return track(targetRank, sync, o.receive(send(targetRank, f, local), local));
     });
   }
 
@@ -501,7 +537,7 @@ final class WinImpl implements Win {
         f.localResultType = r.type();
         f.localResultCount = resultCount;
       }
-      return track(targetRank, sync, r.receive(rp.request(targetRank, f), local));
+      return track(targetRank, sync, r.receive(send(targetRank, f, local), local));
     });
   }
 
@@ -539,12 +575,13 @@ final class WinImpl implements Win {
       checkRank(targetRank, "compareAndSwap");
       int sync = issuedIn;
       checkTargetRange(targetRank, targetDisp, t, 1, "compareAndSwap");
-      Frame f = frame(FrameType.CAS, targetRank, sync, targetDisp, 1, t, rp.isLocal(targetRank));
+      boolean local = rp.isLocal(targetRank);
+      Frame f = frame(FrameType.CAS, targetRank, sync, targetDisp, 1, t, local);
       int size = (int) t.size();
       f.payload = new byte[2 * size];
       Memory.copy(om.base(), om.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, size);
       Memory.copy(cm.base(), cm.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET + size, size);
-      return track(targetRank, sync, new OriginBuffer(t, rm, 1).receive(rp.request(targetRank, f), false));
+      return track(targetRank, sync, new OriginBuffer(t, rm, 1).receive(send(targetRank, f, local), false));
     });
   }
 
@@ -574,17 +611,19 @@ final class WinImpl implements Win {
         throw RmaException.of(ErrorClass.RMA_SYNC, "fence(NOPRECEDE) at rank %d, but operations were issued in the "
             + "epoch it closes", rank);
       }
+      long[] issuedBefore = tracker.snapshot();
+      // operations issued from now on, even before this fence completes, belong to the next epoch:
+      // their targets hold them until their own fence has opened it
+      fenceEpoch++;
+      fenceOpen = !noSucceed;
+      tracker.resetEpochCounts();
       Future<Void> closing = noPrecede ? rp.context().succeededFuture()
-          : tracker.flushAll().compose(v -> coll.barrier());
-      return rp.withTimeout(closing, "fence").compose(v -> {
-        tracker.resetEpochCounts();
-        synchronized (targetSide) {
-          fence.advance(!noSucceed, this::applyOp, held -> rp.reply(held, ErrorClass.RMA_SYNC, String.format(
-              "operation from rank %d belongs to fence epoch %d, which rank %d closed with NOSUCCEED (mismatched "
-              + "fences)", held.src, held.epoch, rank)));
-        }
-        return reportEpochError();
-      });
+          : tracker.await(issuedBefore).compose(v -> coll.barrier());
+      Future<Void> previous = lastFenceAdvance;
+      Future<Void> advanced = rp.withTimeout(closing, "fence")
+          .compose(v -> previous.transform(p -> targetWindow.advanceFence(!noSucceed)));
+      lastFenceAdvance = advanced;
+      return advanced.compose(v -> reportEpochError());
     });
   }
 
@@ -595,14 +634,13 @@ final class WinImpl implements Win {
 
   /** Leaving the fence mode for post/start or lock: allowed only if the fence epoch is empty. */
   private void leaveFenceMode(String call) {
-    if (fence.isOpen()) {
+    if (fenceOpen) {
       if (tracker.anyIssuedInEpoch()) {
         throw RmaException.of(ErrorClass.RMA_SYNC, "%s at rank %d while a fence epoch with operations is open: end it "
             + "with fence(NOSUCCEED) first", call, rank);
       }
-      synchronized (targetSide) {
-        fence.close();
-      }
+      fenceOpen = false;
+      targetWindow.closeFence();
     }
   }
 
@@ -624,19 +662,17 @@ final class WinImpl implements Win {
         throw new RmaException(ErrorClass.GROUP, "post group is null");
       }
       checkNotPassive("post");
-      synchronized (targetSide) {
-        pscw.checkPost(group);
-      }
+      pscw.checkPost(group);
       leaveFenceMode("post");
-      synchronized (targetSide) {
-        pscw.post(group);
-      }
-      if ((bits & Mode.NOCHECK.bit()) == 0) {
-        for (int m : group.ranks()) {
-          rp.send(m, Frame.of(FrameType.POST, rank, id));
+      // the exposure is open at this target before any origin learns of the post
+      return targetWindow.post(group).map(v -> {
+        if ((bits & Mode.NOCHECK.bit()) == 0) {
+          for (int m : group.ranks()) {
+            rp.send(m, Frame.of(FrameType.POST, rank, id));
+          }
         }
-      }
-      return rp.context().succeededFuture();
+        return null;
+      });
     });
   }
 
@@ -682,18 +718,11 @@ final class WinImpl implements Win {
   public Future<Void> waitFor() {
     return comm.call(() -> {
       checkLive("waitFor");
-      Future<Void> done;
-      synchronized (targetSide) {
-        done = pscw.waitFor();
+      if (pscw.exposureGroup() == null) {
+        throw RmaException.of(ErrorClass.RMA_SYNC, "waitFor at rank %d without a matching post", rank);
       }
-      return rp.withTimeout(done, "waitFor (waiting for complete from " + pscw.exposureGroup() + ")")
-          .andThen(ar -> {
-            if (ar.succeeded()) {
-              synchronized (targetSide) {
-                pscw.endExposure();
-              }
-            }
-          });
+      return rp.withTimeout(targetWindow.waitFor(), "waitFor (waiting for complete from " + pscw.exposureGroup()
+          + ")");
     });
   }
 
@@ -701,9 +730,7 @@ final class WinImpl implements Win {
   public Future<Boolean> test() {
     return comm.call(() -> {
       checkLive("test");
-      synchronized (targetSide) {
-        return rp.context().succeededFuture(pscw.test());
-      }
+      return targetWindow.test();
     });
   }
 
@@ -753,7 +780,7 @@ final class WinImpl implements Win {
       Supplier<Future<Void>> announce = () -> {
         Frame f = Frame.of(FrameType.LOCK, rank, id);
         f.code = type.ordinal();
-        f.tag = LOCK_NOCHECK;
+        f.tag = TargetWindow.LOCK_NOCHECK;
         return rp.withTimeout(rp.request(targetRank, f).<Void>mapEmpty(), "NOCHECK lock on rank " + targetRank);
       };
       granted = previous == null ? announce.get() : previous.transform(ar -> announce.get());
@@ -956,8 +983,8 @@ final class WinImpl implements Win {
   public Future<Void> attach(BytesStore<?, ?> store) {
     return comm.call(() -> {
       checkLive("attach");
-      requireDynamic("attach").attach(store, rank);
-      return rp.context().succeededFuture();
+      requireDynamic("attach");
+      return targetWindow.attach(store);
     });
   }
 
@@ -965,8 +992,8 @@ final class WinImpl implements Win {
   public Future<Void> detach(BytesStore<?, ?> store) {
     return comm.call(() -> {
       checkLive("detach");
-      requireDynamic("detach").detach(store, rank);
-      return rp.context().succeededFuture();
+      requireDynamic("detach");
+      return targetWindow.detach(store);
     });
   }
 
@@ -993,100 +1020,16 @@ final class WinImpl implements Win {
     });
   }
 
-  private void onLock(Frame f) {
-    if (noLocks) {
-      throw RmaException.of(ErrorClass.RMA_SYNC, "lock request from rank %d on window %s at rank %d, created with "
-          + "no_locks=true", f.src, name, rank);
-    }
-    if (f.code < 0 || f.code >= LockType.values().length) {
-      throw RmaException.of(ErrorClass.OTHER, "lock request from rank %d with unknown lock type %d", f.src, f.code);
-    }
-    if (f.tag == LOCK_NOCHECK) {
-      // the origin asserted that no conflicting lock exists: recorded and answered, not queued
-      if (locks.holds(f.src) || !noCheckHolders.add(f.src)) {
-        throw RmaException.of(ErrorClass.RMA_SYNC, "NOCHECK lock from rank %d, which already holds a lock on window %s "
-            + "at rank %d", f.src, name, rank);
-      }
-      rp.reply(f, null, null);
-      return;
-    }
-    locks.request(f.src, LockType.values()[f.code], () -> rp.reply(f, null, null));
-  }
-
   // ------------------------------------------------------------------ target side
 
+  /** Sends a raw frame as this rank and completes with the reply (tests forge frames with it). */
+  Future<Frame> requestRaw(int dst, Frame f) {
+    return comm.call(() -> rp.request(dst, f));
+  }
+
+  /** A frame for this window's target side, from any thread. */
   void onFrame(Frame f) {
-    synchronized (targetSide) {
-      onFrameLocked(f);
-    }
-  }
-
-  private void onFrameLocked(Frame f) {
-    switch (f.type) {
-      case FrameType.POST:
-        pscw.onPost(f.src);
-        return;
-      case FrameType.COMPLETE:
-        pscw.onComplete(f.src, f.count);
-        return;
-      case FrameType.LOCK:
-        onLock(f);
-        return;
-      case FrameType.UNLOCK:
-        if (!noCheckHolders.remove(f.src)) {
-          locks.release(f.src);
-        }
-        rp.reply(f, null, null);
-        return;
-      case FrameType.LOCK_CANCEL:
-        locks.cancel(f.src);
-        return;
-      default:
-        break;
-    }
-    if (freed) {
-      throw RmaException.of(ErrorClass.WIN, "window %s at rank %d was freed", name, rank);
-    }
-    switch (f.tag) {
-      case SYNC_FENCE:
-        if (!fence.admit(f, rank)) {
-          return; // held until this rank's fence opens the operation's epoch
-        }
-        break;
-      case SYNC_PSCW:
-        try {
-          pscw.admit(f.src);
-          applyOp(f);
-        } finally {
-          pscw.operationDone();
-        }
-        return;
-      case SYNC_PASSIVE:
-        // the origin's NOCHECK assertion is no permission: it must hold a lock the target knows of
-        if (!locks.holds(f.src) && !noCheckHolders.contains(f.src)) {
-          throw RmaException.of(ErrorClass.RMA_SYNC, "operation from rank %d reached rank %d without a lock on "
-              + "window %s", f.src, rank, name);
-        }
-        break;
-      default:
-        throw RmaException.of(ErrorClass.RMA_SYNC, "operation from rank %d with unknown synchronization mode %d",
-            f.src, f.tag);
-    }
-    applyOp(f);
-  }
-
-  /** Applies an admitted operation and answers its origin (data, success or the error). */
-  private void applyOp(Frame f) {
-    byte[] out;
-    try {
-      out = RmaTarget.apply(f, target, dispUnit, rank);
-    } catch (RmaException e) {
-      rp.replyError(f, e);
-      return;
-    }
-    if (f.corr != 0) {
-      rp.replyWith(f, out);
-    }
+    targetWindow.onFrame(f);
   }
 
   // ------------------------------------------------------------------ free
@@ -1101,54 +1044,28 @@ final class WinImpl implements Win {
       }
       checkNotPassive("free");
       freeing = true;
-      return rp.withTimeout(tracker.flushAll().compose(v -> coll.barrier()), "free").map(v -> {
-        releaseNow();
-        return null;
-      });
+      return rp.withTimeout(tracker.flushAll().compose(v -> coll.barrier()), "free").compose(v -> releaseNow());
     });
   }
 
-  /** Releases the memory and leaves the registry at once (free, or rank shutdown). */
-  void releaseNow() {
-    synchronized (targetSide) {
-      releaseLocked();
-    }
-  }
-
-  private void releaseLocked() {
-    if (freed) {
-      return;
-    }
+  /**
+   * Leaves the registry at once and releases the memory through the target's owner (free, rank
+   * shutdown): the future completes when no operation can touch the memory any more.
+   */
+  Future<Void> releaseNow() {
     freed = true;
     registry.unregister(this);
-    if (memory != null) {
-      memory.release();
-    }
-    if (dynamic != null) {
-      dynamic.detachAll();
-    }
-    if (mapping != null) {
-      mapping.unmap();
-    }
-    locks.clear(origin -> { });
-    noCheckHolders.clear();
-    ArrayDeque<Frame> held = fence.held();
-    while (!held.isEmpty()) {
-      Frame f = held.pollFirst();
-      rp.reply(f, ErrorClass.WIN, "window " + name + " at rank " + rank + " was freed before the operation's epoch");
-    }
+    return targetWindow.release();
   }
 
   /** The job failed: fail pending synchronizations. */
   void fail(RmaException cause) {
-    synchronized (targetSide) {
-      pscw.fail(cause);
-    }
+    targetWindow.fail(cause);
   }
-
 
   @Override
   public String toString() {
-    return "Win[" + name + " id=" + id + " rank=" + rank + " size=" + target.size() + " unit=" + dispUnit + "]";
+    return "Win[" + name + " id=" + id + " rank=" + rank + " size=" + targetWindow.size() + " unit=" + dispUnit
+        + "]";
   }
 }

@@ -63,6 +63,17 @@ final class WindowRegistry {
     windows.remove(w.id());
   }
 
+  /**
+   * The target window of window {@code id} at rank {@code r} of this Vert.x instance (the
+   * same-JVM fast path), or {@code null} if that rank is elsewhere or has no such window.
+   */
+  TargetWindow peer(int r, int id) {
+    RankProcess p = process.job().localRank(r);
+    WindowRegistry peerRegistry = p == null ? null : p.existingService(WindowRegistry.class);
+    WinImpl w = peerRegistry == null ? null : peerRegistry.windows.get(id);
+    return w == null ? null : w.targetWindow();
+  }
+
   private void onFrame(Frame f) {
     WinImpl w = windows.get(f.ctx);
     if (w == null) {

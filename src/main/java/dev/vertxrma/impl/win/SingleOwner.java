@@ -1,0 +1,109 @@
+package dev.vertxrma.impl.win;
+
+import io.vertx.core.internal.ContextInternal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Single ownership of one target window's state: at any moment at most one thread owns it, and
+ * nobody ever waits for it. A same-JVM origin may take it with one compare-and-set for a bounded
+ * critical section (one operation: checks and one copy or reduction, no I/O, no callbacks) if
+ * nothing is queued; every other piece of work is queued, in order, and run by the home context
+ * (the target rank's event loop) when the state is free. Work that must leave the state — replies,
+ * promise completions — is {@link #defer deferred} and runs once ownership is released.
+ *
+ * <p>Ordering: a task queued by a thread runs before any later task of the same thread, whether
+ * that later task is queued or tried at once ({@link #tryAcquire} refuses while tasks wait).
+ */
+final class SingleOwner {
+
+  /** Tasks a home drain runs before it lets other work of the event loop in. */
+  private static final int DRAIN_BATCH = 256;
+  private static final System.Logger LOG = System.getLogger(SingleOwner.class.getName());
+
+  private final AtomicBoolean owned = new AtomicBoolean();
+  private final AtomicBoolean drainScheduled = new AtomicBoolean();
+  private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
+  private final ContextInternal home;
+  /** Deferred actions of the current owner; touched only by the owner. */
+  private List<Runnable> deferred;
+
+  SingleOwner(ContextInternal home) {
+    this.home = home;
+  }
+
+  /**
+   * Takes ownership if the state is free and no task waits for it; never waits. The caller must
+   * {@link #release} it in a {@code finally}.
+   */
+  boolean tryAcquire() {
+    return queue.isEmpty() && owned.compareAndSet(false, true);
+  }
+
+  /** Gives ownership back, runs the deferred actions, and lets the home context drain the queue. */
+  void release() {
+    List<Runnable> after = deferred;
+    deferred = null;
+    owned.set(false);
+    if (!queue.isEmpty()) {
+      scheduleDrain();
+    }
+    if (after != null) {
+      for (Runnable r : after) {
+        r.run();
+      }
+    }
+  }
+
+  /** Runs {@code task} as the owner: now if this is the home context and the state is free, else queued. */
+  void execute(Runnable task) {
+    if (home.isRunningOnContext() && tryAcquire()) {
+      try {
+        task.run();
+      } finally {
+        release();
+      }
+      return;
+    }
+    queue.add(task);
+    scheduleDrain();
+  }
+
+  /** Only for the owner: runs {@code action} after ownership is released (replies, completions). */
+  void defer(Runnable action) {
+    if (deferred == null) {
+      deferred = new ArrayList<>(2);
+    }
+    deferred.add(action);
+  }
+
+  private void scheduleDrain() {
+    if (drainScheduled.compareAndSet(false, true)) {
+      home.runOnContext(v -> drain());
+    }
+  }
+
+  private void drain() {
+    drainScheduled.set(false);
+    if (!owned.compareAndSet(false, true)) {
+      return; // an origin owns it for one operation: its release schedules the next drain
+    }
+    try {
+      for (int i = 0; i < DRAIN_BATCH; i++) {
+        Runnable task = queue.poll();
+        if (task == null) {
+          break;
+        }
+        try {
+          task.run();
+        } catch (RuntimeException e) {
+          LOG.log(System.Logger.Level.ERROR, "target window task failed", e);
+        }
+      }
+    } finally {
+      release();
+    }
+  }
+}

@@ -1,0 +1,350 @@
+package dev.vertxrma.impl.win;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.Group;
+import dev.vertxrma.LockType;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.memory.DynamicMemory;
+import dev.vertxrma.impl.memory.SharedMapping;
+import dev.vertxrma.impl.memory.TargetMemory;
+import dev.vertxrma.impl.memory.WindowMemory;
+import dev.vertxrma.impl.ops.RmaTarget;
+import dev.vertxrma.impl.sync.FenceEpoch;
+import dev.vertxrma.impl.sync.LockManager;
+import dev.vertxrma.impl.sync.PscwEpoch;
+import dev.vertxrma.impl.transport.Endpoint;
+import dev.vertxrma.impl.transport.Frame;
+import dev.vertxrma.impl.transport.FrameType;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.function.Supplier;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * The target side of one rank's window, a single-owner engine (see {@link SingleOwner}): its
+ * exposure state (fence epoch and held operations, the post/wait exposure, the lock queue and the
+ * NOCHECK holders), its region map and its memory's lifetime. Operations from same-JVM origins
+ * are {@linkplain #tryApplyNow applied on the origin's thread} when the state is free; everything
+ * else — frames from other JVMs, operations that found the state owned, the target rank's own
+ * synchronization calls, attach, detach and free — is queued to the owner and answered after.
+ * Nothing here ever blocks a thread.
+ */
+final class TargetWindow {
+
+  /** {@link #tryApplyNow} result: applied, nothing to return. */
+  static final Object APPLIED = new Object();
+  /** Internal result: held until the fence epoch of the operation opens. */
+  private static final Object HELD = new Object();
+
+  /** LOCK frame tag: a NOCHECK lock, recorded by the target but not queued behind other locks. */
+  static final int LOCK_NOCHECK = 1;
+
+  private final Endpoint endpoint;
+  private final SingleOwner owner;
+  private final int rank;
+  private final WindowMemory memory;
+  private final DynamicMemory dynamic;
+  private final TargetMemory target;
+  private final SharedMapping mapping;
+  private final int dispUnit;
+  private final boolean noLocks;
+  private final Supplier<String> name;
+  private final FenceEpoch fence = new FenceEpoch();
+  /** Its exposure side is owned here; its access side belongs to the origin on the home context. */
+  private final PscwEpoch pscw;
+  private final LockManager locks;
+  /** Ranks holding a NOCHECK lock on this window: not queued, but known. */
+  private final Set<Integer> noCheckHolders = new HashSet<>();
+  private boolean freed;
+
+  TargetWindow(Endpoint endpoint, WindowMemory memory, DynamicMemory dynamic, SharedMapping mapping, int dispUnit,
+      boolean noLocks, PscwEpoch pscw, Supplier<String> name) {
+    this.endpoint = endpoint;
+    this.owner = new SingleOwner(endpoint.context());
+    this.rank = endpoint.rank();
+    this.memory = memory;
+    this.dynamic = dynamic;
+    this.target = memory != null ? memory : dynamic;
+    this.mapping = mapping;
+    this.dispUnit = dispUnit;
+    this.noLocks = noLocks;
+    this.pscw = pscw;
+    this.locks = new LockManager(rank);
+    this.name = name;
+  }
+
+  long size() {
+    return target.size();
+  }
+
+  // ------------------------------------------------------------------ operations
+
+  /**
+   * Same-JVM fast path, on the origin's thread: applies operation {@code f} now if the state is
+   * free and nothing is queued before it. Returns {@code null} if it could not (the caller then
+   * sends the frame, which is queued), {@link #APPLIED}, the reply payload ({@code byte[]}) or the
+   * {@link RmaException} the origin's future fails with. The frame is not kept.
+   */
+  Object tryApplyNow(Frame f) {
+    if (!owner.tryAcquire()) {
+      return null;
+    }
+    try {
+      return admitAndApply(f, false);
+    } catch (RmaException e) {
+      return e;
+    } finally {
+      owner.release();
+    }
+  }
+
+  /** Any frame for this window (operation or synchronization), from any thread: queued to the owner. */
+  void onFrame(Frame f) {
+    owner.execute(() -> handle(f));
+  }
+
+  private void handle(Frame f) {
+    try {
+      switch (f.type) {
+        case FrameType.POST:
+          pscw.onPost(f.src);
+          return;
+        case FrameType.COMPLETE:
+          pscw.onComplete(f.src, f.count);
+          return;
+        case FrameType.LOCK:
+          onLock(f);
+          return;
+        case FrameType.UNLOCK:
+          if (!noCheckHolders.remove(f.src)) {
+            locks.release(f.src);
+          }
+          replyLater(f, null);
+          return;
+        case FrameType.LOCK_CANCEL:
+          locks.cancel(f.src);
+          return;
+        default:
+          break;
+      }
+      Object r = admitAndApply(f, true);
+      if (r != HELD) {
+        replyLater(f, r);
+      }
+    } catch (RmaException e) {
+      if (f.corr != 0) {
+        owner.defer(() -> endpoint.replyError(f, e));
+      } else {
+        System.getLogger(TargetWindow.class.getName()).log(System.Logger.Level.WARNING,
+            "rank " + rank + " rejected " + f + ": " + e.getMessage());
+      }
+    } catch (RuntimeException e) {
+      System.getLogger(TargetWindow.class.getName()).log(System.Logger.Level.ERROR,
+          "rank " + rank + " failed handling " + f, e);
+      if (f.corr != 0) {
+        owner.defer(() -> endpoint.reply(f, ErrorClass.INTERN, "internal error at rank " + rank + ": " + e));
+      }
+    }
+  }
+
+  /** Answers {@code f} once ownership is released: success, with data if {@code result} is a byte[]. */
+  private void replyLater(Frame f, Object result) {
+    if (f.corr == 0) {
+      return;
+    }
+    byte[] out = result instanceof byte[] ? (byte[]) result : null;
+    owner.defer(() -> endpoint.replyWith(f, out));
+  }
+
+  /**
+   * Admission by the epoch rules, then the operation itself. Returns {@link #HELD} if it belongs
+   * to a later fence epoch and {@code mayHold}, {@code null} if it does and not {@code mayHold}.
+   */
+  private Object admitAndApply(Frame f, boolean mayHold) {
+    if (freed) {
+      throw RmaException.of(ErrorClass.WIN, "window %s at rank %d was freed", name.get(), rank);
+    }
+    switch (f.tag) {
+      case WinImpl.SYNC_FENCE:
+        if (!fence.admits(f, rank)) {
+          if (!mayHold) {
+            return null;
+          }
+          fence.hold(f);
+          return HELD;
+        }
+        return apply(f);
+      case WinImpl.SYNC_PSCW:
+        try {
+          pscw.admit(f.src);
+          return apply(f);
+        } finally {
+          pscw.operationDone();
+        }
+      case WinImpl.SYNC_PASSIVE:
+        // the origin's NOCHECK assertion is no permission: it must hold a lock the target knows of
+        if (!locks.holds(f.src) && !noCheckHolders.contains(f.src)) {
+          throw RmaException.of(ErrorClass.RMA_SYNC, "operation from rank %d reached rank %d without a lock on "
+              + "window %s", f.src, rank, name.get());
+        }
+        return apply(f);
+      default:
+        throw RmaException.of(ErrorClass.RMA_SYNC, "operation from rank %d with unknown synchronization mode %d",
+            f.src, f.tag);
+    }
+  }
+
+  private Object apply(Frame f) {
+    byte[] out = RmaTarget.apply(f, target, dispUnit, rank);
+    return out == null ? APPLIED : out;
+  }
+
+  private void onLock(Frame f) {
+    if (noLocks) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "lock request from rank %d on window %s at rank %d, created with "
+          + "no_locks=true", f.src, name.get(), rank);
+    }
+    if (f.code < 0 || f.code >= LockType.values().length) {
+      throw RmaException.of(ErrorClass.OTHER, "lock request from rank %d with unknown lock type %d", f.src, f.code);
+    }
+    if (f.tag == LOCK_NOCHECK) {
+      // the origin asserted that no conflicting lock exists: recorded and answered, not queued
+      if (locks.holds(f.src) || !noCheckHolders.add(f.src)) {
+        throw RmaException.of(ErrorClass.RMA_SYNC, "NOCHECK lock from rank %d, which already holds a lock on window %s "
+            + "at rank %d", f.src, name.get(), rank);
+      }
+      replyLater(f, null);
+      return;
+    }
+    // the grant may run later, while an unlock is handled: always inside the owner
+    locks.request(f.src, LockType.values()[f.code], () -> replyLater(f, null));
+  }
+
+  // ------------------------------------------------------------------ the target rank's own calls
+
+  /**
+   * Runs {@code body} as the owner (now if the state is free, else after what is queued); the
+   * future completes on the rank's context once ownership is released, failed with the body's
+   * {@link RmaException}. Called on the home context.
+   */
+  private <T> Future<T> owned(Supplier<T> body) {
+    Promise<T> p = endpoint.context().promise();
+    owner.execute(() -> {
+      T v;
+      try {
+        v = body.get();
+      } catch (RmaException e) {
+        owner.defer(() -> p.tryFail(e));
+        return;
+      }
+      owner.defer(() -> p.tryComplete(v));
+    });
+    return p.future();
+  }
+
+  /**
+   * The target side of a fence: enters the next epoch (open unless NOSUCCEED) and applies the
+   * operations held for it, or refuses them if the epoch is not open (mismatched fences).
+   */
+  Future<Void> advanceFence(boolean openNext) {
+    return owned(() -> {
+      fence.advance(openNext, f -> {
+        try {
+          replyLater(f, apply(f));
+        } catch (RmaException e) {
+          owner.defer(() -> endpoint.replyError(f, e));
+        }
+      }, held -> owner.defer(() -> endpoint.reply(held, ErrorClass.RMA_SYNC, String.format(
+          "operation from rank %d belongs to fence epoch %d, which rank %d closed with NOSUCCEED (mismatched "
+          + "fences)", held.src, held.epoch, rank))));
+      return null;
+    });
+  }
+
+  /** Leaves the fence mode (another synchronization mode begins). */
+  void closeFence() {
+    owner.execute(fence::close);
+  }
+
+  /** The exposure side of post: opens the window to {@code group}; RMA_SYNC while an exposure is open. */
+  Future<Void> post(Group group) {
+    return owned(() -> {
+      pscw.post(group);
+      return null;
+    });
+  }
+
+  /** The exposure side of wait: completes when every member of the post group has completed, then ends it. */
+  Future<Void> waitFor() {
+    return owned(pscw::waitFor).compose(done -> done).compose(v -> owned(() -> {
+      pscw.endExposure();
+      return null;
+    }));
+  }
+
+  /** MPI_Win_test. */
+  Future<Boolean> test() {
+    return owned(pscw::test);
+  }
+
+  /** MPI_Win_attach through the owner: no operation runs while the region map changes. */
+  Future<Void> attach(BytesStore<?, ?> store) {
+    return owned(() -> {
+      dynamic.attach(store, rank);
+      return null;
+    });
+  }
+
+  /**
+   * MPI_Win_detach through the owner: when the future completes no operation can reach the store
+   * any more (one running on another thread has finished), so the caller may release it.
+   */
+  Future<Void> detach(BytesStore<?, ?> store) {
+    return owned(() -> {
+      dynamic.detach(store, rank);
+      return null;
+    });
+  }
+
+  /** Fails pending synchronizations (the job failed). */
+  void fail(RmaException cause) {
+    owner.execute(() -> pscw.fail(cause));
+  }
+
+  /**
+   * Releases the memory through the owner: once the future completes no operation touches it; held
+   * and later operations fail with WIN.
+   */
+  Future<Void> release() {
+    return owned(() -> {
+      releaseOwned();
+      return null;
+    });
+  }
+
+  private void releaseOwned() {
+    if (freed) {
+      return;
+    }
+    freed = true;
+    if (memory != null) {
+      memory.release();
+    }
+    if (dynamic != null) {
+      dynamic.detachAll();
+    }
+    if (mapping != null) {
+      mapping.unmap();
+    }
+    locks.clear(origin -> { });
+    noCheckHolders.clear();
+    java.util.ArrayDeque<Frame> held = fence.held();
+    while (!held.isEmpty()) {
+      Frame f = held.pollFirst();
+      owner.defer(() -> endpoint.reply(f, ErrorClass.WIN, "window " + name.get() + " at rank " + rank
+          + " was freed before the operation's epoch"));
+    }
+  }
+}
