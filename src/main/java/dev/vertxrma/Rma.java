@@ -67,6 +67,14 @@ public final class Rma {
   }
 
   /**
+   * As {@link #clusteredVertx(String)}, with {@code options} for everything but the event bus's
+   * host and port (a copy is used): thread pools, the blocked-thread checker, metrics.
+   */
+  public static Future<Vertx> clusteredVertx(String clusterName, io.vertx.core.VertxOptions options) {
+    return ClusterSupport.clusteredVertx(clusterName, options);
+  }
+
+  /**
    * Runs {@code body.apply(0)}, ..., {@code body.apply(n - 1)} one after the other, each once the
    * previous one's future has succeeded: a counted loop of calls, in constant stack whatever
    * {@code n} is. Use it (or RxJava's {@code Flowable.range(0, n).concatMapCompletable(...)})

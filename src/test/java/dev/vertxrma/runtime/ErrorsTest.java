@@ -17,6 +17,7 @@ import dev.vertxrma.RankProgram;
 import dev.vertxrma.Rma;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.runtime.JobRuntime;
+import dev.vertxrma.testing.BlockedThreadGuard;
 import dev.vertxrma.testing.Jobs;
 import dev.vertxrma.testing.Jobs.Mode;
 import io.vertx.core.Future;
@@ -317,14 +318,14 @@ class ErrorsTest {
       };
       Future<Void> job;
       if (mode == Mode.EMBEDDED) {
-        Vertx v = Vertx.vertx();
+        Vertx v = BlockedThreadGuard.watch(Vertx.vertx(BlockedThreadGuard.options()));
         instances.add(v);
         job = Rma.run(v, options, program);
       } else {
         String cluster = "rma-err-" + UUID.randomUUID().toString().substring(0, 8);
-        Vertx a = Jobs.await(Rma.clusteredVertx(cluster), 120);
+        Vertx a = BlockedThreadGuard.watch(Jobs.await(Rma.clusteredVertx(cluster, BlockedThreadGuard.options()), 120));
         instances.add(a);
-        Vertx b = Jobs.await(Rma.clusteredVertx(cluster), 120);
+        Vertx b = BlockedThreadGuard.watch(Jobs.await(Rma.clusteredVertx(cluster, BlockedThreadGuard.options()), 120));
         instances.add(b);
         Future<Void> fa = Rma.run(a, copy(options).setLocalRanks(0, 1), program);
         Future<Void> fb = Rma.run(b, copy(options).setLocalRanks(1, 1), program);

@@ -9,6 +9,7 @@ import dev.vertxrma.ErrorClass;
 import dev.vertxrma.JobOptions;
 import dev.vertxrma.Rma;
 import dev.vertxrma.RmaException;
+import dev.vertxrma.testing.BlockedThreadGuard;
 import dev.vertxrma.testing.Jobs;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -26,7 +27,7 @@ class NodeLeftTest {
   @Test
   void pendingReceiveFailsWithProcFailedWhenThePeerNodeLeaves() throws Exception {
     Vertx[] nodes = Jobs.clusterNodes();
-    Vertx doomed = Jobs.await(Rma.clusteredVertx(clusterNameOf(nodes[0])), 120);
+    Vertx doomed = BlockedThreadGuard.watch(Jobs.await(Rma.clusteredVertx(clusterNameOf(nodes[0]), BlockedThreadGuard.options()), 120));
     JobOptions options = Jobs.options(3).setWaitTimeoutMs(60_000);
     CompletableFuture<Void> rank2Running = new CompletableFuture<>();
     long[] started = new long[1];

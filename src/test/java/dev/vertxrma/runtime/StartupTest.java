@@ -17,6 +17,7 @@ import dev.vertxrma.impl.runtime.JobRuntime;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameCodec;
 import dev.vertxrma.impl.transport.FrameType;
+import dev.vertxrma.testing.BlockedThreadGuard;
 import dev.vertxrma.testing.Jobs;
 import dev.vertxrma.testing.Jobs.Mode;
 import io.vertx.core.Future;
@@ -158,8 +159,8 @@ class StartupTest {
         assertFalse(isFree(port), "port " + port + " should be held by another cluster's member");
       }
       String cluster = "rma-ports-" + java.util.UUID.randomUUID().toString().substring(0, 8);
-      nodes.add(Jobs.await(Rma.clusteredVertx(cluster), 120));
-      nodes.add(Jobs.await(Rma.clusteredVertx(cluster), 120));
+      nodes.add(BlockedThreadGuard.watch(Jobs.await(Rma.clusteredVertx(cluster, BlockedThreadGuard.options()), 120)));
+      nodes.add(BlockedThreadGuard.watch(Jobs.await(Rma.clusteredVertx(cluster, BlockedThreadGuard.options()), 120)));
       dev.vertxrma.JobOptions options = Jobs.options(2).setStartupTimeoutMs(15_000);
       int[] got = new int[2];
       dev.vertxrma.RankProgram program = (world, args) -> {

@@ -34,7 +34,7 @@ public final class Jobs {
   /** The shared embedded Vert.x instance. */
   public static synchronized Vertx embedded() {
     if (embedded == null) {
-      embedded = Vertx.vertx();
+      embedded = BlockedThreadGuard.watch(Vertx.vertx(BlockedThreadGuard.options()));
     }
     return embedded;
   }
@@ -42,8 +42,8 @@ public final class Jobs {
   /** The two shared clustered nodes, started on first use. */
   public static synchronized Vertx[] clusterNodes() {
     if (nodes == null) {
-      Vertx a = await(Rma.clusteredVertx(CLUSTER), 120);
-      Vertx b = await(Rma.clusteredVertx(CLUSTER), 120);
+      Vertx a = BlockedThreadGuard.watch(await(Rma.clusteredVertx(CLUSTER, BlockedThreadGuard.options()), 120));
+      Vertx b = BlockedThreadGuard.watch(await(Rma.clusteredVertx(CLUSTER, BlockedThreadGuard.options()), 120));
       nodes = new Vertx[] {a, b};
       Runtime.getRuntime().addShutdownHook(new Thread(Jobs::closeAll));
     }

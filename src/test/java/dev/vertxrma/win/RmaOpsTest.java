@@ -933,12 +933,13 @@ class RmaOpsTest {
           .compose(v -> win.get(back, 0, longs, Datatype.LONG, other, 1))
           .compose(v -> win.fence(Mode.NOSUCCEED))
           .map(v -> {
-            assertEquals(0L, win.memory().readLong(0), "the byte range before the put is untouched");
+            BytesStore<?, ?> mem = win.memory();
+            assertEquals(0L, mem.readLong(0), "the byte range before the put is untouched");
             for (int i = 0; i < longs; i++) {
               long expected = (long) i * 0x9E3779B97F4A7C15L + other;
-              if (win.memory().readLong(8L + 8L * i) != expected) {
+              if (mem.readLong(8L + 8L * i) != expected) {
                 throw new AssertionError("rank " + r + " element " + i + " put by rank " + other + " is "
-                    + win.memory().readLong(8L + 8L * i) + ", expected " + expected);
+                    + mem.readLong(8L + 8L * i) + ", expected " + expected);
               }
               if (back[i] != data[i]) {
                 throw new AssertionError("rank " + r + " element " + i + " read back is " + back[i] + ", expected "

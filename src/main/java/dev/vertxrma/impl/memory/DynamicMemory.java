@@ -87,14 +87,22 @@ public final class DynamicMemory implements TargetMemory {
   }
 
   @Override
-  public long addressOf(long start, long lo, long hi, String what) {
-    long first = TargetMemory.offset(start, lo, what);
-    long end = TargetMemory.offset(start, hi, what);
+  public long addressOf(long start, long lo, long hi) {
+    long first = start + lo;
+    long end = start + hi;
+    if (((start ^ first) & (lo ^ first)) < 0 || ((start ^ end) & (hi ^ end)) < 0 || first > end) {
+      return NOT_INSIDE;
+    }
     Map.Entry<Long, Region> e = regions.floorEntry(first);
-    if (e == null || first > end || end > e.getValue().address + e.getValue().length) {
-      throw RmaException.of(ErrorClass.RMA_RANGE, "%s: bytes [0x%x, 0x%x) are not inside one attached region "
-          + "(%d region(s) attached)", what, first, end, regions.size());
+    if (e == null || end > e.getValue().address + e.getValue().length) {
+      return NOT_INSIDE;
     }
     return start;
+  }
+
+  @Override
+  public String whyOutside(long start, long lo, long hi) {
+    return String.format("bytes [0x%x + %d, 0x%x + %d) are not inside one attached region (%d region(s) attached)",
+        start, lo, start, hi, regions.size());
   }
 }

@@ -92,13 +92,20 @@ public final class WindowMemory implements TargetMemory {
   }
 
   @Override
-  public long addressOf(long start, long lo, long hi, String what) {
-    long first = TargetMemory.offset(start, lo, what);
-    long end = TargetMemory.offset(start, hi, what);
-    if (first < 0 || end > size || first > end) {
-      throw RmaException.of(ErrorClass.RMA_RANGE, "%s: bytes [%d, %d) exceed window size %d", what, first, end, size);
+  public long addressOf(long start, long lo, long hi) {
+    long first = start + lo;
+    long end = start + hi;
+    // overflow of either sum shows as a wrong sign or order
+    if (((start ^ first) & (lo ^ first)) < 0 || ((start ^ end) & (hi ^ end)) < 0 || first < 0 || end > size
+        || first > end) {
+      return NOT_INSIDE;
     }
     return address + start;
+  }
+
+  @Override
+  public String whyOutside(long start, long lo, long hi) {
+    return String.format("bytes [%d + %d, %d + %d) exceed window size %d", start, lo, start, hi, size);
   }
 
   /** Releases the memory (or the reservation on the caller's store); idempotent. */

@@ -88,6 +88,26 @@ public final class DatatypeEngine {
    * @throws RmaException {@link ErrorClass#COUNT} for a negative count, {@link ErrorClass#TYPE}
    *     for an uncommitted type, {@code rangeClass} when out of range
    */
+  /**
+   * Whether {@link #checkAccess} would pass, without building a message: the allocation-free
+   * check of the hot path (call {@code checkAccess} for the error when it returns false).
+   */
+  public static boolean fits(TypeMap t, int count, long startByte, long capacityBytes) {
+    if (!t.isCommitted() || count < 0) {
+      return false;
+    }
+    if (count == 0 || t.segmentCount() == 0) {
+      return true;
+    }
+    long first = startByte + t.trueLb();
+    long span = (count - 1L) * t.extent();
+    if (count - 1L != 0 && span / (count - 1L) != t.extent()) {
+      return false;
+    }
+    long end = startByte + span + t.trueUb();
+    return first >= 0 && end <= capacityBytes && end >= startByte && first <= end && startByte >= 0;
+  }
+
   public static void checkAccess(TypeMap t, int count, long startByte, long capacityBytes, String what,
       ErrorClass rangeClass) {
     requireCommitted(t);

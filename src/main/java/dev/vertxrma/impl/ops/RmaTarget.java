@@ -29,8 +29,6 @@ public final class RmaTarget {
     if (f.count < 0) {
       throw RmaException.of(ErrorClass.COUNT, "target count %d is negative", f.count);
     }
-    String what = String.format("%s at rank %d, disp=%d x unit %d, %d x %s (window size %d)",
-        FrameType.name(f.type), rank, f.disp, dispUnit, f.count, t.name(), mem.size());
     Object wBase = mem.base();
     long wAddr = 0;
     if (f.count > 0 && t.size() > 0) {
@@ -40,9 +38,14 @@ public final class RmaTarget {
         start = Math.multiplyExact(f.disp, (long) dispUnit);
         hi = Math.addExact(Math.multiplyExact(f.count - 1L, t.extent()), t.trueUb());
       } catch (ArithmeticException e) {
-        throw RmaException.of(ErrorClass.RMA_RANGE, "%s: the target range overflows 64-bit arithmetic", what);
+        throw RmaException.of(ErrorClass.RMA_RANGE, "%s: the target range overflows 64-bit arithmetic",
+            describe(f, t, mem, dispUnit, rank));
       }
-      wAddr = mem.addressOf(start, t.trueLb(), hi, what);
+      wAddr = mem.addressOf(start, t.trueLb(), hi);
+      if (wAddr == TargetMemory.NOT_INSIDE) {
+        throw RmaException.of(ErrorClass.RMA_RANGE, "%s: %s", describe(f, t, mem, dispUnit, rank),
+            mem.whyOutside(start, t.trueLb(), hi));
+      }
     }
     switch (f.type) {
       case FrameType.PUT:
@@ -105,6 +108,12 @@ public final class RmaTarget {
       default:
         throw RmaException.of(ErrorClass.OTHER, "frame type %s is not an RMA operation", FrameType.name(f.type));
     }
+  }
+
+  /** The operation and its target range, for error messages (built only when one is thrown). */
+  private static String describe(Frame f, TypeMap t, TargetMemory mem, int dispUnit, int rank) {
+    return String.format("%s at rank %d, disp=%d x unit %d, %d x %s (window size %d)", FrameType.name(f.type), rank,
+        f.disp, dispUnit, f.count, t.name(), mem.size());
   }
 
   private static byte[] write(Frame f, TypeMap t, Object wBase, long wAddr, Op op) {

@@ -20,11 +20,19 @@ public final class ClusterSupport {
 
   /** A new clustered Vert.x node in cluster {@code clusterName}. */
   public static Future<Vertx> clusteredVertx(String clusterName) {
+    return clusteredVertx(clusterName, new VertxOptions());
+  }
+
+  /**
+   * A new clustered Vert.x node in cluster {@code clusterName} with {@code base}'s options (a
+   * copy; its event-bus host and port are set as above).
+   */
+  public static Future<Vertx> clusteredVertx(String clusterName, VertxOptions base) {
     Config config = ConfigUtil.loadConfig();
     config.setClusterName(clusterName);
     HazelcastClusterManager manager = new HazelcastClusterManager(config);
     String host = System.getProperty("rma.host", "127.0.0.1");
-    VertxOptions options = new VertxOptions();
+    VertxOptions options = new VertxOptions(base);
     options.getEventBusOptions().setHost(host).setClusterPublicHost(host).setPort(0);
     return Vertx.builder().with(options).withClusterManager(manager).buildClustered();
   }

@@ -38,7 +38,7 @@ public final class JobRunner {
     List<RankHost> hosts = new ArrayList<>();
     List<Future<String>> deployments = new ArrayList<>();
     Promise<Void> result = Promise.promise();
-    ChronicleWarmup.ensure(vertx).onComplete(warm -> {
+    JvmWarmup.ensure(vertx).onComplete(warm -> {
       for (int r = first; r < first + count; r++) {
         RankHost host = new RankHost(job, r, program, options.getArgs());
         hosts.add(host);

@@ -48,7 +48,7 @@ public final class LauncherJob {
     synchronized (LauncherJob.class) {
       started++;
     }
-    return ChronicleWarmup.ensure(vertx).compose(w -> vertx.deployVerticle(host)).onSuccess(id -> host.runProgram().onComplete(ar -> {
+    return JvmWarmup.ensure(vertx).compose(w -> vertx.deployVerticle(host)).onSuccess(id -> host.runProgram().onComplete(ar -> {
       if (ar.failed()) {
         LOG.error("rank " + host.rank() + " failed: " + ar.cause().getMessage());
       }

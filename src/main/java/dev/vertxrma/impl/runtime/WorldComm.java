@@ -113,7 +113,9 @@ public final class WorldComm implements Comm {
       throw RmaException.of(ErrorClass.COUNT, "%s: count %d is negative", what, count);
     }
     MemoryRef mem = MemoryRef.of(buf, offset);
-    DatatypeEngine.checkAccess(type, count, mem, what + " buffer");
+    if (!DatatypeEngine.fits(type, count, mem.bytesBefore(), mem.bytesBefore() + mem.bytesAvailable())) {
+      DatatypeEngine.checkAccess(type, count, mem, what + " buffer"); // throws, with the message
+    }
     return mem;
   }
 

@@ -121,6 +121,26 @@ public final class CompletionTracker {
     return s;
   }
 
+  /** The number of operations issued to {@code target} so far. */
+  public long issued(int target) {
+    return issued[target];
+  }
+
+  /** Whether an operation failed since the last {@link #takeError()}. */
+  public boolean hasError() {
+    return firstError != null;
+  }
+
+  /** Completes when the completed count of {@code target} has reached {@code needed} (flush). */
+  public Future<Void> await(int target, long needed) {
+    if (completed[target] >= needed) {
+      return context.succeededFuture();
+    }
+    long[] n = new long[issued.length];
+    n[target] = needed;
+    return await(n);
+  }
+
   /** Completes when, for every target, the completed count has reached {@code needed}. */
   public Future<Void> await(long[] needed) {
     if (reached(needed)) {

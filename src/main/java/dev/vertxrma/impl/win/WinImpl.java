@@ -255,8 +255,10 @@ final class WinImpl implements Win {
       throw RmaException.of(ErrorClass.RMA_RANGE, "%s target disp=%d x unit %d is outside window size %d at rank %d",
           call, disp, units[target], sizes[target], target);
     }
-    DatatypeEngine.checkAccess(tt, count, start, sizes[target], String.format("%s target range [disp=%d, unit %d) "
-        + "of window size %d at rank %d", call, disp, units[target], sizes[target], target), ErrorClass.RMA_RANGE);
+    if (!DatatypeEngine.fits(tt, count, start, sizes[target])) {
+      DatatypeEngine.checkAccess(tt, count, start, sizes[target], String.format("%s target range [disp=%d, unit %d) "
+          + "of window size %d at rank %d", call, disp, units[target], sizes[target], target), ErrorClass.RMA_RANGE);
+    }
   }
 
   /** What an issued operation is waiting for: the reply of the frame it sent, if it sent one. */
@@ -280,32 +282,53 @@ final class WinImpl implements Win {
       checkLive(call);
       int issuedIn = syncFor(targetRank, call);
       tracker.issue(targetRank);
-      Issued issued = new Issued();
       Future<?> gate = null;
       if (pscw.accessGroup() != null) {
         gate = pscw.startedOrFail("operation");
       } else if (passive.holds(targetRank)) {
         gate = passive.granted(targetRank);
       }
-      Future<T> result;
-      if (gate == null || gate.isComplete() && gate.succeeded()) {
-        result = run(issued, () -> body.apply(issuedIn));
-      } else {
-        result = gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
-            : comm.call(() -> run(issued, () -> body.apply(issuedIn))));
-      }
-      result.onComplete(ar -> {
-        Future<?> sent = issued.sent;
-        if (sent == null) {
-          tracker.complete(targetRank, null); // nothing sent: the operation's own future has the error
-        } else if (sent.isComplete()) {
-          tracker.complete(targetRank, sent.cause());
+      if (gate == null || gate.succeeded()) {
+        // the common case, allocation-free when the body completes at once (same-JVM fast path)
+        lastSent = null;
+        Future<T> result = runNow(body, issuedIn);
+        Future<?> sent = lastSent;
+        lastSent = null;
+        if (result.isComplete() && (sent == null || sent.isComplete())) {
+          tracker.complete(targetRank, sent == null ? null : sent.cause());
         } else {
-          sent.onComplete(s -> tracker.complete(targetRank, s.cause()));
+          result.onComplete(ar -> completeIssued(targetRank, sent));
         }
-      });
+        return result;
+      }
+      Issued issued = new Issued();
+      Future<T> result = gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
+          : comm.call(() -> run(issued, () -> body.apply(issuedIn))));
+      result.onComplete(ar -> completeIssued(targetRank, issued.sent));
       return result;
     });
+  }
+
+  /** An issued operation's future completed: it is complete once the frame it sent (if any) is answered. */
+  private void completeIssued(int targetRank, Future<?> sent) {
+    if (sent == null) {
+      tracker.complete(targetRank, null); // nothing sent: the operation's own future has the error
+    } else if (sent.isComplete()) {
+      tracker.complete(targetRank, sent.cause());
+    } else {
+      sent.onComplete(x -> tracker.complete(targetRank, x.cause()));
+    }
+  }
+
+  private <T> Future<T> runNow(IntFunction<Future<T>> body, int issuedIn) {
+    try {
+      return body.apply(issuedIn);
+    } catch (RmaException e) {
+      return rp.context().failedFuture(e);
+    } catch (RuntimeException e) {
+      return rp.context().failedFuture(new RmaException(ErrorClass.INTERN, "internal error at rank " + rank + ": "
+          + e, e));
+    }
   }
 
   /** Runs the body of an issued operation, noting the frame it sent, if any. */
@@ -452,9 +475,10 @@ final class WinImpl implements Win {
       Datatype originType, int targetRank, long targetDisp, int targetCount, Datatype targetType) {
     return op(targetRank, call, issuedIn -> {
       checkLive(call);
-      TypeMap tt = WorldComm.typeMap(targetType, call + " target");
-      OriginBuffer o = OriginBuffer.of(origin, originOffset, originCount, originType, call + " origin");
       boolean accumulate = type == FrameType.ACC;
+      TypeMap tt = WorldComm.typeMap(targetType, accumulate ? "accumulate target" : "put target");
+      OriginBuffer o = OriginBuffer.of(origin, originOffset, originCount, originType,
+          accumulate ? "accumulate origin" : "put origin");
       if (accumulate) {
         checkOp(op, tt);
       }
@@ -887,10 +911,14 @@ final class WinImpl implements Win {
       checkLive("flush");
       checkRank(targetRank, "flush");
       checkPassive(targetRank, "flush");
-      long[] issuedBefore = tracker.snapshot(targetRank);
+      long issuedBefore = tracker.issued(targetRank);
       Future<?> grant = passive.granted(targetRank);
-      return rp.withTimeout(grant.transform(g -> tracker.await(issuedBefore)), "flush of rank " + targetRank)
-          .compose(v -> reportEpochError());
+      Future<Void> done = grant.succeeded() ? tracker.await(targetRank, issuedBefore)
+          : grant.transform(g -> tracker.await(targetRank, issuedBefore));
+      if (!done.isComplete()) {
+        done = rp.withTimeout(done, "flush of rank " + targetRank);
+      }
+      return done.succeeded() && !tracker.hasError() ? done : done.compose(v -> reportEpochError());
     });
   }
 

@@ -1,0 +1,41 @@
+package dev.vertxrma.impl.runtime;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * Runs once per JVM, on a worker thread before any rank starts, the one-time initializations that
+ * would otherwise stall the first event loop to need them: Chronicle Bytes' static
+ * initialization (seconds on a cold JVM, at the first window allocation) and Netty's first
+ * pooled direct-buffer chunk (it registers Java Flight Recorder event types, tens of
+ * milliseconds, at the first frame written to another JVM) and Jackson's JSON codec (the
+ * clustered start-up handshake decodes JSON).
+ */
+final class JvmWarmup {
+
+  private static volatile boolean done;
+
+  private JvmWarmup() {
+  }
+
+  static Future<Void> ensure(Vertx vertx) {
+    if (done) {
+      return Future.succeededFuture();
+    }
+    return vertx.executeBlocking(() -> {
+      BytesStore<?, ?> store = BytesStore.nativeStoreWithFixedCapacity(64);
+      try {
+        BytesStore<?, ?> view = BytesStore.wrap(store.addressForRead(0), 64);
+        view.writeLong(0, 1L);
+        BytesStore.wrap(new byte[8]).readLong(0);
+      } finally {
+        store.releaseLast();
+      }
+      io.netty.buffer.ByteBufAllocator.DEFAULT.directBuffer(64).release();
+      new io.vertx.core.json.JsonObject(new io.vertx.core.json.JsonObject().put("warm", 1).toBuffer());
+      done = true;
+      return null;
+    });
+  }
+}
