@@ -63,6 +63,57 @@ public final class Frame {
     return f;
   }
 
+  /** A copy of every field (the arrays and objects referenced, not copied). */
+  public Frame copy() {
+    Frame c = new Frame();
+    c.type = type;
+    c.src = src;
+    c.ctx = ctx;
+    c.tag = tag;
+    c.corr = corr;
+    c.disp = disp;
+    c.count = count;
+    c.code = code;
+    c.epoch = epoch;
+    c.typeBytes = typeBytes;
+    c.payload = payload;
+    c.localType = localType;
+    c.localBase = localBase;
+    c.localAddress = localAddress;
+    c.localOriginType = localOriginType;
+    c.localOriginCount = localOriginCount;
+    c.localBase2 = localBase2;
+    c.localAddress2 = localAddress2;
+    c.localResultType = localResultType;
+    c.localResultCount = localResultCount;
+    return c;
+  }
+
+  /** Resets every field to its initial value and sets the header's type, source and context. */
+  public Frame reset(byte type, int src, int ctx) {
+    this.type = type;
+    this.src = src;
+    this.ctx = ctx;
+    tag = 0;
+    corr = 0;
+    disp = 0;
+    count = 0;
+    code = 0;
+    epoch = 0;
+    typeBytes = null;
+    payload = null;
+    localType = null;
+    localBase = null;
+    localAddress = 0;
+    localOriginType = null;
+    localOriginCount = 0;
+    localBase2 = null;
+    localAddress2 = 0;
+    localResultType = null;
+    localResultCount = 0;
+    return this;
+  }
+
   /** Whether this frame is in its same-JVM form (decoded type, references to origin memory). */
   public boolean isLocalTransfer() {
     return localType != null || localBase != null || localAddress != 0;

@@ -65,6 +65,8 @@ final class WinImpl implements Win {
   private final PassiveEpoch passive;
   /** This rank's window as a target: exposure state, lock queue, memory (single owner). */
   private final TargetWindow targetWindow;
+  /** The frame same-JVM operations are built in (see {@link #frame}); used on the rank's context only. */
+  private final Frame scratch = new Frame();
   /** Same-JVM peers' target windows, resolved on first use (the fast path). */
   private final TargetWindow[] peers;
   private final boolean noLocks;
@@ -371,7 +373,7 @@ final class WinImpl implements Win {
         }
       }
     }
-    return rp.request(targetRank, f);
+    return rp.request(targetRank, f == scratch ? f.copy() : f);
   }
 
   private TargetWindow peer(int r) {
@@ -384,7 +386,9 @@ final class WinImpl implements Win {
   }
 
   private Frame frame(byte type, int target, int issuedIn, long disp, int count, TypeMap tt, boolean local) {
-    Frame f = Frame.of(type, rank, id);
+    // a same-JVM operation is built in the scratch frame: applied at once it is never kept, and
+    // {@link #send} copies it when it has to wait at the target
+    Frame f = local ? scratch.reset(type, rank, id) : Frame.of(type, rank, id);
     int sync = issuedIn;
     f.tag = sync;
     f.epoch = sync == SYNC_PASSIVE ? 0 : fenceEpoch;
