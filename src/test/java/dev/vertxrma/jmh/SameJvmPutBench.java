@@ -46,6 +46,7 @@ public class SameJvmPutBench {
   private Win win;
   private Context rank0;
   private final long[] value = {42};
+  private final byte[] bytes = new byte[8];
 
   @Setup
   public void start() throws Exception {
@@ -72,6 +73,22 @@ public class SameJvmPutBench {
   public void putFlush8() throws Exception {
     CompletableFuture<Void> done = new CompletableFuture<>();
     rank0.runOnContext(x -> Rma.repeat(BATCH, i -> win.put(value, 0, 1, Datatype.LONG, 1, 0)
+        .compose(v -> win.flush(1))).onComplete(ar -> {
+          if (ar.succeeded()) {
+            done.complete(null);
+          } else {
+            done.completeExceptionally(ar.cause());
+          }
+        }));
+    done.get(60, TimeUnit.SECONDS);
+  }
+
+  /** As {@link #putFlush8}, with the origin as 8 bytes of MPI_BYTE (what {@code rmabench put-latency} sends). */
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public void putFlush8Bytes() throws Exception {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    rank0.runOnContext(x -> Rma.repeat(BATCH, i -> win.put(bytes, 0, 8, Datatype.BYTE, 1, 0)
         .compose(v -> win.flush(1))).onComplete(ar -> {
           if (ar.succeeded()) {
             done.complete(null);
