@@ -18,6 +18,15 @@ import net.openhft.chronicle.bytes.BytesStore;
  * displacement is scaled by the <em>target's</em> displacement unit. A target of
  * {@link Comm#PROC_NULL} makes an operation a no-op.
  *
+ * <p><b>Buffers.</b> An operation's buffers belong to the library from the call until the
+ * operation's own future completes, and never after: a {@code put} or {@code accumulate} to a
+ * rank in another JVM packs its data when issued (its future completes at once); to a rank in
+ * this JVM the target copies straight from the origin buffer, at once when its window is free,
+ * else when it gets to it (the future completes then). A {@code get} or a result buffer is
+ * written just before its future completes; {@code compareAndSwap}'s value and compare buffers
+ * are copied when issued. A flush, unlock, complete or fence that fails with TIMEOUT returns no
+ * buffer: keep each one until its operation's own future has completed.
+ *
  * <p><b>Errors.</b> Futures fail with {@link RmaException}: {@link ErrorClass#RMA_RANGE} when the
  * target range leaves the target window, {@link ErrorClass#RMA_SYNC} outside an epoch or on a
  * wrong synchronization sequence, {@link ErrorClass#TYPE} for datatype mismatches,
@@ -206,7 +215,9 @@ public interface Win {
   /**
    * MPI_Win_fence, collective: closes the current fence epoch and opens the next one (unless
    * {@link Mode#NOSUCCEED}). Completes when every operation of the closed epoch is complete at
-   * its origin and at its target, everywhere. Assertions: NOSTORE, NOPUT, NOPRECEDE, NOSUCCEED.
+   * its origin and at its target, everywhere. Operations issued after this call, even before its
+   * future completes, belong to the next epoch (their targets hold them until they have passed
+   * this fence too). Assertions: NOSTORE, NOPUT, NOPRECEDE, NOSUCCEED.
    */
   Future<Void> fence(Mode... assertions);
 
@@ -218,7 +229,11 @@ public interface Win {
 
   /**
    * MPI_Win_start: opens an access epoch to the ranks of {@code group}; completes once each of
-   * them has posted (at once with {@link Mode#NOCHECK}).
+   * them has posted (at once with {@link Mode#NOCHECK}). Operations may be issued before it
+   * completes: they are held until then. If no post arrives within the job's wait timeout it fails
+   * with TIMEOUT and is withdrawn: the access epoch ends, the operations held for it fail with
+   * that TIMEOUT, a {@code complete} already issued fails with it at once, and the next
+   * {@code complete} fails at once with RMA_SYNC; the window stays usable.
    */
   Future<Void> start(Group group, Mode... assertions);
 

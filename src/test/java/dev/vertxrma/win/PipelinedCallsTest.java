@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vertxrma.Datatype;
+import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Group;
 import dev.vertxrma.Info;
 import dev.vertxrma.LockType;
 import dev.vertxrma.Mode;
 import dev.vertxrma.Op;
 import dev.vertxrma.Rma;
+import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
 import dev.vertxrma.testing.Jobs;
 import io.vertx.core.Future;
@@ -236,5 +238,48 @@ class PipelinedCallsTest {
             return null;
           }).compose(v -> win.free());
     }));
+  }
+
+  /**
+   * A start that times out is withdrawn: the put and the complete issued with it fail with its
+   * TIMEOUT, a later complete fails with RMA_SYNC at once, and the window serves a normal
+   * post/start epoch afterwards. (Rank 1 waits on a timer, not a library wait, before it joins.)
+   */
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void aTimedOutStartIsWithdrawnAndTheWindowStaysUsable(Jobs.Mode mode) {
+    long t = 400;
+    Jobs.await(Jobs.start(mode, Jobs.options(2).setWaitTimeoutMs(t), (world, args) ->
+        Win.allocate(world, 8, 8, Info.NULL).compose(win -> {
+          Group other = win.group().excl(world.rank());
+          if (world.rank() == 1) {
+            return io.vertx.core.Vertx.currentContext().owner().timer(t * 3 / 2)
+                .compose(x -> world.barrier())
+                .compose(v -> win.post(other))
+                .compose(v -> win.waitFor())
+                .map(v -> {
+                  assertEquals(7L, win.memory().readLong(0), "the put of the epoch after the withdrawn one");
+                  return null;
+                })
+                .compose(v -> world.barrier()).compose(v -> win.free());
+          }
+          Future<Void> start = win.start(other);
+          Future<Void> put = win.put(new long[] {5}, 0, 1, Datatype.LONG, 1, 0);
+          Future<Void> complete = win.complete();
+          return Future.join(start, put, complete).transform(ar -> {
+            for (Future<Void> f : List.of(start, put, complete)) {
+              assertTrue(f.failed(), "a call of the timed-out epoch succeeded");
+              assertEquals(ErrorClass.TIMEOUT, ((RmaException) f.cause()).errorClass(), f.cause().getMessage());
+            }
+            return win.complete().transform(again -> {
+              assertTrue(again.failed(), "complete after a withdrawn start succeeded");
+              assertEquals(ErrorClass.RMA_SYNC, ((RmaException) again.cause()).errorClass());
+              return world.barrier();
+            });
+          }).compose(v -> win.start(other))
+              .compose(v -> win.put(new long[] {7}, 0, 1, Datatype.LONG, 1, 0))
+              .compose(v -> win.complete())
+              .compose(v -> world.barrier()).compose(v -> win.free());
+        })), 60);
   }
 }

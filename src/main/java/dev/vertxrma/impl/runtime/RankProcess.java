@@ -116,7 +116,7 @@ public final class RankProcess implements Endpoint {
 
   /**
    * Handles an RMA operation frame on the caller's thread. Only the window engines receive frames
-   * this way; they serialize every access to a window's target-side state and memory.
+   * this way; a window's single owner (TargetWindow) queues what it cannot run at once.
    */
   Consumer<Frame> inlineSink() {
     return inlineSink;

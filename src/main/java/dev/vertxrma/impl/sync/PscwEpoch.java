@@ -26,6 +26,8 @@ public final class PscwEpoch {
   private Promise<Void> startPromise;
   private boolean startNoCheck;
   private boolean startSatisfied;
+  /** Why the last start was withdrawn (it timed out), until the next complete or start. */
+  private RmaException withdrawn;
   // exposure side
   private Group exposureGroup;
   private final int[] processed;
@@ -69,6 +71,7 @@ public final class PscwEpoch {
   /** Opens the access epoch; completes once every member posted (at once with NOCHECK). */
   public Future<Void> start(Group group, boolean noCheck) {
     checkStart(group);
+    withdrawn = null;
     accessGroup = group;
     startNoCheck = noCheck;
     startSatisfied = false;
@@ -85,7 +88,7 @@ public final class PscwEpoch {
 
   /**
    * Completes start once every member posted: at once when called from start itself (NOCHECK, or
-   * the posts were already here), from a task of its own when a POST arrives under the window lock.
+   * the posts were already here), from a task of its own when a POST arrives at the window's owner.
    */
   private void tryStart(boolean deferred) {
     if (startPromise == null || startSatisfied) {
@@ -111,8 +114,8 @@ public final class PscwEpoch {
 
   /**
    * Completes a synchronization promise from a task of its own: this state is changed under the
-   * window's target-side lock, and the caller's continuation (which may issue operations into
-   * other windows) must never run while that lock is held.
+   * window's single owner, and the caller's continuation (which may issue operations into
+   * other windows) must never run while it owns the window.
    */
   private void completeLater(Promise<Void> p, RmaException failure) {
     context.runOnContext(v -> {
@@ -124,8 +127,31 @@ public final class PscwEpoch {
     });
   }
 
+  /**
+   * Withdraws a start that timed out: the access epoch ends at once, the operations held for it
+   * fail with {@code cause}, and the next {@code complete} fails with RMA_SYNC at once. A POST that
+   * arrives later still counts for the next start.
+   */
+  public void withdrawStart(RmaException cause) {
+    if (startPromise == null) {
+      return;
+    }
+    Promise<Void> p = startPromise;
+    startSatisfied = true;
+    accessGroup = null;
+    startPromise = null;
+    withdrawn = cause;
+    p.tryFail(cause);
+  }
+
   /** The future of the current start (complete waits for it); fails RMA_SYNC without start. */
   public Future<Void> startedOrFail(String call) {
+    if (accessGroup == null && withdrawn != null && "complete".equals(call)) {
+      RmaException cause = withdrawn;
+      withdrawn = null;
+      throw RmaException.of(ErrorClass.RMA_SYNC, "complete at rank %d: its start was withdrawn when it timed out "
+          + "(%s); the access epoch is already closed", rank, cause.getMessage());
+    }
     if (accessGroup == null) {
       throw RmaException.of(ErrorClass.RMA_SYNC, "%s at rank %d without a matching start", call, rank);
     }

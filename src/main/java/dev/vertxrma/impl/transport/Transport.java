@@ -27,7 +27,7 @@ public final class Transport {
    * @param localSinks for a rank, the sink that delivers on its event loop if it lives in this
    *     Vert.x instance, else {@code null}
    * @param inlineSinks for a rank in this Vert.x instance, the sink that handles an RMA operation
-   *     frame at once on the calling thread (the target window serializes it under its own lock)
+   *     frame on the calling thread (the target window applies it or queues it to its owner)
    */
   public Transport(EventBus bus, String jobName, int size, IntFunction<Consumer<Frame>> localSinks,
       IntFunction<Consumer<Frame>> inlineSinks) {

@@ -716,7 +716,12 @@ final class WinImpl implements Win {
       pscw.checkStart(group);
       leaveFenceMode("start");
       tracker.resetEpochCounts();
-      return rp.withTimeout(pscw.start(group, (bits & Mode.NOCHECK.bit()) != 0), "start (waiting for posts)");
+      return rp.withTimeout(pscw.start(group, (bits & Mode.NOCHECK.bit()) != 0), "start (waiting for posts)")
+          .onFailure(e -> {
+            if (e instanceof RmaException && ((RmaException) e).errorClass() == ErrorClass.TIMEOUT) {
+              pscw.withdrawStart((RmaException) e); // the window stays usable
+            }
+          });
     });
   }
 
