@@ -71,31 +71,26 @@ public class SameJvmPutBench {
   @Benchmark
   @OperationsPerInvocation(BATCH)
   public void putFlush8() throws Exception {
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    rank0.runOnContext(x -> Rma.repeat(BATCH, i -> win.put(value, 0, 1, Datatype.LONG, 1, 0)
-        .compose(v -> win.flush(1))).onComplete(ar -> {
-          if (ar.succeeded()) {
-            done.complete(null);
-          } else {
-            done.completeExceptionally(ar.cause());
-          }
-        }));
-    done.get(60, TimeUnit.SECONDS);
+    loop(() -> win.put(value, 0, 1, Datatype.LONG, 1, 0));
   }
 
   /** As {@link #putFlush8}, with the origin as 8 bytes of MPI_BYTE (what {@code rmabench put-latency} sends). */
   @Benchmark
   @OperationsPerInvocation(BATCH)
   public void putFlush8Bytes() throws Exception {
+    loop(() -> win.put(bytes, 0, 8, Datatype.BYTE, 1, 0));
+  }
+
+  /** {@value #BATCH} rounds of {@code put} + flush on rank 0's event loop; returns when they are done. */
+  private void loop(java.util.function.Supplier<Future<Void>> put) throws Exception {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    rank0.runOnContext(x -> Rma.repeat(BATCH, i -> win.put(bytes, 0, 8, Datatype.BYTE, 1, 0)
-        .compose(v -> win.flush(1))).onComplete(ar -> {
-          if (ar.succeeded()) {
-            done.complete(null);
-          } else {
-            done.completeExceptionally(ar.cause());
-          }
-        }));
+    rank0.runOnContext(x -> Rma.repeat(BATCH, i -> put.get().compose(v -> win.flush(1))).onComplete(ar -> {
+      if (ar.succeeded()) {
+        done.complete(null);
+      } else {
+        done.completeExceptionally(ar.cause());
+      }
+    }));
     done.get(60, TimeUnit.SECONDS);
   }
 

@@ -15,30 +15,26 @@ import dev.vertxrma.impl.memory.Memory;
 import dev.vertxrma.impl.memory.MemoryRef;
 import dev.vertxrma.impl.memory.DynamicMemory;
 import dev.vertxrma.impl.memory.SharedMapping;
-import dev.vertxrma.impl.memory.TargetMemory;
 import dev.vertxrma.impl.memory.WindowMemory;
 import dev.vertxrma.impl.ops.DatatypeEngine;
-import dev.vertxrma.impl.ops.RmaTarget;
 import dev.vertxrma.impl.ops.TypeMap;
 import dev.vertxrma.impl.runtime.RankProcess;
 import dev.vertxrma.impl.runtime.WorldComm;
 import dev.vertxrma.impl.sync.CompletionTracker;
-import dev.vertxrma.impl.sync.FenceEpoch;
-import dev.vertxrma.impl.sync.LockManager;
 import dev.vertxrma.impl.sync.PassiveEpoch;
 import dev.vertxrma.impl.sync.PscwEpoch;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
 import io.vertx.core.Future;
-import java.util.ArrayDeque;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
- * One rank's side of a window: the origin side of every operation (argument and range checks
- * against the sizes announced at creation, the same-JVM or wire form of the frame, completion
- * tracking) and the target side (admission by the epoch rules, then {@link RmaTarget}).
+ * One rank's window, its origin side: argument and range checks against the sizes announced at
+ * creation, the epoch an operation is issued in (issue-time accounting, {@link CompletionTracker}),
+ * the same-JVM fast path or wire form of each operation, and the synchronization calls. Its target
+ * side is the single-owner {@link TargetWindow}.
  */
 final class WinImpl implements Win {
 
