@@ -88,13 +88,11 @@ public final class DynamicMemory implements TargetMemory {
 
   @Override
   public long addressOf(long start, long lo, long hi) {
-    long first = start + lo;
-    long end = start + hi;
-    if (((start ^ first) & (lo ^ first)) < 0 || ((start ^ end) & (hi ^ end)) < 0 || first > end) {
+    if (!TargetMemory.wellFormed(start, lo, hi)) {
       return NOT_INSIDE;
     }
-    Map.Entry<Long, Region> e = regions.floorEntry(first);
-    if (e == null || end > e.getValue().address + e.getValue().length) {
+    Map.Entry<Long, Region> e = regions.floorEntry(start + lo);
+    if (e == null || start + hi > e.getValue().address + e.getValue().length) {
       return NOT_INSIDE;
     }
     return start;

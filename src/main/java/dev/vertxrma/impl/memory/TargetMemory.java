@@ -23,6 +23,16 @@ public interface TargetMemory {
    */
   long addressOf(long start, long lo, long hi);
 
+  /**
+   * Whether {@code [start + lo, start + hi)} is a well-formed byte range: neither sum overflows
+   * 64 bits and {@code lo <= hi}.
+   */
+  static boolean wellFormed(long start, long lo, long hi) {
+    long first = start + lo;
+    long end = start + hi;
+    return ((start ^ first) & (lo ^ first)) >= 0 && ((start ^ end) & (hi ^ end)) >= 0 && first <= end;
+  }
+
   /** Why {@code [start + lo, start + hi)} is not inside this memory, for the RMA_RANGE message. */
   String whyOutside(long start, long lo, long hi);
 

@@ -93,11 +93,7 @@ public final class WindowMemory implements TargetMemory {
 
   @Override
   public long addressOf(long start, long lo, long hi) {
-    long first = start + lo;
-    long end = start + hi;
-    // overflow of either sum shows as a wrong sign or order
-    if (((start ^ first) & (lo ^ first)) < 0 || ((start ^ end) & (hi ^ end)) < 0 || first < 0 || end > size
-        || first > end) {
+    if (!TargetMemory.wellFormed(start, lo, hi) || start + lo < 0 || start + hi > size) {
       return NOT_INSIDE;
     }
     return address + start;

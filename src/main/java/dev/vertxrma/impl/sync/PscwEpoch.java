@@ -144,14 +144,22 @@ public final class PscwEpoch {
     p.tryFail(cause);
   }
 
-  /** The future of the current start (complete waits for it); fails RMA_SYNC without start. */
-  public Future<Void> startedOrFail(String call) {
-    if (accessGroup == null && withdrawn != null && "complete".equals(call)) {
+  /**
+   * The future of the current start, for complete; RMA_SYNC without a start, naming the
+   * withdrawn one if the last start timed out.
+   */
+  public Future<Void> startedForComplete() {
+    if (accessGroup == null && withdrawn != null) {
       RmaException cause = withdrawn;
       withdrawn = null;
       throw RmaException.of(ErrorClass.RMA_SYNC, "complete at rank %d: its start was withdrawn when it timed out "
           + "(%s); the access epoch is already closed", rank, cause.getMessage());
     }
+    return startedOrFail("complete");
+  }
+
+  /** The future of the current start (operations and complete wait for it); fails RMA_SYNC without start. */
+  public Future<Void> startedOrFail(String call) {
     if (accessGroup == null) {
       throw RmaException.of(ErrorClass.RMA_SYNC, "%s at rank %d without a matching start", call, rank);
     }

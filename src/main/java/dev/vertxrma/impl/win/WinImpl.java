@@ -288,10 +288,8 @@ final class WinImpl implements Win {
       }
       if (gate == null || gate.succeeded()) {
         // the common case, allocation-free when the body completes at once (same-JVM fast path)
-        lastSent = null;
         Future<T> result = runNow(body, issuedIn);
-        Future<?> sent = lastSent;
-        lastSent = null;
+        Future<?> sent = takeLastSent();
         if (result.isComplete() && (sent == null || sent.isComplete())) {
           tracker.complete(targetRank, sent == null ? null : sent.cause());
         } else {
@@ -301,10 +299,21 @@ final class WinImpl implements Win {
       }
       Issued issued = new Issued();
       Future<T> result = gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
-          : comm.call(() -> run(issued, () -> body.apply(issuedIn))));
+          : comm.call(() -> {
+            Future<T> f = runNow(body, issuedIn);
+            issued.sent = takeLastSent();
+            return f;
+          }));
       result.onComplete(ar -> completeIssued(targetRank, issued.sent));
       return result;
     });
+  }
+
+  /** The reply future of the frame the body just run sent, or {@code null}; cleared. */
+  private Future<?> takeLastSent() {
+    Future<?> sent = lastSent;
+    lastSent = null;
+    return sent;
   }
 
   /** An issued operation's future completed: it is complete once the frame it sent (if any) is answered. */
@@ -318,7 +327,12 @@ final class WinImpl implements Win {
     }
   }
 
+  /**
+   * Runs the body of an issued operation. Its failure becomes the operation's future here, not
+   * an exception, so the operation counted as issued is always counted as complete too.
+   */
   private <T> Future<T> runNow(IntFunction<Future<T>> body, int issuedIn) {
+    lastSent = null;
     try {
       return body.apply(issuedIn);
     } catch (RmaException e) {
@@ -327,23 +341,6 @@ final class WinImpl implements Win {
       return rp.context().failedFuture(new RmaException(ErrorClass.INTERN, "internal error at rank " + rank + ": "
           + e, e));
     }
-  }
-
-  /** Runs the body of an issued operation, noting the frame it sent, if any. */
-  private <T> Future<T> run(Issued issued, Supplier<Future<T>> body) {
-    lastSent = null;
-    Future<T> f;
-    try {
-      f = body.get();
-    } catch (RmaException e) {
-      f = rp.context().failedFuture(e);
-    } catch (RuntimeException e) {
-      f = rp.context().failedFuture(new RmaException(ErrorClass.INTERN, "internal error at rank " + rank + ": " + e,
-          e));
-    }
-    issued.sent = lastSent;
-    lastSent = null;
-    return f;
   }
 
   /**
@@ -725,7 +722,7 @@ final class WinImpl implements Win {
   public Future<Void> complete() {
     return comm.call(() -> {
       checkLive("complete");
-      Future<Void> started = pscw.startedOrFail("complete");
+      Future<Void> started = pscw.startedForComplete();
       long[] issuedBefore = tracker.snapshot();
       // every operation issued before complete (held until start matched or not) is done before
       // the targets learn how many to expect
