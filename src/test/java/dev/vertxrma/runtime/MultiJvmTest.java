@@ -92,9 +92,14 @@ class MultiJvmTest {
   }
 
   private static Run startProgram(String name, String program, String... programArgs) throws IOException {
+    return startProgram(name, 4, 2, program, programArgs);
+  }
+
+  private static Run startProgram(String name, int np, int jvms, String program, String... programArgs)
+      throws IOException {
     File home = home();
     List<String> cmd = new ArrayList<>(List.of(new File(home, "bin/rmarun").getAbsolutePath(),
-        "-np", "4", "--jvms", "2", program));
+        "-np", String.valueOf(np), "--jvms", String.valueOf(jvms), program));
     cmd.addAll(List.of(programArgs));
     File out = tmp.resolve(name + ".out").toFile();
     File err = tmp.resolve(name + ".err").toFile();
@@ -131,6 +136,20 @@ class MultiJvmTest {
     Outcome o = current.await();
     assertEquals(0, o.exit(), o.toString());
     assertTrue(o.out().contains(sample + ": verified"), o.toString());
+  }
+
+  /**
+   * A user's recursive-compose loop of put + flush, through the launcher with its default JVM
+   * options: 1,000,000 iterations in one JVM, 100,000 across two.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2})
+  void aUsersRecursiveComposeLoopFinishes(int jvms) throws Exception {
+    int iterations = jvms == 1 ? 1_000_000 : 100_000;
+    current = startProgram("loop" + jvms, 2, jvms, ComposeLoopProgram.class.getName(), String.valueOf(iterations));
+    Outcome o = current.await();
+    assertEquals(0, o.exit(), o.toString());
+    assertTrue(o.out().contains(ComposeLoopProgram.VERIFIED + " (" + iterations + " iterations)"), o.toString());
   }
 
   @Test

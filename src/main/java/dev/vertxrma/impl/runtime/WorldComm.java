@@ -16,7 +16,6 @@ import dev.vertxrma.impl.ops.TypeMap;
 import dev.vertxrma.impl.p2p.PointToPoint;
 import dev.vertxrma.impl.p2p.PointToPoint.SendMode;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,15 +65,16 @@ public final class WorldComm implements Comm {
 
   /**
    * Runs {@code body} on the rank's context (hopping there if needed) and turns a thrown
-   * {@link RmaException} into a failed future; fails with COMM once the job has ended.
+   * {@link RmaException} into a failed future; fails with COMM once the job has ended. The
+   * result is a {@link RankFuture}: a loop of calls runs in bounded stack.
    */
   public <T> Future<T> call(Supplier<Future<T>> body) {
     if (Vertx.currentContext() == rp.context() && io.vertx.core.Context.isOnEventLoopThread()) {
-      return invoke(body);
+      return RankFuture.of(rp.context(), invoke(body));
     }
-    Promise<T> p = rp.context().promise();
+    RankFuture<T> p = RankFuture.promise(rp.context());
     rp.context().runOnContext(v -> invoke(body).onComplete(p));
-    return p.future();
+    return p;
   }
 
   private <T> Future<T> invoke(Supplier<Future<T>> body) {

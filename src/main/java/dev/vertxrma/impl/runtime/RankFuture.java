@@ -1,0 +1,470 @@
+package dev.vertxrma.impl.runtime;
+
+import io.netty.util.concurrent.FastThreadLocal;
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Completable;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Promise;
+import io.vertx.core.impl.future.FutureBase;
+import io.vertx.core.internal.ContextInternal;
+import java.util.ArrayList;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The future every call of a rank returns: a Vert.x future with which a loop of calls runs in
+ * constant stack and constant memory (ARCHITECTURE decision 12).
+ *
+ * <p>The loop a user writes, {@code step(i).compose(v -> loop(i + 1))}, costs a plain Vert.x
+ * future twice: whenever a call's future is already complete (the same-JVM fast path makes that
+ * the common case) each iteration nests on the stack; and each iteration's composed future waits
+ * on the next one's, so a million iterations leave a million futures that complete one inside
+ * the other at the end. Here:
+ *
+ * <ul>
+ *   <li><b>Bounded depth.</b> Listeners of rank futures count how deep they run inside one another
+ *       on a thread, as Netty's promises do; past {@value #MAX_DEPTH} the next listener runs as a
+ *       new task of the future's context, on a fresh stack. Below that it runs at once.
+ *   <li><b>Merged chains.</b> When a {@code compose} (or {@code transform}) mapper returns a rank
+ *       future that is still pending, the two futures are bound to complete with one outcome,
+ *       so they become one: the inner one forwards to the outer one's state (union-find, with
+ *       path compression). A recursive loop then holds one pending future, not one per
+ *       iteration, and its end completes one future instead of a chain.
+ * </ul>
+ *
+ * <p>It extends Vert.x's {@link FutureBase} because Vert.x's own operators require their mapper's
+ * future to be one and only call its {@link #addListener}; {@code RankFutureTest} pins that.
+ * A listener that throws is reported to the future's context, whose exception handler fails the
+ * rank's program by name.
+ */
+public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
+
+  /** Listeners that may run inside one another on one thread before the next one hops. */
+  static final int MAX_DEPTH = 32;
+
+  private static final FastThreadLocal<int[]> DEPTH = new FastThreadLocal<>() {
+    @Override
+    protected int[] initialValue() {
+      return new int[1];
+    }
+  };
+
+  private final ContextInternal ctx;
+  /** Non-null once this future was merged into another: that one (or its root) holds the state. */
+  private volatile RankFuture<T> forward;
+  // guarded by this, meaningful at a root only
+  private boolean done;
+  private T value;
+  private Throwable cause;
+  /** {@code null}, one {@link Completable}, or a {@link Listeners} list. */
+  private Object listeners;
+
+  private RankFuture(ContextInternal ctx) {
+    this.ctx = ctx;
+  }
+
+  /** A pending rank future bound to {@code context} (where its listeners run). */
+  public static <T> RankFuture<T> promise(Context context) {
+    return new RankFuture<>((ContextInternal) Objects.requireNonNull(context, "context"));
+  }
+
+  /** {@code future} as a rank future of {@code context}: itself if it is one, else one completed with it. */
+  public static <T> Future<T> of(Context context, Future<T> future) {
+    if (future instanceof RankFuture) {
+      return future;
+    }
+    RankFuture<T> p = promise(context);
+    if (future.isComplete()) {
+      p.settle(future.result(), future.failed() ? future.cause() : null);
+    } else {
+      future.onComplete(p);
+    }
+    return p;
+  }
+
+  // ------------------------------------------------------------------ state
+
+  /** The future holding this one's state: itself, or the one it was merged into (path compressed). */
+  private RankFuture<T> root() {
+    RankFuture<T> r = this;
+    RankFuture<T> f;
+    while ((f = r.forward) != null) {
+      r = f;
+    }
+    RankFuture<T> x = this;
+    while (x != r) {
+      RankFuture<T> next = x.forward;
+      x.forward = r;
+      x = next;
+    }
+    return r;
+  }
+
+  private boolean settle(T result, Throwable failure) {
+    RankFuture<T> r = this;
+    Object ls;
+    while (true) {
+      r = r.root();
+      synchronized (r) {
+        if (r.forward != null) {
+          continue; // merged meanwhile: settle the new root
+        }
+        if (r.done) {
+          return false;
+        }
+        r.done = true;
+        r.value = result;
+        r.cause = failure;
+        ls = r.listeners;
+        r.listeners = null;
+      }
+      break;
+    }
+    if (ls instanceof Listeners) {
+      for (Completable<? super T> l : ((Listeners<T>) ls)) {
+        r.dispatch(l, result, failure);
+      }
+    } else if (ls != null) {
+      r.dispatch((Completable<? super T>) ls, result, failure);
+    }
+    return true;
+  }
+
+  @Override
+  public void addListener(Completable<? super T> listener) {
+    RankFuture<T> r = this;
+    while (true) {
+      r = r.root();
+      synchronized (r) {
+        if (r.forward != null) {
+          continue;
+        }
+        if (!r.done) {
+          if (r.listeners == null) {
+            r.listeners = listener;
+          } else if (r.listeners instanceof Listeners) {
+            ((Listeners<T>) r.listeners).add(listener);
+          } else {
+            Listeners<T> list = new Listeners<>();
+            list.add((Completable<? super T>) r.listeners);
+            list.add(listener);
+            r.listeners = list;
+          }
+          return;
+        }
+      }
+      r.dispatch(listener, r.value, r.cause);
+      return;
+    }
+  }
+
+  @Override
+  public void removeListener(Completable<? super T> listener) {
+    RankFuture<T> r = root();
+    synchronized (r) {
+      if (r.listeners == listener) {
+        r.listeners = null;
+      } else if (r.listeners instanceof Listeners) {
+        ((Listeners<T>) r.listeners).remove(listener);
+      }
+    }
+  }
+
+  /**
+   * Makes {@code this} complete with {@code inner}'s outcome: merges the two when {@code inner}
+   * is a pending rank future, else listens to it.
+   */
+  private void follow(Future<T> inner) {
+    if (inner instanceof RankFuture && ((RankFuture<T>) inner).mergeInto(this)) {
+      return;
+    }
+    inner.onComplete((v, e) -> settle(v, e));
+  }
+
+  /** Forwards this future's state to {@code outer}'s; false if this one has completed already. */
+  private boolean mergeInto(RankFuture<T> outer) {
+    Object moved;
+    RankFuture<T> or;
+    while (true) {
+      RankFuture<T> ir = root();
+      or = outer.root();
+      if (ir == or) {
+        return true;
+      }
+      synchronized (ir) {
+        if (ir.forward != null) {
+          continue;
+        }
+        if (ir.done) {
+          return false;
+        }
+        ir.forward = or;
+        moved = ir.listeners;
+        ir.listeners = null;
+      }
+      break;
+    }
+    if (moved instanceof Listeners) {
+      for (Completable<? super T> l : ((Listeners<T>) moved)) {
+        or.addListener(l);
+      }
+    } else if (moved != null) {
+      or.addListener((Completable<? super T>) moved);
+    }
+    return true;
+  }
+
+  /** Runs a listener on this future's context: at once while the thread's depth allows, else on a fresh stack. */
+  private void dispatch(Completable<? super T> listener, T result, Throwable failure) {
+    if (!ctx.inThread()) {
+      ctx.runOnContext(v -> run(listener, result, failure));
+      return;
+    }
+    int[] depth = DEPTH.get();
+    if (depth[0] >= MAX_DEPTH) {
+      ctx.runOnContext(v -> run(listener, result, failure));
+      return;
+    }
+    depth[0]++;
+    try {
+      if (ctx.isRunningOnContext()) {
+        run(listener, result, failure);
+      } else {
+        ContextInternal prev = ctx.beginDispatch();
+        try {
+          run(listener, result, failure);
+        } finally {
+          ctx.endDispatch(prev);
+        }
+      }
+    } finally {
+      depth[0]--;
+    }
+  }
+
+  private void run(Completable<? super T> listener, T result, Throwable failure) {
+    try {
+      listener.complete(result, failure);
+    } catch (Throwable t) {
+      ctx.reportException(t);
+    }
+  }
+
+  /** More than one listener. */
+  private static final class Listeners<T> extends ArrayList<Completable<? super T>> {
+    Listeners() {
+      super(4);
+    }
+  }
+
+  // ------------------------------------------------------------------ Future and Promise
+
+  @Override
+  public boolean isComplete() {
+    RankFuture<T> r = root();
+    synchronized (r) {
+      return r.done;
+    }
+  }
+
+  @Override
+  public T result() {
+    RankFuture<T> r = root();
+    synchronized (r) {
+      return r.done ? r.value : null;
+    }
+  }
+
+  @Override
+  public Throwable cause() {
+    RankFuture<T> r = root();
+    synchronized (r) {
+      return r.done ? r.cause : null;
+    }
+  }
+
+  @Override
+  public boolean succeeded() {
+    RankFuture<T> r = root();
+    synchronized (r) {
+      return r.done && r.cause == null;
+    }
+  }
+
+  @Override
+  public boolean failed() {
+    RankFuture<T> r = root();
+    synchronized (r) {
+      return r.done && r.cause != null;
+    }
+  }
+
+  @Override
+  public Future<T> onComplete(Handler<AsyncResult<T>> handler) {
+    Objects.requireNonNull(handler, "No null handler accepted");
+    addListener((v, e) -> handler.handle(this));
+    return this;
+  }
+
+  @Override
+  public Future<T> onComplete(Completable<? super T> handler) {
+    Objects.requireNonNull(handler, "No null handler accepted");
+    addListener(handler);
+    return this;
+  }
+
+  @Override
+  public boolean tryComplete(T result) {
+    return settle(result, null);
+  }
+
+  @Override
+  public boolean tryFail(Throwable failure) {
+    return settle(null, failure != null ? failure : new IllegalStateException("failed without a cause"));
+  }
+
+  @Override
+  public Future<T> future() {
+    return this;
+  }
+
+  @Override
+  public String toString() {
+    RankFuture<T> r = root();
+    synchronized (r) {
+      return "RankFuture{" + (!r.done ? "pending" : r.cause == null ? "value=" + r.value : "cause=" + r.cause) + "}";
+    }
+  }
+
+  // ------------------------------------------------------------------ operators returning rank futures
+
+  @Override
+  public <U> Future<U> compose(Function<? super T, Future<U>> successMapper,
+      Function<Throwable, Future<U>> failureMapper) {
+    Objects.requireNonNull(successMapper, "No null success mapper accepted");
+    Objects.requireNonNull(failureMapper, "No null failure mapper accepted");
+    RankFuture<U> next = new RankFuture<>(ctx);
+    addListener((value, err) -> {
+      Future<U> f;
+      try {
+        f = err == null ? successMapper.apply(value) : failureMapper.apply(err);
+      } catch (Throwable t) {
+        next.tryFail(t);
+        return;
+      }
+      next.follow(f);
+    });
+    return next;
+  }
+
+  @Override
+  public <U> Future<U> transform(Function<AsyncResult<T>, Future<U>> mapper) {
+    Objects.requireNonNull(mapper, "No null mapper accepted");
+    RankFuture<U> next = new RankFuture<>(ctx);
+    addListener((value, err) -> {
+      Future<U> f;
+      try {
+        f = mapper.apply(err == null ? Future.succeededFuture(value) : Future.failedFuture(err));
+      } catch (Throwable t) {
+        next.tryFail(t);
+        return;
+      }
+      next.follow(f);
+    });
+    return next;
+  }
+
+  @Override
+  public <U> Future<T> eventually(Supplier<Future<U>> supplier) {
+    Objects.requireNonNull(supplier, "No null supplier accepted");
+    RankFuture<T> next = new RankFuture<>(ctx);
+    addListener((value, err) -> {
+      Future<U> f;
+      try {
+        f = supplier.get();
+      } catch (Throwable t) {
+        next.settle(value, err);
+        return;
+      }
+      f.onComplete((ignored, err2) -> next.settle(value, err));
+    });
+    return next;
+  }
+
+  @Override
+  public <U> Future<U> map(Function<? super T, U> mapper) {
+    Objects.requireNonNull(mapper, "No null mapper accepted");
+    RankFuture<U> next = new RankFuture<>(ctx);
+    addListener((value, err) -> {
+      if (err != null) {
+        next.settle(null, err);
+        return;
+      }
+      U mapped;
+      try {
+        mapped = mapper.apply(value);
+      } catch (Throwable t) {
+        next.settle(null, t);
+        return;
+      }
+      next.settle(mapped, null);
+    });
+    return next;
+  }
+
+  @Override
+  public <V> Future<V> map(V value) {
+    RankFuture<V> next = new RankFuture<>(ctx);
+    addListener((ignored, err) -> next.settle(err == null ? value : null, err));
+    return next;
+  }
+
+  @Override
+  public Future<T> otherwise(Function<Throwable, T> mapper) {
+    Objects.requireNonNull(mapper, "No null mapper accepted");
+    RankFuture<T> next = new RankFuture<>(ctx);
+    addListener((value, err) -> {
+      if (err == null) {
+        next.settle(value, null);
+        return;
+      }
+      T recovered;
+      try {
+        recovered = mapper.apply(err);
+      } catch (Throwable t) {
+        next.settle(null, t);
+        return;
+      }
+      next.settle(recovered, null);
+    });
+    return next;
+  }
+
+  @Override
+  public Future<T> otherwise(T value) {
+    RankFuture<T> next = new RankFuture<>(ctx);
+    addListener((result, err) -> next.settle(err == null ? result : value, null));
+    return next;
+  }
+
+  @Override
+  public Future<T> timeout(long delay, TimeUnit unit) {
+    if (isComplete()) {
+      return this;
+    }
+    RankFuture<T> next = new RankFuture<>(ctx);
+    long timer = ctx.setTimer(Math.max(1, unit.toMillis(delay)), id -> next.settle(null,
+        new TimeoutException("Timeout " + unit.toMillis(delay) + " (ms) fired")));
+    addListener((result, err) -> {
+      if (ctx.owner().cancelTimer(timer)) {
+        next.settle(result, err);
+      }
+    });
+    return next;
+  }
+}
