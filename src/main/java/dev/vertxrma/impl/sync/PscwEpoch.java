@@ -59,7 +59,7 @@ public final class PscwEpoch {
     checkMembers(group, "start");
   }
 
-  private void checkMembers(Group group, String call) {
+  public void checkMembers(Group group, String call) {
     for (int m : group.ranks()) {
       if (m >= postsReceived.length) {
         throw RmaException.of(ErrorClass.RANK, "%s group %s names rank %d, the window has %d ranks", call, group, m,

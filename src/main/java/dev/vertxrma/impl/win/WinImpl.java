@@ -58,6 +58,12 @@ final class WinImpl implements Win {
   private final Collectives coll;
   private final CompletionTracker tracker;
   private final PscwEpoch pscw;
+  /**
+   * The exposure epoch in issue order: set by {@code post}, cleared by {@code waitFor} (or a
+   * {@code test} that answered true). The target side's own view, in {@link TargetWindow}, lags
+   * behind while the owner has queued work; checks made at call time use this one.
+   */
+  private Group exposure;
   private final PassiveEpoch passive;
   /** This rank's window as a target: exposure state, lock queue, memory (single owner). */
   private final TargetWindow targetWindow;
@@ -621,7 +627,7 @@ final class WinImpl implements Win {
     return comm.call(() -> {
       checkLive("fence");
       int bits = Mode.bits(assertions);
-      if (pscw.accessGroup() != null || pscw.exposureGroup() != null) {
+      if (pscw.accessGroup() != null || exposure != null) {
         throw RmaException.of(ErrorClass.RMA_SYNC, "fence at rank %d inside a post/start epoch on window %s",
             rank, name);
       }
@@ -683,8 +689,13 @@ final class WinImpl implements Win {
         throw new RmaException(ErrorClass.GROUP, "post group is null");
       }
       checkNotPassive("post");
-      pscw.checkPost(group);
+      if (exposure != null) {
+        throw RmaException.of(ErrorClass.RMA_SYNC, "post at rank %d while the exposure epoch to %s is still open "
+            + "(call waitFor first)", rank, exposure);
+      }
+      pscw.checkMembers(group, "post");
       leaveFenceMode("post");
+      exposure = group;
       // the exposure is open at this target before any origin learns of the post
       return targetWindow.post(group).map(v -> {
         if ((bits & Mode.NOCHECK.bit()) == 0) {
@@ -744,11 +755,12 @@ final class WinImpl implements Win {
   public Future<Void> waitFor() {
     return comm.call(() -> {
       checkLive("waitFor");
-      if (pscw.exposureGroup() == null) {
+      Group group = exposure;
+      if (group == null) {
         throw RmaException.of(ErrorClass.RMA_SYNC, "waitFor at rank %d without a matching post", rank);
       }
-      return rp.withTimeout(targetWindow.waitFor(), "waitFor (waiting for complete from " + pscw.exposureGroup()
-          + ")");
+      exposure = null;
+      return rp.withTimeout(targetWindow.waitFor(), "waitFor (waiting for complete from " + group + ")");
     });
   }
 
@@ -756,7 +768,15 @@ final class WinImpl implements Win {
   public Future<Boolean> test() {
     return comm.call(() -> {
       checkLive("test");
-      return targetWindow.test();
+      if (exposure == null) {
+        throw RmaException.of(ErrorClass.RMA_SYNC, "test at rank %d without a matching post", rank);
+      }
+      return targetWindow.test().map(done -> {
+        if (done) {
+          exposure = null;
+        }
+        return done;
+      });
     });
   }
 
@@ -783,7 +803,7 @@ final class WinImpl implements Win {
     if (noLocks) {
       throw RmaException.of(ErrorClass.RMA_SYNC, "%s on window %s, created with info no_locks=true", call, name);
     }
-    if (pscw.accessGroup() != null || pscw.exposureGroup() != null) {
+    if (pscw.accessGroup() != null || exposure != null) {
       throw RmaException.of(ErrorClass.RMA_SYNC, "%s at rank %d during a post/start epoch on window %s", call, rank,
           name);
     }
@@ -1068,7 +1088,7 @@ final class WinImpl implements Win {
   public Future<Void> free() {
     return comm.call(() -> {
       checkLive("free");
-      if (pscw.accessGroup() != null || pscw.exposureGroup() != null) {
+      if (pscw.accessGroup() != null || exposure != null) {
         throw RmaException.of(ErrorClass.RMA_SYNC, "free of window %s at rank %d inside a post/start epoch "
             + "(complete and waitFor first)", name, rank);
       }
