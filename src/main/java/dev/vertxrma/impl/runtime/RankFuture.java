@@ -54,13 +54,15 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
     }
   };
 
+  /** The outcome of a future that succeeded with {@code null}. */
+  private static final Object NULL_VALUE = new Object();
+
   private final ContextInternal ctx;
   /** Non-null once this future was merged into another: that one (or its root) holds the state. */
   private volatile RankFuture<T> forward;
   // guarded by this, meaningful at a root only
-  private boolean done;
-  private T value;
-  private Throwable cause;
+  /** {@code null} while pending, then the value, {@link #NULL_VALUE} or a {@link Failure}. */
+  private Object outcome;
   /** {@code null}, one {@link Completable}, or a {@link Listeners} list. */
   private Object listeners;
 
@@ -71,6 +73,16 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
   /** A pending rank future bound to {@code context} (where its listeners run). */
   public static <T> RankFuture<T> promise(Context context) {
     return new RankFuture<>((ContextInternal) Objects.requireNonNull(context, "context"));
+  }
+
+  /**
+   * A rank future of {@code context} that has succeeded with {@code null}. It never changes, so a
+   * rank may hand out one such instance for every call that completes at once.
+   */
+  public static <T> RankFuture<T> succeeded(Context context) {
+    RankFuture<T> f = promise(context);
+    f.settle(null, null);
+    return f;
   }
 
   /** {@code future} as a rank future of {@code context}: itself if it is one, else one completed with it. */
@@ -114,12 +126,10 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
         if (r.forward != null) {
           continue; // merged meanwhile: settle the new root
         }
-        if (r.done) {
+        if (r.outcome != null) {
           return false;
         }
-        r.done = true;
-        r.value = result;
-        r.cause = failure;
+        r.outcome = failure != null ? new Failure(failure) : result == null ? NULL_VALUE : result;
         ls = r.listeners;
         r.listeners = null;
       }
@@ -138,13 +148,15 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
   @Override
   public void addListener(Completable<? super T> listener) {
     RankFuture<T> r = this;
+    Object o;
     while (true) {
       r = r.root();
       synchronized (r) {
         if (r.forward != null) {
           continue;
         }
-        if (!r.done) {
+        o = r.outcome;
+        if (o == null) {
           if (r.listeners == null) {
             r.listeners = listener;
           } else if (r.listeners instanceof Listeners) {
@@ -158,8 +170,29 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
           return;
         }
       }
-      r.dispatch(listener, r.value, r.cause);
+      if (o instanceof Failure) {
+        r.dispatch(listener, null, ((Failure) o).cause);
+      } else {
+        r.dispatch(listener, o == NULL_VALUE ? null : (T) o, null);
+      }
       return;
+    }
+  }
+
+  /** The outcome of the root, read under its lock: {@code null} while pending. */
+  private Object outcome() {
+    RankFuture<T> r = root();
+    synchronized (r) {
+      return r.outcome;
+    }
+  }
+
+  /** A failed outcome. */
+  private static final class Failure {
+    final Throwable cause;
+
+    Failure(Throwable cause) {
+      this.cause = cause;
     }
   }
 
@@ -200,7 +233,7 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
         if (ir.forward != null) {
           continue;
         }
-        if (ir.done) {
+        if (ir.outcome != null) {
           return false;
         }
         ir.forward = or;
@@ -266,42 +299,30 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
 
   @Override
   public boolean isComplete() {
-    RankFuture<T> r = root();
-    synchronized (r) {
-      return r.done;
-    }
+    return outcome() != null;
   }
 
   @Override
   public T result() {
-    RankFuture<T> r = root();
-    synchronized (r) {
-      return r.done ? r.value : null;
-    }
+    Object o = outcome();
+    return o == null || o == NULL_VALUE || o instanceof Failure ? null : (T) o;
   }
 
   @Override
   public Throwable cause() {
-    RankFuture<T> r = root();
-    synchronized (r) {
-      return r.done ? r.cause : null;
-    }
+    Object o = outcome();
+    return o instanceof Failure ? ((Failure) o).cause : null;
   }
 
   @Override
   public boolean succeeded() {
-    RankFuture<T> r = root();
-    synchronized (r) {
-      return r.done && r.cause == null;
-    }
+    Object o = outcome();
+    return o != null && !(o instanceof Failure);
   }
 
   @Override
   public boolean failed() {
-    RankFuture<T> r = root();
-    synchronized (r) {
-      return r.done && r.cause != null;
-    }
+    return outcome() instanceof Failure;
   }
 
   @Override
@@ -335,10 +356,9 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
 
   @Override
   public String toString() {
-    RankFuture<T> r = root();
-    synchronized (r) {
-      return "RankFuture{" + (!r.done ? "pending" : r.cause == null ? "value=" + r.value : "cause=" + r.cause) + "}";
-    }
+    Object o = outcome();
+    return "RankFuture{" + (o == null ? "pending" : o instanceof Failure ? "cause=" + ((Failure) o).cause
+        : "value=" + result()) + "}";
   }
 
   // ------------------------------------------------------------------ operators returning rank futures

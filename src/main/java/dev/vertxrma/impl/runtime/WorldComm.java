@@ -35,9 +35,12 @@ public final class WorldComm implements Comm {
   private final PointToPoint p2p;
   private final Collectives coll;
   private final Group group;
+  /** Handed out for every call that succeeds at once with no value: it never changes. */
+  private final RankFuture<?> succeeded;
 
   WorldComm(RankProcess rp, PointToPoint p2p, Collectives coll) {
     this.rp = rp;
+    this.succeeded = RankFuture.succeeded(rp.context());
     this.p2p = p2p;
     this.coll = coll;
     int[] all = new int[rp.size()];
@@ -70,11 +73,22 @@ public final class WorldComm implements Comm {
    */
   public <T> Future<T> call(Supplier<Future<T>> body) {
     if (Vertx.currentContext() == rp.context() && io.vertx.core.Context.isOnEventLoopThread()) {
-      return RankFuture.of(rp.context(), invoke(body));
+      return adopt(invoke(body));
     }
     RankFuture<T> p = RankFuture.promise(rp.context());
     rp.context().runOnContext(v -> invoke(body).onComplete(p));
     return p;
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T> Future<T> adopt(Future<T> f) {
+    if (f instanceof RankFuture) {
+      return f;
+    }
+    if (f.succeeded() && f.result() == null) {
+      return (Future<T>) succeeded;
+    }
+    return RankFuture.of(rp.context(), f);
   }
 
   private <T> Future<T> invoke(Supplier<Future<T>> body) {
