@@ -49,6 +49,29 @@ public final class LockManager {
     grantWaiting();
   }
 
+  /**
+   * Grants {@code origin}'s lock now if nothing is queued and it is compatible with the locks
+   * held; false (nothing changed) otherwise, including when the request would be an error:
+   * the caller then makes it through {@link #request}, which queues it or reports the error.
+   */
+  public boolean tryGrant(int origin, LockType type) {
+    if (!queue.isEmpty() || holds(origin)) {
+      return false;
+    }
+    if (type == LockType.SHARED) {
+      if (exclusive >= 0) {
+        return false;
+      }
+      shared.add(origin);
+    } else {
+      if (exclusive >= 0 || !shared.isEmpty()) {
+        return false;
+      }
+      exclusive = origin;
+    }
+    return true;
+  }
+
   /** Releases {@code origin}'s lock; RMA_SYNC if it holds none. */
   public void release(int origin) {
     if (exclusive == origin) {

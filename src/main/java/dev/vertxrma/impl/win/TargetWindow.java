@@ -102,6 +102,48 @@ final class TargetWindow {
     }
   }
 
+  /**
+   * Same-JVM fast path of {@code lock}, on the origin's thread: grants {@code src}'s lock now if
+   * the state is free, nothing is queued and the lock is compatible with those held. True if
+   * granted; false if the caller must send the request (it is then queued, or its error reported).
+   */
+  boolean tryLockNow(int src, LockType type) {
+    if (noLocks || !owner.tryAcquire()) {
+      return false;
+    }
+    try {
+      return !freed && !noCheckHolders.contains(src) && locks.tryGrant(src, type);
+    } finally {
+      owner.release();
+    }
+  }
+
+  /**
+   * Same-JVM fast path of {@code unlock}: releases {@code src}'s lock now if the state is free and
+   * nothing is queued (a waiting lock it lets through is answered once ownership is released).
+   * False if the caller must send the request.
+   */
+  boolean tryUnlockNow(int src) {
+    if (!owner.tryAcquire()) {
+      return false;
+    }
+    try {
+      if (freed) {
+        return false;
+      }
+      if (noCheckHolders.remove(src)) {
+        return true;
+      }
+      if (!locks.holds(src)) {
+        return false;
+      }
+      locks.release(src);
+      return true;
+    } finally {
+      owner.release();
+    }
+  }
+
   /** Any frame for this window (operation or synchronization), from any thread: queued to the owner. */
   void onFrame(Frame f) {
     owner.execute(() -> handle(f));

@@ -375,6 +375,11 @@ final class WinImpl implements Win {
     return rp.request(targetRank, f == scratch ? f.copy() : f);
   }
 
+  /** The same-JVM target window of rank {@code r} while the job runs, else {@code null}. */
+  private TargetWindow localPeer(int r) {
+    return rp.isLocal(r) && rp.failure() == null ? peer(r) : null;
+  }
+
   private TargetWindow peer(int r) {
     TargetWindow p = peers[r];
     if (p == null) {
@@ -832,6 +837,10 @@ final class WinImpl implements Win {
       granted = previous == null ? announce.get() : previous.transform(ar -> announce.get());
     } else {
       Supplier<Future<Void>> request = () -> {
+        TargetWindow peer = localPeer(targetRank);
+        if (peer != null && peer.tryLockNow(rank, type)) {
+          return rp.context().succeededFuture(); // same JVM, lock free: granted on this thread
+        }
         Frame f = Frame.of(FrameType.LOCK, rank, id);
         f.code = type.ordinal();
         return rp.withTimeout(rp.request(targetRank, f).<Void>mapEmpty(), type + " lock on rank " + targetRank)
@@ -866,7 +875,13 @@ final class WinImpl implements Win {
       if (g.failed()) {
         return drained.compose(v -> rp.context().<Void>failedFuture(g.cause()));
       }
-      return drained.compose(v -> rp.request(targetRank, Frame.of(FrameType.UNLOCK, rank, id)).<Void>mapEmpty());
+      return drained.compose(v -> {
+        TargetWindow peer = localPeer(targetRank);
+        if (peer != null && peer.tryUnlockNow(rank)) {
+          return rp.context().<Void>succeededFuture(); // same JVM, window free: released on this thread
+        }
+        return rp.request(targetRank, Frame.of(FrameType.UNLOCK, rank, id)).<Void>mapEmpty();
+      });
     });
     Future<Void> timed = rp.withTimeout(released, "unlock of rank " + targetRank);
     passive.releasing(targetRank, timed);
