@@ -18,11 +18,11 @@ import dev.vertxrma.impl.memory.SharedMapping;
 import dev.vertxrma.impl.memory.WindowMemory;
 import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.ops.TypeMap;
-import dev.vertxrma.impl.runtime.RankProcess;
 import dev.vertxrma.impl.runtime.WorldComm;
 import dev.vertxrma.impl.sync.CompletionTracker;
 import dev.vertxrma.impl.sync.PassiveEpoch;
 import dev.vertxrma.impl.sync.PscwEpoch;
+import dev.vertxrma.impl.transport.Endpoint;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
 import io.vertx.core.Future;
@@ -45,7 +45,7 @@ final class WinImpl implements Win {
   private static final int WINDOW_CTX_BASE = 1 << 20;
 
   private final WindowRegistry registry;
-  private final RankProcess rp;
+  private final Endpoint rp;
   private final WorldComm comm;
   private final int id;
   private final int rank;
