@@ -82,6 +82,7 @@ class SamplesTest {
         ok("pscw-get", 4),
         ok("double-buffer", 4),
         ok("fence-put", 1),
+        ok("fence-put", 256), // a large embedded job: 256 rank verticles, one window each
         ok("pscw-get", 3),
         ok("double-buffer", 3));
   }
