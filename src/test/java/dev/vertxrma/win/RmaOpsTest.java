@@ -14,11 +14,14 @@ import dev.vertxrma.Group;
 import dev.vertxrma.Info;
 import dev.vertxrma.Mode;
 import dev.vertxrma.Op;
+import dev.vertxrma.Rma;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
 import dev.vertxrma.impl.memory.WindowMemory;
 import dev.vertxrma.testing.Jobs;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -532,7 +535,9 @@ class RmaOpsTest {
         if (r == 0) {
           return Future.succeededFuture();
         }
-        for (Op op : OPS) {
+        // one op's calls per event-loop task: all of them in one task hold a cold JVM's loop too long
+        return Rma.repeat(OPS.length, i -> {
+          Op op = OPS[i];
           for (T t : TYPES) {
             int k = op.ordinal() * TYPES.length + t.ordinal();
             int base = comboBase(op, t);
@@ -554,12 +559,16 @@ class RmaOpsTest {
                   op), ErrorClass.OP, op.mpiName(), t.dt.name()));
             }
           }
-        }
-        for (T t : TYPES) {
-          ops.add(win.put(typed(t, originData(tr, null, t, 3), false), t.offset(), N, t.dt, tr,
-              PUT_BASE + t.ordinal() * SLOT));
-        }
-        return all(ops);
+          Promise<Void> nextTask = Promise.promise();
+          Vertx.currentContext().runOnContext(x -> nextTask.complete());
+          return nextTask.future();
+        }).compose(x -> {
+          for (T t : TYPES) {
+            ops.add(win.put(typed(t, originData(tr, null, t, 3), false), t.offset(), N, t.dt, tr,
+                PUT_BASE + t.ordinal() * SLOT));
+          }
+          return all(ops);
+        });
       });
       return epoch1
           .compose(v -> syncAllowing(win.fence(), ErrorClass.OP))

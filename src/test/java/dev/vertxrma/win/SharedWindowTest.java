@@ -246,6 +246,7 @@ class SharedWindowTest {
             assertEquals(40L + r, win.memory().readLong(0), "window unchanged");
             return null;
           })
+          .compose(v -> world.barrier()) // both checked before either writes into the other
           // and it still works
           .compose(v -> win.lock(LockType.EXCLUSIVE, other))
           .compose(v -> win.accumulate(new long[] {5}, 0, 1, Datatype.LONG, other, 0, Op.SUM))
