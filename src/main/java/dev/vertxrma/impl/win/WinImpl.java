@@ -65,6 +65,7 @@ final class WinImpl implements Win {
    */
   private Group exposure;
   private final PassiveEpoch passive;
+  private final PassiveTargetSync passiveSync;
   /** This rank's window as a target: exposure state, lock queue, memory (single owner). */
   private final TargetWindow targetWindow;
   /** The frame same-JVM operations are built in (see {@link #frame}); used on the rank's context only. */
@@ -106,6 +107,8 @@ final class WinImpl implements Win {
     this.name = "win" + id;
     this.targetWindow = new TargetWindow(rp, memory, dynamic, mapping, dispUnit, noLocks, pscw, this::name);
     this.peers = new TargetWindow[rp.size()];
+    this.passiveSync = new PassiveTargetSync(rp, id, passive, tracker, this::localPeer, this::reportEpochError,
+        this::name);
   }
 
   private static Info effectiveInfo(Info given) {
@@ -797,10 +800,7 @@ final class WinImpl implements Win {
       }
       checkRank(targetRank, "lock");
       checkLockable("lock");
-      if (passive.isAll()) {
-        throw RmaException.of(ErrorClass.RMA_SYNC, "lock of rank %d at rank %d inside lockAll", targetRank, rank);
-      }
-      return acquire(type, targetRank, (bits & Mode.NOCHECK.bit()) != 0);
+      return passiveSync.lock(type, targetRank, (bits & Mode.NOCHECK.bit()) != 0);
     });
   }
 
@@ -815,86 +815,12 @@ final class WinImpl implements Win {
     leaveFenceMode(call);
   }
 
-  private Future<Void> acquire(LockType type, int targetRank, boolean noCheck) {
-    if (passive.holds(targetRank)) {
-      // checked before any frame leaves: a rejected lock must not reach the target
-      throw RmaException.of(ErrorClass.RMA_SYNC, "rank %d already holds a lock on the window at rank %d", rank,
-          targetRank);
-    }
-    // the previous epoch's unlock of this target may still be under way: request after it
-    Future<?> previous = passive.releasing(targetRank);
-    Future<Void> granted;
-    if (noCheck) {
-      // NOCHECK: the origin asserts no conflicting lock, so the target neither queues nor checks
-      // the request; it is still told (one round trip per epoch, not per operation), because it
-      // admits an operation only from a rank it knows holds a lock
-      Supplier<Future<Void>> announce = () -> {
-        Frame f = Frame.of(FrameType.LOCK, rank, id);
-        f.code = type.ordinal();
-        f.tag = TargetWindow.LOCK_NOCHECK;
-        return rp.withTimeout(rp.request(targetRank, f).<Void>mapEmpty(), "NOCHECK lock on rank " + targetRank);
-      };
-      granted = previous == null ? announce.get() : previous.transform(ar -> announce.get());
-    } else {
-      Supplier<Future<Void>> request = () -> {
-        TargetWindow peer = localPeer(targetRank);
-        if (peer != null && peer.tryLockNow(rank, type)) {
-          return rp.context().succeededFuture(); // same JVM, lock free: granted on this thread
-        }
-        Frame f = Frame.of(FrameType.LOCK, rank, id);
-        f.code = type.ordinal();
-        return rp.withTimeout(rp.request(targetRank, f).<Void>mapEmpty(), type + " lock on rank " + targetRank)
-            .onFailure(e -> {
-              if (e instanceof RmaException && ((RmaException) e).errorClass() == ErrorClass.TIMEOUT) {
-                // withdrawn at the target too: no lock left queued, or granted to a rank that gave up
-                rp.send(targetRank, Frame.of(FrameType.LOCK_CANCEL, rank, id));
-              }
-            });
-      };
-      granted = previous == null ? request.get() : previous.transform(ar -> request.get());
-    }
-    passive.begin(targetRank, type, granted);
-    Future<Void> grant = granted;
-    granted.onFailure(e -> passive.endIf(targetRank, grant));
-    // a NOCHECK lock is the caller's at once; operations issued before the target has recorded
-    // it are held until then (they, flush and unlock wait on the recorded grant)
-    return noCheck ? rp.context().succeededFuture() : granted;
-  }
-
-  /**
-   * Ends the passive-target epoch on {@code targetRank} now (a lock may be issued again at once)
-   * and releases it: after the grant, once every operation issued before this call is complete,
-   * the target is told to unlock. Fails with the grant's failure if the lock was never granted.
-   */
-  private Future<Void> release(int targetRank) {
-    Future<?> grant = passive.granted(targetRank);
-    long[] issuedBefore = tracker.snapshot(targetRank);
-    passive.end(targetRank);
-    Future<Void> released = grant.transform(g -> {
-      Future<Void> drained = tracker.await(issuedBefore);
-      if (g.failed()) {
-        return drained.compose(v -> rp.context().<Void>failedFuture(g.cause()));
-      }
-      return drained.compose(v -> {
-        TargetWindow peer = localPeer(targetRank);
-        if (peer != null && peer.tryUnlockNow(rank)) {
-          return rp.context().<Void>succeededFuture(); // same JVM, window free: released on this thread
-        }
-        return rp.request(targetRank, Frame.of(FrameType.UNLOCK, rank, id)).<Void>mapEmpty();
-      });
-    });
-    Future<Void> timed = rp.withTimeout(released, "unlock of rank " + targetRank);
-    passive.releasing(targetRank, timed);
-    return timed;
-  }
-
   @Override
   public Future<Void> unlock(int targetRank) {
     return comm.call(() -> {
       checkLive("unlock");
       checkRank(targetRank, "unlock");
-      passive.checkUnlock(targetRank);
-      return release(targetRank).compose(v -> reportEpochError());
+      return passiveSync.unlock(targetRank);
     });
   }
 
@@ -904,16 +830,7 @@ final class WinImpl implements Win {
       checkLive("lockAll");
       int bits = Mode.bits(assertions);
       checkLockable("lockAll");
-      if (passive.isOpen()) {
-        throw RmaException.of(ErrorClass.RMA_SYNC, "lockAll at rank %d while it already holds locks on window %s",
-            rank, name);
-      }
-      passive.setAll(true);
-      java.util.List<Future<Void>> grants = new java.util.ArrayList<>();
-      for (int r = 0; r < rp.size(); r++) {
-        grants.add(acquire(LockType.SHARED, r, (bits & Mode.NOCHECK.bit()) != 0));
-      }
-      return Future.all(grants).mapEmpty();
+      return passiveSync.lockAll((bits & Mode.NOCHECK.bit()) != 0);
     });
   }
 
@@ -921,25 +838,8 @@ final class WinImpl implements Win {
   public Future<Void> unlockAll() {
     return comm.call(() -> {
       checkLive("unlockAll");
-      if (!passive.isAll()) {
-        throw RmaException.of(ErrorClass.RMA_SYNC, "unlockAll at rank %d without a matching lockAll", rank);
-      }
-      java.util.List<Future<Void>> releases = new java.util.ArrayList<>();
-      for (int r = 0; r < rp.size(); r++) {
-        if (passive.holds(r)) {
-          releases.add(release(r));
-        }
-      }
-      return Future.join(releases).transform(ar -> ar.succeeded() ? reportEpochError()
-          : rp.context().failedFuture(ar.cause()));
+      return passiveSync.unlockAll();
     });
-  }
-
-  private void checkPassive(int targetRank, String call) {
-    if (!passive.holds(targetRank)) {
-      throw RmaException.of(ErrorClass.RMA_SYNC, "%s of rank %d at rank %d outside a passive-target epoch (lock or "
-          + "lockAll) on window %s", call, targetRank, rank, name);
-    }
   }
 
   @Override
@@ -947,15 +847,7 @@ final class WinImpl implements Win {
     return comm.call(() -> {
       checkLive("flush");
       checkRank(targetRank, "flush");
-      checkPassive(targetRank, "flush");
-      long issuedBefore = tracker.issued(targetRank);
-      Future<?> grant = passive.granted(targetRank);
-      Future<Void> done = grant.succeeded() ? tracker.await(targetRank, issuedBefore)
-          : grant.transform(g -> tracker.await(targetRank, issuedBefore));
-      if (!done.isComplete()) {
-        done = rp.withTimeout(done, "flush of rank " + targetRank);
-      }
-      return done.succeeded() && !tracker.hasError() ? done : done.compose(v -> reportEpochError());
+      return passiveSync.flush(targetRank);
     });
   }
 
@@ -963,18 +855,7 @@ final class WinImpl implements Win {
   public Future<Void> flushAll() {
     return comm.call(() -> {
       checkLive("flushAll");
-      if (!passive.isOpen()) {
-        throw RmaException.of(ErrorClass.RMA_SYNC, "flushAll at rank %d outside a passive-target epoch", rank);
-      }
-      long[] issuedBefore = tracker.snapshot();
-      java.util.List<Future<?>> grants = new java.util.ArrayList<>();
-      for (int r = 0; r < rp.size(); r++) {
-        if (passive.holds(r)) {
-          grants.add(passive.granted(r));
-        }
-      }
-      return rp.withTimeout(Future.join(grants).transform(g -> tracker.await(issuedBefore)), "flushAll")
-          .compose(v -> reportEpochError());
+      return passiveSync.flushAll();
     });
   }
 
@@ -992,12 +873,7 @@ final class WinImpl implements Win {
   public Future<Void> sync() {
     return comm.call(() -> {
       checkLive("sync");
-      if (!passive.isOpen()) {
-        throw RmaException.of(ErrorClass.RMA_SYNC, "sync at rank %d outside a passive-target epoch on window %s",
-            rank, name);
-      }
-      java.lang.invoke.VarHandle.fullFence();
-      return rp.context().succeededFuture();
+      return passiveSync.sync();
     });
   }
 
@@ -1007,7 +883,7 @@ final class WinImpl implements Win {
     return comm.call(() -> {
       if (targetRank != Comm.PROC_NULL) {
         checkRank(targetRank, call);
-        checkPassive(targetRank, call);
+        passiveSync.checkHeld(targetRank, call);
       }
       return op.get();
     });

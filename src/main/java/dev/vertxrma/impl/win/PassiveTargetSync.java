@@ -1,0 +1,215 @@
+package dev.vertxrma.impl.win;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.LockType;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.sync.CompletionTracker;
+import dev.vertxrma.impl.sync.PassiveEpoch;
+import dev.vertxrma.impl.transport.Endpoint;
+import dev.vertxrma.impl.transport.Frame;
+import dev.vertxrma.impl.transport.FrameType;
+import io.vertx.core.Future;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
+
+/**
+ * The origin side of passive-target synchronization on one window: {@code lock}, {@code unlock},
+ * {@code lockAll}, {@code unlockAll}, {@code flush}, {@code flushAll} and {@code sync}. It asks the
+ * targets for locks (on the target's window itself when it is in this JVM and free), and
+ * releases them once every operation issued in the epoch is complete. {@link WinImpl} checks the
+ * call's arguments and the window's other epochs first; everything here runs on the rank's
+ * context.
+ */
+final class PassiveTargetSync {
+
+  private final Endpoint rp;
+  private final int rank;
+  private final int id;
+  private final PassiveEpoch passive;
+  private final CompletionTracker tracker;
+  private final IntFunction<TargetWindow> localPeer;
+  private final Supplier<Future<Void>> epochError;
+  private final Supplier<String> name;
+
+  /**
+   * @param localPeer the same-JVM target window of a rank, or {@code null}
+   * @param epochError the first error of an operation of the epoch, as a failed future (else succeeded)
+   * @param name the window's name, for messages
+   */
+  PassiveTargetSync(Endpoint rp, int id, PassiveEpoch passive, CompletionTracker tracker,
+      IntFunction<TargetWindow> localPeer, Supplier<Future<Void>> epochError, Supplier<String> name) {
+    this.rp = rp;
+    this.rank = rp.rank();
+    this.id = id;
+    this.passive = passive;
+    this.tracker = tracker;
+    this.localPeer = localPeer;
+    this.epochError = epochError;
+    this.name = name;
+  }
+
+  /** MPI_Win_lock on {@code targetRank}; RMA_SYNC inside lockAll or if already held. */
+  Future<Void> lock(LockType type, int targetRank, boolean noCheck) {
+    if (passive.isAll()) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "lock of rank %d at rank %d inside lockAll", targetRank, rank);
+    }
+    return acquire(type, targetRank, noCheck);
+  }
+
+  /** MPI_Win_unlock: completes once the epoch's operations are complete and the target released it. */
+  Future<Void> unlock(int targetRank) {
+    passive.checkUnlock(targetRank);
+    return release(targetRank).compose(v -> epochError.get());
+  }
+
+  /** MPI_Win_lock_all: a shared lock on every rank; RMA_SYNC if any lock is held. */
+  Future<Void> lockAll(boolean noCheck) {
+    if (passive.isOpen()) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "lockAll at rank %d while it already holds locks on window %s",
+          rank, name.get());
+    }
+    passive.setAll(true);
+    List<Future<Void>> grants = new ArrayList<>();
+    for (int r = 0; r < rp.size(); r++) {
+      grants.add(acquire(LockType.SHARED, r, noCheck));
+    }
+    return Future.all(grants).mapEmpty();
+  }
+
+  /** MPI_Win_unlock_all; RMA_SYNC without a matching lockAll. */
+  Future<Void> unlockAll() {
+    if (!passive.isAll()) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "unlockAll at rank %d without a matching lockAll", rank);
+    }
+    List<Future<Void>> releases = new ArrayList<>();
+    for (int r = 0; r < rp.size(); r++) {
+      if (passive.holds(r)) {
+        releases.add(release(r));
+      }
+    }
+    return Future.join(releases).transform(ar -> ar.succeeded() ? epochError.get()
+        : rp.context().failedFuture(ar.cause()));
+  }
+
+  /** MPI_Win_flush: completes when every operation issued to {@code targetRank} before it is complete. */
+  Future<Void> flush(int targetRank) {
+    checkHeld(targetRank, "flush");
+    long issuedBefore = tracker.issued(targetRank);
+    Future<?> grant = passive.granted(targetRank);
+    Future<Void> done = grant.succeeded() ? tracker.await(targetRank, issuedBefore)
+        : grant.transform(g -> tracker.await(targetRank, issuedBefore));
+    if (!done.isComplete()) {
+      done = rp.withTimeout(done, "flush of rank " + targetRank);
+    }
+    return done.succeeded() && !tracker.hasError() ? done : done.compose(v -> epochError.get());
+  }
+
+  /** MPI_Win_flush_all: every operation issued before it, to any target, is complete. */
+  Future<Void> flushAll() {
+    if (!passive.isOpen()) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "flushAll at rank %d outside a passive-target epoch", rank);
+    }
+    long[] issuedBefore = tracker.snapshot();
+    List<Future<?>> grants = new ArrayList<>();
+    for (int r = 0; r < rp.size(); r++) {
+      if (passive.holds(r)) {
+        grants.add(passive.granted(r));
+      }
+    }
+    return rp.withTimeout(Future.join(grants).transform(g -> tracker.await(issuedBefore)), "flushAll")
+        .compose(v -> epochError.get());
+  }
+
+  /** MPI_Win_sync: a full memory fence between the window's public and private copies. */
+  Future<Void> sync() {
+    if (!passive.isOpen()) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "sync at rank %d outside a passive-target epoch on window %s",
+          rank, name.get());
+    }
+    java.lang.invoke.VarHandle.fullFence();
+    return rp.context().succeededFuture();
+  }
+
+  /** RMA_SYNC unless a passive-target epoch on {@code targetRank} is open (request-based operations need one). */
+  void checkHeld(int targetRank, String call) {
+    if (!passive.holds(targetRank)) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "%s of rank %d at rank %d outside a passive-target epoch (lock or "
+          + "lockAll) on window %s", call, targetRank, rank, name.get());
+    }
+  }
+
+  private Future<Void> acquire(LockType type, int targetRank, boolean noCheck) {
+    if (passive.holds(targetRank)) {
+      // checked before any frame leaves: a rejected lock must not reach the target
+      throw RmaException.of(ErrorClass.RMA_SYNC, "rank %d already holds a lock on the window at rank %d", rank,
+          targetRank);
+    }
+    // the previous epoch's unlock of this target may still be under way: request after it
+    Future<?> previous = passive.releasing(targetRank);
+    Future<Void> granted;
+    if (noCheck) {
+      // NOCHECK: the origin asserts no conflicting lock, so the target neither queues nor checks
+      // the request; it is still told (one round trip per epoch, not per operation), because it
+      // admits an operation only from a rank it knows holds a lock
+      Supplier<Future<Void>> announce = () -> {
+        Frame f = Frame.of(FrameType.LOCK, rank, id);
+        f.code = type.ordinal();
+        f.tag = TargetWindow.LOCK_NOCHECK;
+        return rp.withTimeout(rp.request(targetRank, f).<Void>mapEmpty(), "NOCHECK lock on rank " + targetRank);
+      };
+      granted = previous == null ? announce.get() : previous.transform(ar -> announce.get());
+    } else {
+      Supplier<Future<Void>> request = () -> {
+        TargetWindow peer = localPeer.apply(targetRank);
+        if (peer != null && peer.tryLockNow(rank, type)) {
+          return rp.context().succeededFuture(); // same JVM, lock free: granted on this thread
+        }
+        Frame f = Frame.of(FrameType.LOCK, rank, id);
+        f.code = type.ordinal();
+        return rp.withTimeout(rp.request(targetRank, f).<Void>mapEmpty(), type + " lock on rank " + targetRank)
+            .onFailure(e -> {
+              if (e instanceof RmaException && ((RmaException) e).errorClass() == ErrorClass.TIMEOUT) {
+                // withdrawn at the target too: no lock left queued, or granted to a rank that gave up
+                rp.send(targetRank, Frame.of(FrameType.LOCK_CANCEL, rank, id));
+              }
+            });
+      };
+      granted = previous == null ? request.get() : previous.transform(ar -> request.get());
+    }
+    passive.begin(targetRank, type, granted);
+    Future<Void> grant = granted;
+    granted.onFailure(e -> passive.endIf(targetRank, grant));
+    // a NOCHECK lock is the caller's at once; operations issued before the target has recorded
+    // it are held until then (they, flush and unlock wait on the recorded grant)
+    return noCheck ? rp.context().succeededFuture() : granted;
+  }
+
+  /**
+   * Ends the passive-target epoch on {@code targetRank} now (a lock may be issued again at once)
+   * and releases it: after the grant, once every operation issued before this call is complete,
+   * the target is told to unlock. Fails with the grant's failure if the lock was never granted.
+   */
+  private Future<Void> release(int targetRank) {
+    Future<?> grant = passive.granted(targetRank);
+    long[] issuedBefore = tracker.snapshot(targetRank);
+    passive.end(targetRank);
+    Future<Void> released = grant.transform(g -> {
+      Future<Void> drained = tracker.await(issuedBefore);
+      if (g.failed()) {
+        return drained.compose(v -> rp.context().<Void>failedFuture(g.cause()));
+      }
+      return drained.compose(v -> {
+        TargetWindow peer = localPeer.apply(targetRank);
+        if (peer != null && peer.tryUnlockNow(rank)) {
+          return rp.context().<Void>succeededFuture(); // same JVM, window free: released on this thread
+        }
+        return rp.request(targetRank, Frame.of(FrameType.UNLOCK, rank, id)).<Void>mapEmpty();
+      });
+    });
+    Future<Void> timed = rp.withTimeout(released, "unlock of rank " + targetRank);
+    passive.releasing(targetRank, timed);
+    return timed;
+  }
+}
