@@ -363,6 +363,30 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
 
   // ------------------------------------------------------------------ operators returning rank futures
 
+  /** Completes with {@code fn(arg)}, or fails with what it throws. */
+  private <A> void settleApplying(Function<? super A, ? extends T> fn, A arg) {
+    T result;
+    try {
+      result = fn.apply(arg);
+    } catch (Throwable t) {
+      settle(null, t);
+      return;
+    }
+    settle(result, null);
+  }
+
+  /** Completes like the future {@code fn(arg)} returns, or fails with what it throws. */
+  private <A> void followApplying(Function<? super A, Future<T>> fn, A arg) {
+    Future<T> f;
+    try {
+      f = fn.apply(arg);
+    } catch (Throwable t) {
+      settle(null, t);
+      return;
+    }
+    follow(f);
+  }
+
   @Override
   public <U> Future<U> compose(Function<? super T, Future<U>> successMapper,
       Function<Throwable, Future<U>> failureMapper) {
@@ -370,14 +394,11 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
     Objects.requireNonNull(failureMapper, "No null failure mapper accepted");
     RankFuture<U> next = new RankFuture<>(ctx);
     addListener((value, err) -> {
-      Future<U> f;
-      try {
-        f = err == null ? successMapper.apply(value) : failureMapper.apply(err);
-      } catch (Throwable t) {
-        next.tryFail(t);
-        return;
+      if (err == null) {
+        next.followApplying(successMapper, value);
+      } else {
+        next.followApplying(failureMapper, err);
       }
-      next.follow(f);
     });
     return next;
   }
@@ -386,16 +407,8 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
   public <U> Future<U> transform(Function<AsyncResult<T>, Future<U>> mapper) {
     Objects.requireNonNull(mapper, "No null mapper accepted");
     RankFuture<U> next = new RankFuture<>(ctx);
-    addListener((value, err) -> {
-      Future<U> f;
-      try {
-        f = mapper.apply(err == null ? Future.succeededFuture(value) : Future.failedFuture(err));
-      } catch (Throwable t) {
-        next.tryFail(t);
-        return;
-      }
-      next.follow(f);
-    });
+    addListener((value, err) -> next.followApplying(mapper,
+        err == null ? Future.succeededFuture(value) : Future.failedFuture(err)));
     return next;
   }
 
@@ -423,16 +436,9 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
     addListener((value, err) -> {
       if (err != null) {
         next.settle(null, err);
-        return;
+      } else {
+        next.settleApplying(mapper, value);
       }
-      U mapped;
-      try {
-        mapped = mapper.apply(value);
-      } catch (Throwable t) {
-        next.settle(null, t);
-        return;
-      }
-      next.settle(mapped, null);
     });
     return next;
   }
@@ -451,16 +457,9 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
     addListener((value, err) -> {
       if (err == null) {
         next.settle(value, null);
-        return;
+      } else {
+        next.settleApplying(mapper, err);
       }
-      T recovered;
-      try {
-        recovered = mapper.apply(err);
-      } catch (Throwable t) {
-        next.settle(null, t);
-        return;
-      }
-      next.settle(recovered, null);
     });
     return next;
   }
