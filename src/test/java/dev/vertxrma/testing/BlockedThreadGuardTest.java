@@ -31,6 +31,12 @@ class BlockedThreadGuardTest {
         done.countDown();
       });
       assertTrue(done.await(30, TimeUnit.SECONDS));
+      // a later task of the same loop runs only once the holding task has returned, so the
+      // checker has made every report about it by then (else afterEach would see a late one)
+      // (a timer of a few check intervals more lets a check that sampled it finish reporting)
+      CountDownLatch after = new CountDownLatch(1);
+      vertx.runOnContext(v -> vertx.setTimer(BlockedThreadGuard.MAX_EVENT_LOOP_MS, id -> after.countDown()));
+      assertTrue(after.await(30, TimeUnit.SECONDS));
       List<String> seen = BlockedThreadGuard.takeFailures();
       assertEquals(1, seen.stream().filter(s -> s.contains(BlockedThreadGuardTest.class.getName() + ".holdFor"))
           .limit(1).count(), "the held event loop was reported with the holding frame: " + seen);
