@@ -6,8 +6,6 @@ import dev.vertxrma.RankProgram;
 import dev.vertxrma.RmaException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.internal.logging.Logger;
-import io.vertx.core.internal.logging.LoggerFactory;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -21,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class LauncherJob {
 
-  private static final Logger LOG = LoggerFactory.getLogger(LauncherJob.class);
+  private static final System.Logger LOG = System.getLogger(LauncherJob.class.getName());
   private static int started;
   private static int finished;
   private static int failed;
@@ -50,7 +48,7 @@ public final class LauncherJob {
     }
     return JvmWarmup.ensure(vertx).compose(w -> vertx.deployVerticle(host)).onSuccess(id -> host.runProgram().onComplete(ar -> {
       if (ar.failed()) {
-        LOG.error("rank " + host.rank() + " failed: " + ar.cause().getMessage());
+        LOG.log(System.Logger.Level.ERROR, "rank " + host.rank() + " failed: " + ar.cause().getMessage());
       }
       vertx.undeploy(id).onComplete(u -> {
         job.release();
@@ -76,7 +74,7 @@ public final class LauncherJob {
         try {
           vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
-          LOG.warn("Vert.x did not close cleanly: " + e);
+          LOG.log(System.Logger.Level.WARNING, "Vert.x did not close cleanly: " + e);
         }
         System.exit(status);
       }, "rma-exit");

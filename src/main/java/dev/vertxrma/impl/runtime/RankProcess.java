@@ -6,13 +6,12 @@ import dev.vertxrma.impl.transport.Endpoint;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
 import dev.vertxrma.impl.transport.PendingReplies;
+import dev.vertxrma.impl.transport.RejectedInput;
 import dev.vertxrma.impl.transport.Transport;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.internal.ContextInternal;
-import io.vertx.core.internal.logging.Logger;
-import io.vertx.core.internal.logging.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +24,7 @@ import java.util.function.Consumer;
  */
 public final class RankProcess implements Endpoint {
 
-  private static final Logger LOG = LoggerFactory.getLogger(RankProcess.class);
+  private static final System.Logger LOG = System.getLogger(RankProcess.class.getName());
 
   private final JobRuntime job;
   private final int rank;
@@ -39,7 +38,8 @@ public final class RankProcess implements Endpoint {
   private final Consumer<Frame> sink;
   private final Consumer<Frame> inlineSink = this::deliver;
   private final java.util.Map<Class<?>, Object> services = new java.util.concurrent.ConcurrentHashMap<>();
-  private MessageConsumer<Frame> consumer;
+  private final RejectedInput rejected;
+  private MessageConsumer<Object> consumer;
   private RmaException failure;
 
   RankProcess(JobRuntime job, int rank, ContextInternal context) {
@@ -48,7 +48,13 @@ public final class RankProcess implements Endpoint {
     this.context = context;
     this.transport = job.transport();
     this.sink = frame -> context.runOnContext(v -> deliver(frame));
-    handle(FrameType.REPLY, pending::onReply);
+    this.rejected = new RejectedInput("rank " + rank + " of job " + job.jobName(),
+        (ms, task) -> job.vertx().setTimer(ms, id -> task.run()), RejectedInput.DEFAULT_INTERVAL_MS);
+    handle(FrameType.REPLY, f -> {
+      if (!pending.onReply(f)) {
+        rejected.reject("a reply nobody waits for: " + f);
+      }
+    });
     handle(FrameType.ABORT, f -> fail(new RmaException(ErrorClass.ofCode(f.code),
         f.payload == null ? "job aborted by rank " + f.src : new String(f.payload, StandardCharsets.UTF_8))));
   }
@@ -89,7 +95,15 @@ public final class RankProcess implements Endpoint {
   /** Starts listening on the rank's event-bus address; completes once the registration is visible. */
   Future<Void> listen() {
     job.register(this);
-    consumer = job.vertx().eventBus().<Frame>consumer(Transport.address(job.jobName(), rank), m -> deliver(m.body()));
+    consumer = job.vertx().eventBus().consumer(Transport.address(job.jobName(), rank), m -> {
+      Object body = m.body();
+      if (body instanceof Frame) {
+        deliver((Frame) body);
+      } else {
+        rejected.reject("a message that is not a frame (" + (body == null ? "null" : body.getClass().getSimpleName())
+            + ") from " + m.replyAddress());
+      }
+    });
     return consumer.completion();
   }
 
@@ -100,7 +114,7 @@ public final class RankProcess implements Endpoint {
       try {
         hook.run();
       } catch (RuntimeException e) {
-        LOG.error("rank " + rank + " close hook failed", e);
+        LOG.log(System.Logger.Level.ERROR, "rank " + rank + " close hook failed", e);
       }
     }
     closeHooks.clear();
@@ -128,17 +142,18 @@ public final class RankProcess implements Endpoint {
    */
   void deliver(Frame f) {
     if (f.type == FrameType.INVALID) {
-      LOG.warn("rank " + rank + " dropped a malformed frame from the network: "
-          + new String(f.payload, StandardCharsets.UTF_8));
+      rejected.reject("a malformed frame from the network: " + new String(f.payload, StandardCharsets.UTF_8));
       return;
     }
     if (f.src < 0 || f.src >= job.np() || f.type < 0 || f.type >= handlers.length) {
-      LOG.warn("rank " + rank + " dropped frame with invalid source or type: " + f);
+      rejected.reject("a frame with an invalid source or type: " + f);
       return;
     }
     if (handlers[f.type] == null) {
       if (f.corr != 0 && f.type != FrameType.REPLY) {
         reply(f, ErrorClass.WIN, "rank " + rank + " has no window " + f.ctx + " (never created here, or freed)");
+      } else {
+        rejected.reject("a frame nothing here handles: " + f);
       }
       return;
     }
@@ -148,10 +163,10 @@ public final class RankProcess implements Endpoint {
       if (f.corr != 0 && f.type != FrameType.REPLY) {
         replyError(f, e);
       } else {
-        LOG.warn("rank " + rank + " rejected " + f + ": " + e.getMessage());
+        rejected.reject(f + ": " + e.getMessage());
       }
     } catch (RuntimeException e) {
-      LOG.error("rank " + rank + " failed handling " + f, e);
+      rejected.reject(f.toString(), e);
       if (f.corr != 0 && f.type != FrameType.REPLY) {
         reply(f, ErrorClass.INTERN, "internal error at rank " + rank + ": " + e);
       }
@@ -175,7 +190,7 @@ public final class RankProcess implements Endpoint {
       try {
         l.accept(cause);
       } catch (RuntimeException e) {
-        LOG.error("failure listener threw", e);
+        LOG.log(System.Logger.Level.ERROR, "rank " + rank + ": a failure listener threw", e);
       }
     }
   }
@@ -250,6 +265,21 @@ public final class RankProcess implements Endpoint {
   @Override
   public void replyError(Frame request, RmaException e) {
     reply(request, e.errorClass(), stripClass(e));
+  }
+
+  @Override
+  public void rejectInput(String what) {
+    rejected.reject(what);
+  }
+
+  @Override
+  public void rejectInput(String what, Throwable bug) {
+    rejected.reject(what, bug);
+  }
+
+  /** The count of input this rank rejected. */
+  public RejectedInput rejectedInput() {
+    return rejected;
   }
 
   @Override

@@ -41,6 +41,15 @@ public interface Endpoint {
   /** Answers a request with the error {@code e} (its class and message, without the class prefix). */
   void replyError(Frame request, RmaException e);
 
+  /**
+   * Records input this rank rejected with nobody to tell (a frame without a reply address): counted
+   * and logged at a bounded rate ({@link RejectedInput}). Any thread.
+   */
+  void rejectInput(String what);
+
+  /** As {@link #rejectInput(String)} for input whose handling failed with a bug of ours ({@code bug}). */
+  void rejectInput(String what, Throwable bug);
+
   /** Timeout in milliseconds for any wait (receive, barrier, epoch, lock). */
   long waitTimeoutMs();
 

@@ -40,19 +40,22 @@ public final class PendingReplies {
 
   /**
    * Completes the promise a reply frame answers: with the frame when its code is 0, otherwise
-   * with the {@link RmaException} the target reported. Replies nobody waits for are ignored.
+   * with the {@link RmaException} the target reported. Returns false for a reply nobody waits
+   * for, or one that does not come from the rank the request went to (it is then ignored).
    */
-  public void onReply(Frame reply) {
-    Pending p = pending.remove(reply.corr);
-    if (p == null) {
-      return;
+  public boolean onReply(Frame reply) {
+    Pending p = pending.get(reply.corr);
+    if (p == null || p.target != reply.src) {
+      return false;
     }
+    pending.remove(reply.corr);
     if (reply.code == 0) {
       p.promise.tryComplete(reply);
     } else {
       String msg = reply.payload == null ? "(no message)" : new String(reply.payload, StandardCharsets.UTF_8);
       p.promise.tryFail(new RmaException(ErrorClass.ofCode(reply.code), msg));
     }
+    return true;
   }
 
   /** Fails every pending request whose target matches with the given failure. */

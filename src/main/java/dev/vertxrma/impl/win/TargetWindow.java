@@ -38,8 +38,6 @@ final class TargetWindow {
   /** Internal result: held until the fence epoch of the operation opens. */
   private static final Object HELD = new Object();
 
-  private static final System.Logger LOG = System.getLogger(TargetWindow.class.getName());
-
   /** LOCK frame tag: a NOCHECK lock, recorded by the target but not queued behind other locks. */
   static final int LOCK_NOCHECK = 1;
 
@@ -181,12 +179,10 @@ final class TargetWindow {
       if (f.corr != 0) {
         owner.defer(() -> endpoint.replyError(f, e));
       } else {
-        LOG.log(System.Logger.Level.WARNING,
-            "rank " + rank + " rejected " + f + ": " + e.getMessage());
+        endpoint.rejectInput(f + " on window " + name.get() + ": " + e.getMessage());
       }
     } catch (RuntimeException e) {
-      LOG.log(System.Logger.Level.ERROR,
-          "rank " + rank + " failed handling " + f, e);
+      endpoint.rejectInput(f + " on window " + name.get(), e);
       if (f.corr != 0) {
         owner.defer(() -> endpoint.reply(f, ErrorClass.INTERN, "internal error at rank " + rank + ": " + e));
       }

@@ -5,8 +5,6 @@ import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.runtime.RankProcess;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
-import io.vertx.core.internal.logging.Logger;
-import io.vertx.core.internal.logging.LoggerFactory;
 import java.util.ArrayList;
 import java.util.Map;
 
@@ -18,7 +16,7 @@ import java.util.Map;
  */
 final class WindowRegistry {
 
-  private static final Logger LOG = LoggerFactory.getLogger(WindowRegistry.class);
+  private static final System.Logger LOG = System.getLogger(WindowRegistry.class.getName());
   private static final byte[] FRAME_TYPES = {FrameType.PUT, FrameType.GET, FrameType.ACC, FrameType.GET_ACC,
       FrameType.CAS, FrameType.POST, FrameType.COMPLETE, FrameType.LOCK, FrameType.UNLOCK, FrameType.LOCK_CANCEL};
 
@@ -84,8 +82,8 @@ final class WindowRegistry {
   }
 
   private void releaseAll() {
-    if (!windows.isEmpty()) {
-      LOG.warn("rank " + process.rank() + " ended with " + windows.size() + " window(s) not freed; releasing them");
+    if (!windows.isEmpty() && process.failure() == null) {
+      LOG.log(System.Logger.Level.WARNING, "rank " + process.rank() + " ended with " + windows.size() + " window(s) not freed; releasing them");
     }
     for (WinImpl w : new ArrayList<>(windows.values())) {
       w.releaseNow();
