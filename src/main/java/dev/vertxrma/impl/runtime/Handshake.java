@@ -2,6 +2,7 @@ package dev.vertxrma.impl.runtime;
 
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.transport.RejectedInput;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -40,6 +41,9 @@ final class Handshake {
 
   static final long REPUBLISH_MS = 100;
   private static final String NO_RANK = "~";
+  /** An instance key: a requested rank (10 digits) or the no-rank mark, a slash, a UUID. */
+  private static final java.util.regex.Pattern KEY =
+      java.util.regex.Pattern.compile("(\\d{10}|~)/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
 
   private final JobRuntime job;
   private final ContextInternal context;
@@ -53,7 +57,9 @@ final class Handshake {
   private final Set<String> readyAcked = new HashSet<>();
   private final Set<String> readyInFlight = new HashSet<>();
   private final Promise<Integer> done;
-  private final List<MessageConsumer<JsonObject>> consumers = new ArrayList<>();
+  private final List<MessageConsumer<Object>> consumers = new ArrayList<>();
+  private final RejectedInput rejected;
+  private final java.util.function.Consumer<String> nodeLeftListener = this::nodeLeft;
   private IntFunction<Future<Void>> onRank;
   private int myRank = -1;
   private boolean readyPhase;
@@ -73,6 +79,8 @@ final class Handshake {
     this.privateAddress = "rma." + job.jobName() + ".i." + id;
     this.helloAddress = "rma." + job.jobName() + ".hello";
     this.done = context.promise();
+    this.rejected = new RejectedInput("the startup handshake of job " + job.jobName(),
+        (ms, task) -> job.vertx().setTimer(ms, tid -> task.run()), RejectedInput.DEFAULT_INTERVAL_MS);
   }
 
   /**
@@ -81,14 +89,22 @@ final class Handshake {
    */
   Future<Integer> run(IntFunction<Future<Void>> onRank) {
     this.onRank = onRank;
-    MessageConsumer<JsonObject> hello = bus.consumer(helloAddress, m -> learn(m.body()));
-    MessageConsumer<JsonObject> direct = bus.consumer(privateAddress, m -> {
-      JsonObject body = m.body();
-      learn(body);
+    MessageConsumer<Object> hello = bus.consumer(helloAddress, m -> {
+      JsonObject body = valid(m.body());
+      if (body != null) {
+        learn(body);
+      }
+    });
+    MessageConsumer<Object> direct = bus.consumer(privateAddress, m -> {
+      JsonObject body = valid(m.body());
+      if (body == null || !learn(body)) {
+        return;
+      }
       readyFrom.add(body.getString("key"));
       m.reply(new JsonObject().put("ok", true));
       checkDone();
     });
+    job.onNodeLeft(nodeLeftListener);
     consumers.add(hello);
     consumers.add(direct);
     Future.all(hello.completion(), direct.completion()).onComplete(ar -> {
@@ -120,31 +136,78 @@ final class Handshake {
     return new JsonObject().put("key", key).put("addr", privateAddress).put("np", job.np()).put("node", job.nodeId());
   }
 
-  private void learn(JsonObject m) {
+  /**
+   * The body of a handshake message if it is one: a JSON object with a well-formed key, a private
+   * address of this job, the job size and a node id. Anything else on the job's addresses is
+   * untrusted junk, dropped (and counted in the log at a bounded rate).
+   */
+  private JsonObject valid(Object body) {
+    if (body instanceof JsonObject) {
+      JsonObject m = (JsonObject) body;
+      Object k = m.getValue("key");
+      Object addr = m.getValue("addr");
+      Object np = m.getValue("np");
+      Object node = m.getValue("node");
+      if (k instanceof String && KEY.matcher((String) k).matches() && addr instanceof String
+          && ((String) addr).startsWith("rma." + job.jobName() + ".i.") && np instanceof Integer
+          && node instanceof String) {
+        return m;
+      }
+    }
+    rejected.reject("a handshake message that is not one: " + (body == null ? "null" : body.getClass().getSimpleName()));
+    return null;
+  }
+
+  /** Learns an instance from a valid HELLO or READY; false once the handshake is over. */
+  private boolean learn(JsonObject m) {
     if (done.future().isComplete()) {
-      return;
+      return false;
     }
     String k = m.getString("key");
     String addr = m.getString("addr");
-    Integer np = m.getInteger("np");
-    if (k == null || addr == null || np == null) {
-      return;
-    }
+    int np = m.getInteger("np");
     if (np != job.np()) {
       finish(RmaException.of(ErrorClass.ARG, "job %s: an instance joined with np=%d, this one has np=%d",
           job.jobName(), np, job.np()));
-      return;
+      return false;
     }
     members.put(k, addr);
-    nodes.put(k, m.getString("node", "?"));
+    nodes.put(k, m.getString("node"));
     if (members.size() > job.np()) {
       finish(RmaException.of(ErrorClass.RANK, "job %s has np=%d but %d rank instances joined",
           job.jobName(), job.np(), members.size()));
-      return;
+      return false;
     }
     if (members.size() == job.np() && myRank < 0) {
       assignRanks();
     }
+    return true;
+  }
+
+  /**
+   * A cluster node left while the job starts: if it hosted instances this one has heard of, the
+   * job cannot start; fails at once with PROC_FAILED naming their ranks (no wait for the timeout).
+   */
+  private void nodeLeft(String node) {
+    context.runOnContext(v -> {
+      if (done.future().isComplete()) {
+        return;
+      }
+      List<String> lost = new ArrayList<>();
+      for (var e : nodes.entrySet()) {
+        if (node.equals(e.getValue())) {
+          lost.add(e.getKey().startsWith(NO_RANK) ? "an instance" : String.valueOf(rankOf(e.getKey())));
+        }
+      }
+      if (!lost.isEmpty()) {
+        finish(RmaException.of(ErrorClass.PROC_FAILED, "rank(s) %s of job %s left during startup: their cluster node %s "
+            + "is gone", lost, job.jobName(), node));
+      }
+    });
+  }
+
+  private static long rankOf(String key) {
+    return Long.parseLong(key.substring(0, key.indexOf('/')));
   }
 
   private void assignRanks() {
@@ -152,7 +215,7 @@ final class Handshake {
     for (int r = 0; r < keys.size(); r++) {
       String k = keys.get(r);
       if (!k.startsWith(NO_RANK)) {
-        int requested = Integer.parseInt(k.substring(0, k.indexOf('/')));
+        long requested = rankOf(k);
         if (requested != r) {
           finish(RmaException.of(ErrorClass.RANK, "job %s: rank %d was requested by %s, but np=%d ranks must be "
               + "0..%d each requested once", job.jobName(), requested, k, job.np(), job.np() - 1));
@@ -207,7 +270,7 @@ final class Handshake {
       if (k.startsWith(NO_RANK)) {
         anonymous++;
       } else {
-        present.add(Integer.parseInt(k.substring(0, k.indexOf('/'))));
+        present.add((int) Math.min(Integer.MAX_VALUE, rankOf(k)));
       }
     }
     for (int r = 0; r < job.np(); r++) {
@@ -228,7 +291,8 @@ final class Handshake {
     if (ticker >= 0) {
       job.vertx().cancelTimer(ticker);
     }
-    for (MessageConsumer<JsonObject> c : consumers) {
+    job.removeNodeLeft(nodeLeftListener);
+    for (MessageConsumer<Object> c : consumers) {
       c.unregister();
     }
     if (failure == null) {

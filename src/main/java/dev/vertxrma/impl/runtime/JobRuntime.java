@@ -28,6 +28,7 @@ public final class JobRuntime {
   private final Transport transport;
   private final ClusterMembership membership;
   private volatile String[] rankNodes;
+  private final java.util.List<Consumer<String>> nodeLeftListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
   private int users;
 
   private JobRuntime(Vertx vertx, String jobName, int np, long startupTimeoutMs, long waitTimeoutMs) {
@@ -51,8 +52,21 @@ public final class JobRuntime {
     this.rankNodes = nodes;
   }
 
+  /** Tells {@code listener} the id of every cluster node that leaves (startup handshakes use it); any thread. */
+  void onNodeLeft(Consumer<String> listener) {
+    nodeLeftListeners.add(listener);
+  }
+
+  /** Stops telling {@code listener}. */
+  void removeNodeLeft(Consumer<String> listener) {
+    nodeLeftListeners.remove(listener);
+  }
+
   /** A cluster node left: every local rank fails with PROC_FAILED if it hosted ranks of this job. */
   private void nodeLeft(String node) {
+    for (Consumer<String> l : nodeLeftListeners) {
+      l.accept(node);
+    }
     String[] nodes = rankNodes;
     if (nodes == null) {
       return;

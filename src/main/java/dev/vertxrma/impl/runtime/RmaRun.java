@@ -23,8 +23,11 @@ import java.util.concurrent.TimeUnit;
  * {@code dev.vertxrma.samples.Twisted}, {@code DoubleBuffer}) or the class name of a
  * {@link RankProgram} with a no-argument constructor (one instance per rank). With one JVM (the
  * default) all ranks run embedded in this JVM; with {@code --jvms K} the ranks are split over K
- * local JVMs joined by the clustered event bus on loopback. Exit status 0 only when every rank
- * completed; otherwise 1 (2 for a usage error) with the failing rank's error on stderr.
+ * local JVMs joined by the clustered event bus on loopback.
+ *
+ * <p>Exit status: 0 when every rank completed; 1 when the job failed, with the failing rank's
+ * error on stderr (a rank failed, or a JVM died: {@code rmarun: PROC_FAILED: JVM k (ranks a..b,
+ * pid p) of job j was killed by signal 9 (SIGKILL)}); 2 for a usage error.
  */
 public final class RmaRun {
 
@@ -207,8 +210,63 @@ public final class RmaRun {
     return cmd;
   }
 
+  /** How long the other JVMs of a failed job get to end on their own before they are killed. */
+  static final long GRACE_MS = 3_000;
+
+  /** One JVM of a multi-JVM job and the ranks it hosts. */
+  private static final class RankJvm {
+    final int index;
+    final int firstRank;
+    final int lastRank;
+    final Process process;
+    /** Set when rmarun itself killed it (then its signal is no news). */
+    volatile boolean killedHere;
+
+    RankJvm(int index, int firstRank, int lastRank, Process process) {
+      this.index = index;
+      this.firstRank = firstRank;
+      this.lastRank = lastRank;
+      this.process = process;
+    }
+
+    String describe() {
+      String ranks = firstRank == lastRank ? "rank " + firstRank : "ranks " + firstRank + ".." + lastRank;
+      return "JVM " + index + " (" + ranks + ", pid " + process.pid() + ")";
+    }
+
+    /** Why it ended, from its exit status (a JVM killed by signal N exits with 128 + N). */
+    String ending() {
+      int status = process.exitValue();
+      if (status > 128 && status < 128 + 65) {
+        int signal = status - 128;
+        return "was killed by signal " + signal + signalName(signal);
+      }
+      return "exited with status " + status;
+    }
+  }
+
+  private static String signalName(int signal) {
+    switch (signal) {
+      case 1: return " (SIGHUP)";
+      case 2: return " (SIGINT)";
+      case 6: return " (SIGABRT)";
+      case 9: return " (SIGKILL)";
+      case 11: return " (SIGSEGV)";
+      case 15: return " (SIGTERM)";
+      default: return "";
+    }
+  }
+
+  /**
+   * Starts the JVMs of the job and waits for all of them. The first one that fails (a rank
+   * failed, or the JVM died) makes the job fail: a JVM killed by a signal is reported as
+   * {@code PROC_FAILED} with its ranks, and the others get {@link #GRACE_MS} to end on their own
+   * (they normally do, having seen the failure) before they are killed.
+   */
   private static int runJvms(Args a) {
-    List<Process> procs = new ArrayList<>();
+    List<RankJvm> jvms = new ArrayList<>();
+    Thread reaper = new Thread(() -> jvms.forEach(j -> j.process.destroyForcibly()), "rmarun-reaper");
+    Runtime.getRuntime().addShutdownHook(reaper);
     try {
       for (int k = 0; k < a.jvms; k++) {
         int first = (int) ((long) k * a.np / a.jvms);
@@ -217,35 +275,58 @@ public final class RmaRun {
         cmd.addAll(List.of("-np", String.valueOf(a.np), "--job", a.job, "--timeout", String.valueOf(a.timeoutSeconds),
             "--ranks", first + ":" + (next - first), a.program));
         cmd.addAll(a.programArgs);
-        procs.add(new ProcessBuilder(cmd).inheritIO().start());
+        jvms.add(new RankJvm(k, first, next - 1, new ProcessBuilder(cmd).inheritIO().start()));
       }
     } catch (java.io.IOException e) {
       System.err.println("rmarun: cannot start JVM: " + e);
-      procs.forEach(Process::destroyForcibly);
+      jvms.forEach(j -> j.process.destroyForcibly());
       return 1;
     }
-    // the first JVM that fails ends the others after a grace period (they normally abort on their own)
-    CompletableFuture<?>[] exits = procs.stream().map(Process::onExit).toArray(CompletableFuture[]::new);
     int status = 0;
-    List<Process> left = new ArrayList<>(procs);
+    List<RankJvm> left = new ArrayList<>(jvms);
     while (!left.isEmpty()) {
-      CompletableFuture.anyOf(left.stream().map(Process::onExit).toArray(CompletableFuture[]::new)).join();
-      for (Process p : new ArrayList<>(left)) {
-        if (!p.isAlive()) {
-          left.remove(p);
-          if (p.exitValue() != 0 && status == 0) {
-            status = p.exitValue();
-            scheduleKill(left);
-          }
+      CompletableFuture.anyOf(left.stream().map(j -> j.process.onExit()).toArray(CompletableFuture[]::new)).join();
+      for (RankJvm j : new ArrayList<>(left)) {
+        if (j.process.isAlive()) {
+          continue;
+        }
+        left.remove(j);
+        if (j.process.exitValue() == 0) {
+          continue;
+        }
+        String ending = j.ending();
+        if (j.killedHere) {
+          // reported when it was killed
+        } else if (ending.startsWith("was killed")) {
+          System.err.println("rmarun: PROC_FAILED: " + j.describe() + " of job " + a.job + " " + ending);
+        } else {
+          System.err.println("rmarun: " + j.describe() + " of job " + a.job + " " + ending);
+        }
+        if (status == 0) {
+          status = 1;
+          killAfterGrace(left, a.job);
         }
       }
     }
-    CompletableFuture.allOf(exits).join();
+    try {
+      Runtime.getRuntime().removeShutdownHook(reaper);
+    } catch (IllegalStateException shuttingDown) {
+      // the hook runs anyway
+    }
     return status;
   }
 
-  private static void scheduleKill(List<Process> others) {
-    List<Process> snapshot = new ArrayList<>(others);
-    CompletableFuture.delayedExecutor(20, TimeUnit.SECONDS).execute(() -> snapshot.forEach(Process::destroyForcibly));
+  private static void killAfterGrace(List<RankJvm> others, String job) {
+    List<RankJvm> snapshot = new ArrayList<>(others);
+    CompletableFuture.delayedExecutor(GRACE_MS, TimeUnit.MILLISECONDS).execute(() -> {
+      for (RankJvm j : snapshot) {
+        if (j.process.isAlive()) {
+          System.err.println("rmarun: " + j.describe() + " of job " + job + " did not end within " + GRACE_MS
+              + " ms of the failure; killed");
+          j.killedHere = true;
+          j.process.destroyForcibly();
+        }
+      }
+    });
   }
 }
