@@ -84,7 +84,11 @@ class SamplesTest {
         ok("fence-put", 1),
         ok("fence-put", 256), // a large embedded job: 256 rank verticles, one window each
         ok("pscw-get", 3),
-        ok("double-buffer", 3));
+        ok("double-buffer", 3),
+        ok("soak", 4, "--seconds", "3"),
+        ok("soak", 1, "--seconds", "0"),
+        fails("soak", 2, "--seconds", "-1"),
+        fails("soak", 2, "--hold-at", "nowhere"));
   }
 
   @ParameterizedTest(name = "{0}")
