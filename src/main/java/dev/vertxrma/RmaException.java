@@ -23,6 +23,15 @@ public class RmaException extends RuntimeException {
     this.errorClass = errorClass;
   }
 
+  /**
+   * As {@link #RmaException(ErrorClass, String)}, capturing the stack trace only if
+   * {@code withStackTrace}: for failures that are data, not bugs (rejected network input).
+   */
+  public RmaException(ErrorClass errorClass, String message, boolean withStackTrace) {
+    super(errorClass + ": " + message, null, false, withStackTrace);
+    this.errorClass = errorClass;
+  }
+
   /** The MPI error class of this failure. */
   public ErrorClass errorClass() {
     return errorClass;

@@ -14,6 +14,8 @@ import dev.vertxrma.testing.Jobs;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -54,6 +56,56 @@ class NodeLeftTest {
     assertTrue(rma.getMessage().contains("[2]"), rma.getMessage());
     long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started[0]);
     assertTrue(waitedMs < 30_000, "detected after " + waitedMs + " ms, should be about a second");
+  }
+
+  /**
+   * A node that left while the job was still starting (rank 3 never came, so the handshake could
+   * not finish): the survivors, who had heard of rank 2 on that node, fail at once with
+   * PROC_FAILED naming it, long before the startup timeout.
+   */
+  @Test
+  void aNodeLostDuringTheStartupHandshakeFailsItWithProcFailed() throws Exception {
+    Vertx[] nodes = Jobs.clusterNodes();
+    Vertx doomed = BlockedThreadGuard.watch(Jobs.await(Rma.clusteredVertx(clusterNameOf(nodes[0]),
+        BlockedThreadGuard.options()), 120));
+    JobOptions options = Jobs.options(4).setWaitTimeoutMs(60_000).setStartupTimeoutMs(60_000);
+    String hello = "rma." + options.getJobName() + ".hello";
+    CompletableFuture<Void> survivorsListen = new CompletableFuture<>();
+    CompletableFuture<Void> rank2HelloTwice = new CompletableFuture<>();
+    int[] rank2Hellos = new int[1];
+    MessageConsumer<Object> spy = nodes[1].eventBus().consumer(hello, m -> {
+      if (m.body() instanceof JsonObject) {
+        String key = ((JsonObject) m.body()).getString("key", "");
+        if (key.startsWith("0000000000/")) {
+          survivorsListen.complete(null);
+        } else if (key.startsWith("0000000002/") && ++rank2Hellos[0] == 2) {
+          rank2HelloTwice.complete(null);
+        }
+      }
+    });
+    Jobs.await(spy.completion(), 60);
+    Future<Void> survivors = Rma.run(nodes[0], copy(options).setLocalRanks(0, 2), (world, args) ->
+        Future.failedFuture("the job must not start: rank 3 never joins"));
+    survivorsListen.get(60, TimeUnit.SECONDS);
+    Rma.run(doomed, copy(options).setLocalRanks(2, 1), (world, args) -> Future.succeededFuture());
+    // the survivors' handshake got rank 2's first HELLO with the spy's; the second makes it sure
+    rank2HelloTwice.get(60, TimeUnit.SECONDS);
+    long left = System.nanoTime();
+    doomed.close();
+    Throwable failure = null;
+    try {
+      Jobs.await(survivors, 60);
+    } catch (RuntimeException e) {
+      failure = e.getCause().getCause();
+    } finally {
+      spy.unregister();
+    }
+    assertInstanceOf(RmaException.class, failure, "the survivors' startup must fail, not wait for its timeout");
+    RmaException rma = (RmaException) failure;
+    assertEquals(ErrorClass.PROC_FAILED, rma.errorClass(), rma.getMessage());
+    assertTrue(rma.getMessage().contains("[2]") && rma.getMessage().contains("during startup"), rma.getMessage());
+    long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - left);
+    assertTrue(waitedMs < 10_000, "detected after " + waitedMs + " ms, should be about a second");
   }
 
   private static String clusterNameOf(Vertx v) {

@@ -125,6 +125,33 @@ public final class Jobs {
     }
   }
 
+  private static final java.util.concurrent.ScheduledExecutorService POLLER =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "jobs-poller");
+        t.setDaemon(true);
+        return t;
+      });
+
+  /**
+   * Waits until {@code condition} holds (checked every 2 ms by a timer, not by sleeping), at most
+   * {@code seconds}; fails with {@code what} otherwise. For state only visible by polling (counters).
+   */
+  public static void eventually(java.util.function.BooleanSupplier condition, int seconds, String what) {
+    CompletableFuture<Void> holds = new CompletableFuture<>();
+    java.util.concurrent.ScheduledFuture<?> poll = POLLER.scheduleWithFixedDelay(() -> {
+      if (condition.getAsBoolean()) {
+        holds.complete(null);
+      }
+    }, 0, 2, TimeUnit.MILLISECONDS);
+    try {
+      holds.get(seconds, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError(what + " did not happen within " + seconds + " s", e);
+    } finally {
+      poll.cancel(false);
+    }
+  }
+
   /** Program arguments as a list. */
   public static List<String> args(String... a) {
     return List.of(a);

@@ -139,6 +139,14 @@ public final class JobRuntime {
     }
   }
 
+  /** The runtime of job {@code jobName} on {@code vertx} if it runs there, else {@code null} (tests, tools). */
+  public static JobRuntime find(Vertx vertx, String jobName) {
+    synchronized (JOBS) {
+      Map<String, JobRuntime> jobs = JOBS.get(vertx);
+      return jobs == null ? null : jobs.get(jobName);
+    }
+  }
+
   /** Number of jobs registered on a Vert.x instance (tests check it returns to zero). */
   public static int activeJobs(Vertx vertx) {
     synchronized (JOBS) {

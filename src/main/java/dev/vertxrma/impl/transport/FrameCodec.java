@@ -94,23 +94,23 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
    */
   public static Frame decode(Buffer in, int pos, int limit) {
     if (pos < 0 || limit > in.length() || limit - pos < 4 + HEADER_BYTES + 8) {
-      throw malformed("frame shorter than its header: %d bytes", limit - pos);
+      throw malformed("frame shorter than its header: " + (limit - pos) + " bytes");
     }
     int total = in.getInt(pos);
     if (total < HEADER_BYTES + 8 || total > limit - pos - 4) {
-      throw malformed("frame length %d does not fit the %d bytes received", total, limit - pos - 4);
+      throw malformed("frame length " + total + " does not fit the " + (limit - pos - 4) + " bytes received");
     }
     int p = pos + 4;
     int end = p + total;
     int magic = in.getUnsignedShort(p);
     int version = in.getUnsignedByte(p + 2);
     if (magic != MAGIC || version != VERSION) {
-      throw malformed("bad magic 0x%04x or version %d", magic, version);
+      throw malformed("bad magic 0x" + Integer.toHexString(magic) + " or version " + version);
     }
     Frame f = new Frame();
     f.type = in.getByte(p + 3);
     if (!FrameType.isKnown(f.type)) {
-      throw malformed("unknown frame type %d", f.type);
+      throw malformed("unknown frame type " + f.type);
     }
     f.src = in.getInt(p + 4);
     f.ctx = in.getInt(p + 8);
@@ -124,7 +124,7 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
     int typeLen = in.getInt(p);
     p += 4;
     if (typeLen < 0 || typeLen > end - p - 4) {
-      throw malformed("datatype length %d exceeds the %d bytes left", typeLen, end - p - 4);
+      throw malformed("datatype length " + typeLen + " exceeds the " + (end - p - 4) + " bytes left");
     }
     if (typeLen > 0) {
       f.typeBytes = in.getBytes(p, p + typeLen);
@@ -133,7 +133,7 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
     int payloadLen = in.getInt(p);
     p += 4;
     if (payloadLen < 0 || payloadLen != end - p) {
-      throw malformed("payload length %d does not match the %d bytes left", payloadLen, end - p);
+      throw malformed("payload length " + payloadLen + " does not match the " + (end - p) + " bytes left");
     }
     if (payloadLen > 0) {
       f.payload = in.getBytes(p, p + payloadLen);
@@ -141,7 +141,8 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
     return f;
   }
 
-  private static RmaException malformed(String fmt, Object... args) {
-    return new RmaException(ErrorClass.OTHER, "malformed frame: " + String.format(fmt, args));
+  /** Rejected input can come in floods: no formatter, no stack trace. */
+  private static RmaException malformed(String what) {
+    return new RmaException(ErrorClass.OTHER, "malformed frame: " + what, false);
   }
 }

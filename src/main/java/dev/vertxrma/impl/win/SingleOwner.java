@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class SingleOwner {
 
   /** Tasks a home drain runs before it lets other work of the event loop in. */
-  private static final int DRAIN_BATCH = 256;
+  private static final int DRAIN_BATCH = 64;
   private static final System.Logger LOG = System.getLogger(SingleOwner.class.getName());
 
   private final AtomicBoolean owned = new AtomicBoolean();

@@ -204,7 +204,7 @@ final class TargetWindow {
    */
   private Object admitAndApply(Frame f, boolean mayHold) {
     if (freed) {
-      throw RmaException.of(ErrorClass.WIN, "window %s at rank %d was freed", name.get(), rank);
+      throw refused(ErrorClass.WIN, "window %s at rank %d was freed", name.get(), rank);
     }
     switch (f.tag) {
       case WinImpl.SYNC_FENCE:
@@ -226,14 +226,22 @@ final class TargetWindow {
       case WinImpl.SYNC_PASSIVE:
         // the origin's NOCHECK assertion is no permission: it must hold a lock the target knows of
         if (!locks.holds(f.src) && !noCheckHolders.contains(f.src)) {
-          throw RmaException.of(ErrorClass.RMA_SYNC, "operation from rank %d reached rank %d without a lock on "
+          throw refused(ErrorClass.RMA_SYNC, "operation from rank %d reached rank %d without a lock on "
               + "window %s", f.src, rank, name.get());
         }
         return apply(f);
       default:
-        throw RmaException.of(ErrorClass.RMA_SYNC, "operation from rank %d with unknown synchronization mode %d",
+        throw refused(ErrorClass.RMA_SYNC, "operation from rank %d with unknown synchronization mode %d",
             f.src, f.tag);
     }
+  }
+
+  /**
+   * A refusal of an incoming request: it goes back to the origin (or into the rejected-input
+   * count) as a class and a message, so no stack trace is captured — junk can come in floods.
+   */
+  private static RmaException refused(ErrorClass errorClass, String format, Object... args) {
+    return new RmaException(errorClass, String.format(format, args), false);
   }
 
   private Object apply(Frame f) {
@@ -243,16 +251,16 @@ final class TargetWindow {
 
   private void onLock(Frame f) {
     if (noLocks) {
-      throw RmaException.of(ErrorClass.RMA_SYNC, "lock request from rank %d on window %s at rank %d, created with "
+      throw refused(ErrorClass.RMA_SYNC, "lock request from rank %d on window %s at rank %d, created with "
           + "no_locks=true", f.src, name.get(), rank);
     }
     if (f.code < 0 || f.code >= LockType.values().length) {
-      throw RmaException.of(ErrorClass.OTHER, "lock request from rank %d with unknown lock type %d", f.src, f.code);
+      throw refused(ErrorClass.OTHER, "lock request from rank %d with unknown lock type %d", f.src, f.code);
     }
     if (f.tag == LOCK_NOCHECK) {
       // the origin asserted that no conflicting lock exists: recorded and answered, not queued
       if (locks.holds(f.src) || !noCheckHolders.add(f.src)) {
-        throw RmaException.of(ErrorClass.RMA_SYNC, "NOCHECK lock from rank %d, which already holds a lock on window %s "
+        throw refused(ErrorClass.RMA_SYNC, "NOCHECK lock from rank %d, which already holds a lock on window %s "
             + "at rank %d", f.src, name.get(), rank);
       }
       replyLater(f, null);

@@ -75,8 +75,9 @@ final class WindowRegistry {
   private void onFrame(Frame f) {
     WinImpl w = windows.get(f.ctx);
     if (w == null) {
-      throw RmaException.of(ErrorClass.WIN, "rank %d has no window %d (never created here, or already freed)",
-          process.rank(), f.ctx);
+      // a frame from the network: no formatter, no stack trace (junk can come in floods)
+      throw new RmaException(ErrorClass.WIN, "rank " + process.rank() + " has no window " + f.ctx
+          + " (never created here, or already freed)", false);
     }
     w.onFrame(f);
   }
