@@ -275,14 +275,16 @@ public interface Win {
    * future completes: they belong to this epoch. Exclusive locks exclude every other lock;
    * shared locks exclude exclusive ones; requests are granted in arrival order, so exclusive
    * requests are not starved. RMA_SYNC if this rank already locks {@code rank}, inside a
-   * fence/post/start epoch, or on a window created with {@code no_locks=true}.
+   * fence/post/start epoch, or on a window created with {@code no_locks=true}; RANK for a rank
+   * outside the window's group. {@link Comm#PROC_NULL}: a no-op that succeeds at once (no epoch
+   * is opened).
    */
   Future<Void> lock(LockType type, int rank, Mode... assertions);
 
   /**
    * MPI_Win_unlock: completes when every operation of the epoch is complete at origin and target
    * and the lock is released. RMA_SYNC without a matching lock. Fails with the first error of the
-   * epoch's operations that no {@link #flush} has reported.
+   * epoch's operations that no {@link #flush} has reported. {@link Comm#PROC_NULL}: a no-op.
    */
   Future<Void> unlock(int rank);
 
@@ -302,6 +304,7 @@ public interface Win {
    * reported again by a later flush, {@code unlock} or {@code unlockAll}, and the errors of
    * operations to other targets are left to the calls that complete them (see "Which call reports
    * a failed operation" above). RMA_SYNC outside a passive-target epoch on {@code rank}.
+   * {@link Comm#PROC_NULL}: a no-op that succeeds at once.
    */
   Future<Void> flush(int rank);
 

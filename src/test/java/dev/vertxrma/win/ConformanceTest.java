@@ -61,6 +61,57 @@ class ConformanceTest {
     }
   }
 
+  // ------------------------------------------------------------------ PROC_NULL in passive-target synchronization
+
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void lockUnlockAndFlushOfProcNullAreNoOps(Jobs.Mode mode) {
+    withWindow(mode, 3, (world, win) -> {
+      int r = world.rank();
+      int right = (r + 1) % world.size();
+      int left = (r + world.size() - 1) % world.size();
+      int pn = Comm.PROC_NULL;
+      return win.lock(LockType.EXCLUSIVE, pn)
+          .compose(v -> win.put(new long[] {-1}, 0, 1, Datatype.LONG, pn, 0))
+          .compose(v -> win.flush(pn))
+          .compose(v -> win.flushLocal(pn))
+          .compose(v -> win.unlock(pn))
+          .compose(v -> win.lock(LockType.SHARED, pn, Mode.NOCHECK))
+          .compose(v -> win.unlock(pn))
+          // lock(PROC_NULL) opened no epoch: a real target is outside any epoch
+          .compose(v -> win.lock(LockType.SHARED, pn))
+          .compose(v -> expectError(win.put(new long[] {-1}, 0, 1, Datatype.LONG, right, 0), ErrorClass.RMA_SYNC,
+              "put to rank " + right, "outside an access epoch"))
+          .compose(v -> win.unlock(pn))
+          // inside lockAll
+          .compose(v -> win.lockAll())
+          .compose(v -> win.put(new long[] {-1}, 0, 1, Datatype.LONG, pn, 0))
+          .compose(v -> win.flush(pn))
+          .compose(v -> win.unlockAll())
+          // inside a fence epoch with an operation: lock(PROC_NULL) does not leave the fence epoch
+          .compose(v -> win.fence())
+          .compose(v -> win.put(new long[] {100L + r}, 0, 1, Datatype.LONG, right, 1))
+          .compose(v -> win.lock(LockType.EXCLUSIVE, pn))
+          .compose(v -> win.unlock(pn))
+          .compose(v -> win.fence(Mode.NOSUCCEED))
+          .compose(v -> world.barrier())
+          .map(v -> {
+            assertWindow(win, r, "after the PROC_NULL calls and one fence epoch", 1, 100L + left);
+            return null;
+          })
+          .compose(v -> world.barrier())
+          // a real lock epoch still works
+          .compose(v -> win.lock(LockType.EXCLUSIVE, right))
+          .compose(v -> win.put(new long[] {200L + r}, 0, 1, Datatype.LONG, right, 2))
+          .compose(v -> win.unlock(right))
+          .compose(v -> world.barrier())
+          .map(v -> {
+            assertWindow(win, r, "after a lock epoch following the PROC_NULL calls", 1, 100L + left, 2, 200L + left);
+            return null;
+          });
+    });
+  }
+
   // ------------------------------------------------------------------ which synchronization reports an error
 
   /** A dynamic window with nothing attached: every access is rejected at the target with RMA_RANGE. */

@@ -808,6 +808,9 @@ final class WinImpl implements Win {
       if (type == null) {
         throw new RmaException(ErrorClass.ARG, "lock type is null");
       }
+      if (targetRank == Comm.PROC_NULL) {
+        return rp.context().succeededFuture(); // no epoch, no state: a no-op like every call on PROC_NULL
+      }
       checkRank(targetRank, "lock");
       checkLockable("lock");
       return passiveSync.lock(type, targetRank, (bits & Mode.NOCHECK.bit()) != 0);
@@ -829,6 +832,9 @@ final class WinImpl implements Win {
   public Future<Void> unlock(int targetRank) {
     return comm.call(() -> {
       checkLive("unlock");
+      if (targetRank == Comm.PROC_NULL) {
+        return rp.context().succeededFuture();
+      }
       checkRank(targetRank, "unlock");
       return passiveSync.unlock(targetRank);
     });
@@ -856,6 +862,9 @@ final class WinImpl implements Win {
   public Future<Void> flush(int targetRank) {
     return comm.call(() -> {
       checkLive("flush");
+      if (targetRank == Comm.PROC_NULL) {
+        return rp.context().succeededFuture();
+      }
       checkRank(targetRank, "flush");
       return passiveSync.flush(targetRank);
     });
