@@ -11,7 +11,9 @@ import io.vertx.core.Vertx;
  * <p><b>Buffers.</b> A buffer is a Java primitive array ({@code byte[] short[] char[] int[] long[]
  * float[] double[] boolean[]}) with {@code offset} counted in array elements (the mpiJava
  * convention), or a Chronicle {@code BytesStore} with {@code offset} counted in bytes. The
- * datatype says how {@code count} elements are laid out from there.
+ * datatype says how {@code count} elements are laid out from there. A call with count 0 may pass
+ * {@code null} as its buffer (an empty message); a null buffer with a positive count is
+ * {@link ErrorClass#BUFFER}.
  *
  * <p><b>Errors.</b> Futures fail with {@link RmaException}: {@link ErrorClass#RANK} for a rank
  * outside {@code [0, size())}, {@link ErrorClass#COUNT} for a negative count,

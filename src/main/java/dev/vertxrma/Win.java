@@ -18,7 +18,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  * displacement is scaled by the <em>target's</em> displacement unit. A target of
  * {@link Comm#PROC_NULL} makes an operation a no-op.
  *
- * <p><b>Buffers.</b> An operation's buffers belong to the library from the call until the
+ * <p><b>Buffers.</b> As for {@link Comm}: Java primitive arrays or Chronicle stores, and
+ * {@code null} for a buffer of count 0 (the operation then changes nothing, but it must still be
+ * issued in an epoch). An operation's buffers belong to the library from the call until the
  * operation's own future completes, and never after: a {@code put} or {@code accumulate} to a
  * rank in another JVM packs its data when issued (its future completes at once); to a rank in
  * this JVM the target copies straight from the origin buffer, at once when its window is free,

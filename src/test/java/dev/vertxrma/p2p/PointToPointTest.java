@@ -1,5 +1,6 @@
 package dev.vertxrma.p2p;
 
+import static dev.vertxrma.testing.RmaAssertions.expectError;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -33,6 +34,53 @@ class PointToPointTest {
         assertEquals(new Status(from, 7, 3, 24), st);
         return null;
       });
+    });
+  }
+
+  /**
+   * MPI places no requirement on the buffer of an empty message: a null buffer with count 0 is
+   * sent in every mode and matches a receive (whose buffer stays untouched), and a null receive
+   * buffer of count 0 takes an empty message. A null buffer with a positive count is BUFFER.
+   */
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void nullBufferWithCountZeroIsAnEmptyMessage(Mode mode) {
+    Jobs.run(mode, 2, (world, args) -> {
+      if (world.rank() == 0) {
+        byte[] attached = new byte[Comm.BSEND_OVERHEAD + 16];
+        return world.send(null, 0, 0, Datatype.INT, 1, 1)
+            .compose(v -> world.isend(null, 3, 0, Datatype.DOUBLE, 1, 2))
+            .compose(v -> world.ssend(null, 0, 0, Datatype.LONG, 1, 3))
+            .compose(v -> world.bufferAttach(attached, attached.length))
+            .compose(v -> world.bsend(null, 0, 0, Datatype.INT, 1, 4))
+            .compose(v -> world.bufferDetach())
+            .compose(v -> expectError(world.send(null, 0, 1, Datatype.INT, 1, 5), ErrorClass.BUFFER, "send",
+                "null", "count is 1"))
+            .compose(v -> expectError(world.isend(null, 0, 2, Datatype.INT, 1, 5), ErrorClass.BUFFER, "isend",
+                "count is 2"))
+            .compose(v -> world.send(new int[] {77}, 0, 1, Datatype.INT, 1, 6));
+      }
+      int[] in = {-7, -7};
+      List<Status> got = new ArrayList<>();
+      return world.recv(in, 0, 2, Datatype.INT, 0, 1).map(got::add)
+          .compose(v -> world.recv(null, 0, 0, Datatype.DOUBLE, 0, 2).map(got::add))
+          .compose(v -> world.irecv(null, 5, 0, Datatype.LONG, 0, 3).map(got::add))
+          .compose(v -> world.recv(null, 0, 0, Datatype.INT, 0, 4).map(got::add))
+          .compose(v -> expectError(world.recv(null, 0, 1, Datatype.INT, 0, 5), ErrorClass.BUFFER, "recv",
+              "count is 1"))
+          .map(v -> {
+            assertArrayEquals(new int[] {-7, -7}, in, "an empty message leaves the receive buffer alone");
+            for (int tag = 1; tag <= 4; tag++) {
+              assertEquals(new Status(0, tag, 0, 0), got.get(tag - 1), "status of the empty message with tag " + tag);
+            }
+            return null;
+          })
+          .compose(v -> world.recv(in, 0, 2, Datatype.INT, 0, 6))
+          .map(st -> {
+            assertArrayEquals(new int[] {77, -7}, in, "the message after the empty ones");
+            assertEquals(new Status(0, 6, 1, 4), st);
+            return null;
+          });
     });
   }
 }

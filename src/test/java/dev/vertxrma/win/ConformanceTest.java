@@ -112,6 +112,42 @@ class ConformanceTest {
     });
   }
 
+  // ------------------------------------------------------------------ null buffers of count 0
+
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void nullBufferWithCountZeroIsAnEmptyOperation(Jobs.Mode mode) {
+    withWindow(mode, 3, (world, win) -> {
+      int r = world.rank();
+      int right = (r + 1) % world.size();
+      int left = (r + world.size() - 1) % world.size();
+      Datatype l = Datatype.LONG;
+      return win.fence()
+          .compose(v -> win.put(null, 0, 0, l, right, 0))
+          .compose(v -> win.get(null, 0, 0, l, right, 1))
+          .compose(v -> win.accumulate(null, 0, 0, l, right, 2, Op.SUM))
+          .compose(v -> win.getAccumulate(null, 0, 0, l, null, 0, 0, l, right, 3, 0, l, Op.SUM))
+          .compose(v -> win.put(null, 5, 0, l, Comm.PROC_NULL, 0))
+          .compose(v -> expectError(win.put(null, 0, 1, l, right, 0), ErrorClass.BUFFER, "null"))
+          .compose(v -> expectError(win.get(null, 0, 1, l, right, 0), ErrorClass.BUFFER, "null"))
+          .compose(v -> expectError(win.accumulate(null, 0, 2, l, right, 0, Op.SUM), ErrorClass.BUFFER, "null"))
+          .compose(v -> win.put(new long[] {100L + r}, 0, 1, l, right, 4))
+          .compose(v -> win.fence(Mode.NOSUCCEED))
+          .compose(v -> win.lockAll())
+          .compose(v -> win.rput(null, 0, 0, l, right, 0))
+          .compose(v -> win.rget(null, 0, 0, l, right, 1))
+          .compose(v -> win.raccumulate(null, 0, 0, l, right, 2, 0, l, Op.SUM))
+          .compose(v -> expectError(win.rput(null, 0, 1, l, right, 0), ErrorClass.BUFFER, "null"))
+          .compose(v -> expectError(win.rget(null, 0, 1, l, right, 0), ErrorClass.BUFFER, "null"))
+          .compose(v -> win.unlockAll())
+          .compose(v -> world.barrier())
+          .map(v -> {
+            assertWindow(win, r, "after the empty operations", 4, 100L + left);
+            return null;
+          });
+    });
+  }
+
   // ------------------------------------------------------------------ which synchronization reports an error
 
   /** A dynamic window with nothing attached: every access is rejected at the target with RMA_RANGE. */
