@@ -91,6 +91,9 @@ public interface Win {
   /**
    * MPI_Win_allocate: a window of {@code size} bytes of zeroed off-heap memory owned by the
    * library (a fixed native store, released by {@link #free()}), collective over {@code comm}.
+   * Fails at every rank if it fails at one: {@link ErrorClass#NO_MEM}, naming the size, when a
+   * rank cannot get that much native memory; {@link ErrorClass#ARG} for a negative size or a
+   * displacement unit below 1.
    */
   static Future<Win> allocate(Comm comm, long size, int dispUnit, Info info) {
     return WindowFactory.allocate(comm, size, dispUnit, info);
@@ -108,7 +111,8 @@ public interface Win {
    * MPI_Win_allocate_shared: like {@link #allocate}, but every rank can also load and store
    * directly into every other rank's segment ({@link #sharedQuery}). All ranks of {@code comm}
    * must run on one host (the segments live in one memory-mapped file), else the future fails
-   * with {@link ErrorClass#RMA_SHARED}.
+   * with {@link ErrorClass#RMA_SHARED}; {@link ErrorClass#NO_MEM} when the segments of all ranks
+   * add up to more than one mapping can hold (2^31 - 1 bytes).
    */
   static Future<Win> allocateShared(Comm comm, long size, int dispUnit, Info info) {
     return WindowFactory.allocateShared(comm, size, dispUnit, info);

@@ -148,6 +148,45 @@ class ConformanceTest {
     });
   }
 
+  // ------------------------------------------------------------------ NO_MEM
+
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void allocatingMoreThanMemoryFailsWithNoMemOnEveryRank(Jobs.Mode mode) {
+    int liveBefore = WindowMemory.live();
+    Jobs.run(mode, 3, (world, args) -> {
+      int r = world.rank();
+      int n = world.size();
+      String max = String.valueOf(Long.MAX_VALUE);
+      String huge = String.valueOf(1L << 60);
+      // only rank 1 asks for too much: the others fail too, told which rank and size
+      long mixed = r == 1 ? 1L << 60 : 64;
+      String[] mixedParts = r == 1 ? new String[] {huge} : new String[] {huge, "rank 1"};
+      return expectError(Win.allocate(world, Long.MAX_VALUE, 8, Info.NULL), ErrorClass.NO_MEM, max)
+          .compose(v -> expectError(Win.allocate(world, 1L << 60, 1, Info.NULL), ErrorClass.NO_MEM, huge))
+          .compose(v -> expectError(Win.allocate(world, mixed, 8, Info.NULL), ErrorClass.NO_MEM, mixedParts))
+          // a negative size stays an argument error
+          .compose(v -> expectError(Win.allocate(world, -5, 8, Info.NULL), ErrorClass.ARG, "-5"))
+          // shared windows: more than one mapping holds, or more than a long can count
+          .compose(v -> expectError(Win.allocateShared(world, Long.MAX_VALUE, 8, Info.NULL), ErrorClass.NO_MEM,
+              max, "rank " + r))
+          .compose(v -> expectError(Win.allocateShared(world, mixed, 8, Info.NULL), ErrorClass.NO_MEM,
+              String.valueOf(mixed), huge))
+          // the ranks still agree on windows afterwards
+          .compose(v -> Win.allocate(world, 16, 8, Info.NULL))
+          .compose(w -> w.fence()
+              .compose(v -> w.put(new long[] {70L + r}, 0, 1, Datatype.LONG, (r + 1) % n, 1))
+              .compose(v -> w.fence(Mode.NOSUCCEED))
+              .map(v -> {
+                assertEquals(0L, w.memory().readLong(0));
+                assertEquals(70L + (r + n - 1) % n, w.memory().readLong(8));
+                return null;
+              })
+              .compose(v -> w.free()));
+    });
+    assertEquals(liveBefore, WindowMemory.live());
+  }
+
   // ------------------------------------------------------------------ which synchronization reports an error
 
   /** A dynamic window with nothing attached: every access is rejected at the target with RMA_RANGE. */
