@@ -31,7 +31,8 @@ import net.openhft.chronicle.bytes.BytesStore;
  *
  * <p><b>Errors.</b> Futures fail with {@link RmaException}: {@link ErrorClass#RMA_RANGE} when the
  * target range leaves the target window, {@link ErrorClass#RMA_SYNC} outside an epoch or on a
- * wrong synchronization sequence, {@link ErrorClass#TYPE} for datatype mismatches,
+ * wrong synchronization sequence, {@link ErrorClass#TYPE} for datatype mismatches (also a Java
+ * array whose element type contradicts its datatype, as for {@link Comm}),
  * {@link ErrorClass#OP} for an op not defined on the datatype, {@link ErrorClass#RANK},
  * {@link ErrorClass#COUNT}, {@link ErrorClass#BUFFER}, {@link ErrorClass#WIN} after
  * {@link #free()}. A rejected operation leaves the target window unchanged.

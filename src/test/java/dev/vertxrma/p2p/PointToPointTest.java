@@ -83,4 +83,53 @@ class PointToPointTest {
           });
     });
   }
+
+  /**
+   * A Java array whose element type contradicts the datatype is TYPE for sends and receives (no
+   * message leaves, the receive buffer stays untouched); byte[] is raw memory and takes any
+   * datatype.
+   */
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void arraysWhoseElementTypeContradictsTheDatatypeFailWithType(Mode mode) {
+    Jobs.run(mode, 2, (world, args) -> {
+      if (world.rank() == 0) {
+        Datatype intDouble = Datatype.struct(new int[] {1, 1}, new long[] {0, 4},
+            new Datatype[] {Datatype.INT, Datatype.DOUBLE}).commit();
+        byte[] raw = new byte[12];
+        java.nio.ByteBuffer.wrap(raw).order(java.nio.ByteOrder.nativeOrder()).putInt(0, 41).putDouble(4, 2.5);
+        return expectError(world.send(new double[] {1.5}, 0, 1, Datatype.LONG, 1, 1), ErrorClass.TYPE, "send",
+            "double[]", "LONG")
+            .compose(v -> expectError(world.ssend(new int[] {1, 2}, 0, 1, Datatype.LONG, 1, 1), ErrorClass.TYPE,
+                "int[]", "LONG"))
+            .compose(v -> expectError(world.isend(new long[] {3}, 0, 1, Datatype.DOUBLE, 1, 1), ErrorClass.TYPE,
+                "long[]", "DOUBLE"))
+            .compose(v -> expectError(world.send(new int[] {1, 2, 3}, 0, 1, intDouble, 1, 1), ErrorClass.TYPE,
+                "int[]", "byte[]"))
+            .compose(v -> world.send(new long[] {7}, 0, 1, Datatype.LONG, 1, 2))
+            .compose(v -> world.send(raw, 0, 1, intDouble, 1, 3));
+      }
+      long[] in = {-7};
+      double[] wrong = {-7};
+      int[] pair = {-7, -7, -7};
+      return expectError(world.recv(wrong, 0, 1, Datatype.LONG, 0, 2), ErrorClass.TYPE, "recv", "double[]",
+          "LONG")
+          .compose(v -> expectError(world.irecv(pair, 0, 1, Datatype.LONG, 0, 3), ErrorClass.TYPE, "irecv",
+              "int[]", "LONG"))
+          .compose(v -> world.recv(in, 0, 1, Datatype.LONG, 0, 2))
+          .compose(st -> {
+            assertEquals(new Status(0, 2, 1, 8), st);
+            assertArrayEquals(new long[] {7}, in);
+            assertArrayEquals(new double[] {-7}, wrong, "a rejected receive leaves its buffer alone");
+            assertArrayEquals(new int[] {-7, -7, -7}, pair, "a rejected receive leaves its buffer alone");
+            byte[] got = new byte[12];
+            return world.recv(got, 0, 12, Datatype.BYTE, 0, 3).map(x -> {
+              java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(got).order(java.nio.ByteOrder.nativeOrder());
+              assertEquals(41, b.getInt(0));
+              assertEquals(2.5, b.getDouble(4));
+              return null;
+            });
+          });
+    });
+  }
 }

@@ -1,6 +1,7 @@
 package dev.vertxrma.win;
 
 import static dev.vertxrma.testing.RmaAssertions.expectError;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.vertxrma.Comm;
@@ -14,7 +15,10 @@ import dev.vertxrma.Win;
 import dev.vertxrma.impl.memory.WindowMemory;
 import dev.vertxrma.testing.Jobs;
 import io.vertx.core.Future;
+import java.util.List;
 import java.util.function.BiFunction;
+import java.util.function.Supplier;
+import net.openhft.chronicle.bytes.BytesStore;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -185,6 +189,100 @@ class ConformanceTest {
               .compose(v -> w.free()));
     });
     assertEquals(liveBefore, WindowMemory.live());
+  }
+
+  // ------------------------------------------------------------------ array element type against datatype
+
+  /** One call whose origin, result or compare array contradicts its datatype. */
+  private record Mismatch(String what, Supplier<Future<?>> call, String... parts) {
+  }
+
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void arraysWhoseElementTypeContradictsTheDatatypeFailWithType(Jobs.Mode mode) {
+    withWindow(mode, 3, (world, win) -> {
+      int r = world.rank();
+      int right = (r + 1) % world.size();
+      int left = (r + world.size() - 1) % world.size();
+      Datatype l = Datatype.LONG;
+      Datatype twoLongs = Datatype.contiguous(2, Datatype.LONG).commit();
+      Datatype intDouble = Datatype.struct(new int[] {1, 1}, new long[] {0, 4},
+          new Datatype[] {Datatype.INT, Datatype.DOUBLE}).commit();
+      double[] d = {1.5, 2.5};
+      long[] got = {-7, -7};
+      double[] gotD = {-7, -7};
+      List<Mismatch> fence = List.of(
+          new Mismatch("put double[] as LONG", () -> win.put(d, 0, 1, l, right, 0), "double[]", "LONG"),
+          new Mismatch("put long[] as DOUBLE", () -> win.put(new long[] {3}, 0, 1, Datatype.DOUBLE, right, 0),
+              "long[]", "DOUBLE"),
+          new Mismatch("put int[] as LONG", () -> win.put(new int[] {1, 2}, 0, 1, l, right, 0), "int[]", "LONG"),
+          new Mismatch("put double[] as contiguous(2, LONG)", () -> win.put(d, 0, 1, twoLongs, right, 0),
+              "double[]", "LONG"),
+          new Mismatch("put int[] as struct(INT, DOUBLE)", () -> win.put(new int[] {1, 2, 3}, 0, 1, intDouble,
+              right, 1), "int[]", "byte[]"),
+          new Mismatch("get into double[] as LONG", () -> win.get(gotD, 0, 1, l, right, 0), "double[]", "LONG"),
+          new Mismatch("accumulate double[] as LONG", () -> win.accumulate(d, 0, 1, l, right, 0, Op.SUM),
+              "double[]"),
+          new Mismatch("getAccumulate into a double[] result as LONG", () -> win.getAccumulate(new long[] {1}, 0, 1,
+              l, gotD, 0, 1, l, right, 0, 1, l, Op.SUM), "double[]", "LONG"),
+          new Mismatch("fetchAndOp of a double[] as LONG", () -> win.fetchAndOp(d, 0, got, 0, l, right, 0,
+              Op.SUM), "double[]"),
+          new Mismatch("fetchAndOp into a double[] result as LONG", () -> win.fetchAndOp(new long[] {1}, 0, gotD,
+              0, l, right, 0, Op.SUM), "double[]"),
+          new Mismatch("compareAndSwap with an int[] result as LONG", () -> win.compareAndSwap(new long[] {1}, 0,
+              new long[] {2}, 0, new int[2], 0, l, right, 0), "int[]", "LONG"),
+          new Mismatch("compareAndSwap with a double[] compare as LONG", () -> win.compareAndSwap(new long[] {1}, 0,
+              d, 0, got, 0, l, right, 0), "double[]"));
+      List<Mismatch> passive = List.of(
+          new Mismatch("rput double[] as LONG", () -> win.rput(d, 0, 1, l, right, 0), "double[]", "LONG"),
+          new Mismatch("rget into double[] as LONG", () -> win.rget(gotD, 0, 1, l, right, 0), "double[]"),
+          new Mismatch("raccumulate long[] as DOUBLE", () -> win.raccumulate(new long[] {1}, 0, 1,
+              Datatype.DOUBLE, right, 0, 1, Datatype.DOUBLE, Op.SUM), "long[]", "DOUBLE"));
+      Future<Void> chain = win.fence();
+      for (Mismatch m : fence) {
+        chain = chain.compose(v -> expectError(m.call().get(), ErrorClass.TYPE, m.parts()).recover(e ->
+            Future.failedFuture(new AssertionError(m.what() + ": " + e.getMessage(), e))));
+      }
+      chain = chain.compose(v -> win.fence(Mode.NOSUCCEED)).compose(v -> win.lockAll());
+      for (Mismatch m : passive) {
+        chain = chain.compose(v -> expectError(m.call().get(), ErrorClass.TYPE, m.parts()).recover(e ->
+            Future.failedFuture(new AssertionError(m.what() + ": " + e.getMessage(), e))));
+      }
+      BytesStore<?, ?> store = BytesStore.nativeStoreWithFixedCapacity(8);
+      byte[] raw = new byte[12];
+      java.nio.ByteBuffer.wrap(raw).order(java.nio.ByteOrder.nativeOrder()).putInt(0, 40 + r).putDouble(4, 0.5 + r);
+      return chain
+          .compose(v -> win.unlockAll())
+          .compose(v -> world.barrier())
+          .map(v -> {
+            assertWindow(win, r, "after the rejected calls");
+            assertArrayEquals(new long[] {-7, -7}, got, "rejected fetches leave the long[] alone");
+            assertArrayEquals(new double[] {-7, -7}, gotD, "rejected fetches leave the double[] alone");
+            return null;
+          })
+          .compose(v -> world.barrier())
+          // byte[] and BytesStore are raw memory: any datatype, also one that mixes INT and DOUBLE
+          .compose(v -> win.lock(LockType.EXCLUSIVE, right))
+          .compose(v -> win.put(raw, 0, 1, intDouble, right, 1))
+          .compose(v -> win.get(store, 0, 1, Datatype.DOUBLE, right, 0))
+          .compose(v -> win.unlock(right))
+          .compose(v -> world.barrier())
+          .map(v -> {
+            assertEquals(pattern(right, 0), Double.doubleToRawLongBits(store.readDouble(0)),
+                "a BytesStore takes DOUBLE elements");
+            store.releaseLast();
+            java.nio.ByteBuffer w = java.nio.ByteBuffer.allocate(8 * SLOTS).order(java.nio.ByteOrder.nativeOrder());
+            for (int i = 0; i < SLOTS; i++) {
+              w.putLong(8 * i, pattern(r, i));
+            }
+            w.putInt(8, 40 + left).putDouble(12, 0.5 + left);
+            for (int i = 0; i < SLOTS; i++) {
+              assertEquals(w.getLong(8 * i), win.memory().readLong(8L * i), "rank " + r + " slot " + i
+                  + " after the byte[] put of struct(INT, DOUBLE)");
+            }
+            return null;
+          });
+    });
   }
 
   // ------------------------------------------------------------------ which synchronization reports an error

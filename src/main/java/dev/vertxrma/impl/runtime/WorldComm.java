@@ -124,10 +124,13 @@ public final class WorldComm implements Comm {
   /**
    * A checked view of {@code count} elements of {@code type} at {@code buf[offset]}: the one place
    * every origin, result and message buffer goes through. A {@code null} buffer is allowed with
-   * count 0 only (an empty message or operation; the offset is then ignored).
+   * count 0 only (an empty message or operation; the offset is then ignored). A Java array must
+   * hold the datatype's elements ({@link DatatypeEngine#checkArrayElements}; a {@code byte[]} or
+   * a BytesStore holds any).
    *
    * @throws RmaException COUNT for a negative count; BUFFER for a null buffer with a positive
-   *     count, or a buffer too small from {@code offset} for the count (see also {@link MemoryRef#of})
+   *     count, or a buffer too small from {@code offset} for the count (see also
+   *     {@link MemoryRef#of}); TYPE for an array whose element type contradicts the datatype
    */
   public static MemoryRef buffer(Object buf, int offset, int count, TypeMap type, String what) {
     if (count < 0) {
@@ -141,6 +144,9 @@ public final class WorldComm implements Comm {
           + "pass no buffer)", what, count);
     }
     MemoryRef mem = MemoryRef.of(buf, offset);
+    if (buf.getClass().isArray()) {
+      DatatypeEngine.checkArrayElements(buf.getClass().getComponentType(), type, what);
+    }
     if (!DatatypeEngine.fits(type, count, mem.bytesBefore(), mem.bytesBefore() + mem.bytesAvailable())) {
       DatatypeEngine.checkAccess(type, count, mem, what + " buffer"); // throws, with the message
     }
