@@ -15,6 +15,7 @@ import dev.vertxrma.Win;
 import dev.vertxrma.impl.memory.WindowMemory;
 import dev.vertxrma.testing.Jobs;
 import io.vertx.core.Future;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
@@ -63,6 +64,101 @@ class ConformanceTest {
     for (int i = 0; i < SLOTS; i++) {
       assertEquals(expected[i], win.memory().readLong(8L * i), "rank " + rank + " slot " + i + " " + when);
     }
+  }
+
+  // ------------------------------------------------------------------ fence(NOPRECEDE) after passive target
+
+  // The operations of a passive-target epoch are completed by its unlock or flush and belong to no
+  // fence epoch: a fence(NOPRECEDE) after them is correct, awaited or issued right behind them.
+
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void fenceNoPrecedeAfterACompletedLockEpochSucceeds(Jobs.Mode mode) {
+    withWindow(mode, 3, (world, win) -> {
+      int r = world.rank();
+      int right = (r + 1) % world.size();
+      int left = (r + world.size() - 1) % world.size();
+      return win.lock(LockType.EXCLUSIVE, right)
+          .compose(v -> win.put(new long[] {100L + r}, 0, 1, Datatype.LONG, right, 1))
+          .compose(v -> win.unlock(right))
+          .compose(v -> win.fence(Mode.NOPRECEDE))
+          .compose(v -> win.put(new long[] {200L + r}, 0, 1, Datatype.LONG, right, 2))
+          .compose(v -> win.fence(Mode.NOSUCCEED))
+          .map(v -> {
+            assertWindow(win, r, "after lock/put/unlock, fence(NOPRECEDE), put, fence(NOSUCCEED)", 1, 100L + left,
+                2, 200L + left);
+            return null;
+          });
+    });
+  }
+
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void fenceNoPrecedePipelinedAfterLockPutUnlockSucceeds(Jobs.Mode mode) {
+    withWindow(mode, 3, (world, win) -> {
+      int r = world.rank();
+      int right = (r + 1) % world.size();
+      int left = (r + world.size() - 1) % world.size();
+      // every call issued at once, none awaited before the next
+      List<Future<?>> calls = new ArrayList<>();
+      calls.add(win.lock(LockType.EXCLUSIVE, right));
+      calls.add(win.put(new long[] {100L + r}, 0, 1, Datatype.LONG, right, 1));
+      calls.add(win.unlock(right));
+      calls.add(win.fence(Mode.NOPRECEDE));
+      calls.add(win.put(new long[] {200L + r}, 0, 1, Datatype.LONG, right, 2));
+      calls.add(win.fence(Mode.NOSUCCEED));
+      return Future.all(calls).map(v -> {
+        assertWindow(win, r, "after the pipelined lock/put/unlock, fence(NOPRECEDE), put, fence(NOSUCCEED)", 1,
+            100L + left, 2, 200L + left);
+        return null;
+      });
+    });
+  }
+
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void fenceNoPrecedeAfterFenceEpochsAndALockAllEpochSucceeds(Jobs.Mode mode) {
+    withWindow(mode, 3, (world, win) -> {
+      int r = world.rank();
+      int right = (r + 1) % world.size();
+      int left = (r + world.size() - 1) % world.size();
+      // a fence epoch with an operation, closed by NOSUCCEED; then lockAll/unlockAll; then NOPRECEDE
+      return win.fence()
+          .compose(v -> win.put(new long[] {300L + r}, 0, 1, Datatype.LONG, right, 3))
+          .compose(v -> win.fence(Mode.NOSUCCEED))
+          .compose(v -> win.lockAll())
+          .compose(v -> win.accumulate(new long[] {5}, 0, 1, Datatype.LONG, right, 4, Op.SUM))
+          .compose(v -> win.unlockAll())
+          .compose(v -> win.fence(Mode.NOPRECEDE))
+          .compose(v -> win.put(new long[] {200L + r}, 0, 1, Datatype.LONG, right, 2))
+          .compose(v -> win.fence(Mode.NOSUCCEED))
+          .map(v -> {
+            assertWindow(win, r, "after fence epochs around a lockAll epoch", 2, 200L + left, 3, 300L + left, 4,
+                pattern(r, 4) + 5);
+            return null;
+          });
+    });
+  }
+
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void fenceNoPrecedeAfterOperationsInTheFenceEpochStillFails(Jobs.Mode mode) {
+    withWindow(mode, 3, (world, win) -> {
+      int r = world.rank();
+      int right = (r + 1) % world.size();
+      int left = (r + world.size() - 1) % world.size();
+      // a lock epoch first, then a fence epoch with a put: NOPRECEDE is wrong for that fence epoch
+      return win.lock(LockType.SHARED, right)
+          .compose(v -> win.unlock(right))
+          .compose(v -> win.fence())
+          .compose(v -> win.put(new long[] {100L + r}, 0, 1, Datatype.LONG, right, 1))
+          .compose(v -> expectError(win.fence(Mode.NOPRECEDE), ErrorClass.RMA_SYNC, "NOPRECEDE", "rank " + r))
+          .compose(v -> win.fence(Mode.NOSUCCEED))
+          .map(v -> {
+            assertWindow(win, r, "after the rejected fence(NOPRECEDE) and a correct fence", 1, 100L + left);
+            return null;
+          });
+    });
   }
 
   // ------------------------------------------------------------------ PROC_NULL in passive-target synchronization
