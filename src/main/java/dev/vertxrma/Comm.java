@@ -11,11 +11,17 @@ import io.vertx.core.Vertx;
  * <p><b>Buffers.</b> A buffer is a Java primitive array ({@code byte[] short[] char[] int[] long[]
  * float[] double[] boolean[]}) with {@code offset} counted in array elements (the mpiJava
  * convention), or a Chronicle {@code BytesStore} with {@code offset} counted in bytes. The
- * datatype says how {@code count} elements are laid out from there.
+ * datatype says how {@code count} elements are laid out from there. An array other than a
+ * {@code byte[]} must hold the datatype's basic elements ({@code long[]} for LONG and AINT,
+ * {@code double[]} for DOUBLE, {@code int[]} for INT and INT_INT, ...); a {@code byte[]} or a
+ * {@code BytesStore} is raw memory and takes any datatype, also one that mixes basic types. A
+ * call with count 0 may pass {@code null} as its buffer (an empty message); a null buffer with a
+ * positive count is {@link ErrorClass#BUFFER}.
  *
  * <p><b>Errors.</b> Futures fail with {@link RmaException}: {@link ErrorClass#RANK} for a rank
  * outside {@code [0, size())}, {@link ErrorClass#COUNT} for a negative count,
- * {@link ErrorClass#TYPE} for an uncommitted datatype, {@link ErrorClass#BUFFER} when the buffer
+ * {@link ErrorClass#TYPE} for an uncommitted datatype or an array whose element type contradicts
+ * it (a {@code double[]} with LONG, say), {@link ErrorClass#BUFFER} when the buffer
  * is too small, {@link ErrorClass#TAG} for a negative tag, {@link ErrorClass#COMM} after the job
  * ended, {@link ErrorClass#TIMEOUT} when a wait exceeds the job's timeout.
  */

@@ -46,10 +46,12 @@ public enum ErrorClass {
   PROC_FAILED(19),
   /** A wait did not complete within its configured timeout. */
   TIMEOUT(20),
-  /** Resource exhaustion or failure inside the library (MPI_ERR_INTERN). */
+  /** Failure inside the library (MPI_ERR_INTERN); memory that cannot be allocated is {@link #NO_MEM}. */
   INTERN(21),
   /** Another error, e.g. a malformed frame from the network (MPI_ERR_OTHER). */
-  OTHER(22);
+  OTHER(22),
+  /** Memory cannot be allocated, e.g. a window larger than the memory available (MPI_ERR_NO_MEM). */
+  NO_MEM(23);
 
   private static final ErrorClass[] BY_CODE = new ErrorClass[32];
 

@@ -18,7 +18,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  * displacement is scaled by the <em>target's</em> displacement unit. A target of
  * {@link Comm#PROC_NULL} makes an operation a no-op.
  *
- * <p><b>Buffers.</b> An operation's buffers belong to the library from the call until the
+ * <p><b>Buffers.</b> As for {@link Comm}: Java primitive arrays or Chronicle stores, and
+ * {@code null} for a buffer of count 0 (the operation then changes nothing, but it must still be
+ * issued in an epoch). An operation's buffers belong to the library from the call until the
  * operation's own future completes, and never after: a {@code put} or {@code accumulate} to a
  * rank in another JVM packs its data when issued (its future completes at once); to a rank in
  * this JVM the target copies straight from the origin buffer, at once when its window is free,
@@ -29,12 +31,24 @@ import net.openhft.chronicle.bytes.BytesStore;
  *
  * <p><b>Errors.</b> Futures fail with {@link RmaException}: {@link ErrorClass#RMA_RANGE} when the
  * target range leaves the target window, {@link ErrorClass#RMA_SYNC} outside an epoch or on a
- * wrong synchronization sequence, {@link ErrorClass#TYPE} for datatype mismatches,
+ * wrong synchronization sequence, {@link ErrorClass#TYPE} for datatype mismatches (also a Java
+ * array whose element type contradicts its datatype, as for {@link Comm}),
  * {@link ErrorClass#OP} for an op not defined on the datatype, {@link ErrorClass#RANK},
  * {@link ErrorClass#COUNT}, {@link ErrorClass#BUFFER}, {@link ErrorClass#WIN} after
- * {@link #free()}. A rejected operation leaves the target window unchanged. A synchronization
- * call whose epoch contained a failed operation fails with that operation's error after the
- * synchronization itself has completed.
+ * {@link #free()}. A rejected operation leaves the target window unchanged.
+ *
+ * <p><b>Which call reports a failed operation.</b> An operation rejected when it is called (an
+ * argument, its epoch, a target range outside the window size announced at creation) fails its
+ * own future only. An operation the target rejects fails its own future when that future waits
+ * for the target (a target in this JVM, {@code get}, {@code rget}, the fetching operations), and
+ * it is reported by the first synchronization call that completes it: {@link #flush} or
+ * {@link #flushLocal} of its target, {@link #flushAll}, {@link #flushLocalAll}, {@link #unlock}
+ * of its target, {@link #unlockAll}, {@link #complete} or {@link #fence}. That call fails with the
+ * first such error once its synchronization itself has completed (the epoch is closed, the locks
+ * released). Later synchronization calls do not report it again, and no call reports the error of
+ * an operation it does not complete: a flush or unlock of another target, an operation issued
+ * after the call, or a {@code fence(NOPRECEDE)}. The rule is the same whether the target runs in
+ * this JVM or in another.
  */
 public interface Win {
 
@@ -78,6 +92,9 @@ public interface Win {
   /**
    * MPI_Win_allocate: a window of {@code size} bytes of zeroed off-heap memory owned by the
    * library (a fixed native store, released by {@link #free()}), collective over {@code comm}.
+   * Fails at every rank if it fails at one: {@link ErrorClass#NO_MEM}, naming the size, when a
+   * rank cannot get that much native memory; {@link ErrorClass#ARG} for a negative size or a
+   * displacement unit below 1.
    */
   static Future<Win> allocate(Comm comm, long size, int dispUnit, Info info) {
     return WindowFactory.allocate(comm, size, dispUnit, info);
@@ -95,7 +112,8 @@ public interface Win {
    * MPI_Win_allocate_shared: like {@link #allocate}, but every rank can also load and store
    * directly into every other rank's segment ({@link #sharedQuery}). All ranks of {@code comm}
    * must run on one host (the segments live in one memory-mapped file), else the future fails
-   * with {@link ErrorClass#RMA_SHARED}.
+   * with {@link ErrorClass#RMA_SHARED}; {@link ErrorClass#NO_MEM} when the segments of all ranks
+   * add up to more than one mapping can hold (2^31 - 1 bytes).
    */
   static Future<Win> allocateShared(Comm comm, long size, int dispUnit, Info info) {
     return WindowFactory.allocateShared(comm, size, dispUnit, info);
@@ -217,7 +235,9 @@ public interface Win {
    * {@link Mode#NOSUCCEED}). Completes when every operation of the closed epoch is complete at
    * its origin and at its target, everywhere. Operations issued after this call, even before its
    * future completes, belong to the next epoch (their targets hold them until they have passed
-   * this fence too). Assertions: NOSTORE, NOPUT, NOPRECEDE, NOSUCCEED.
+   * this fence too). Assertions: NOSTORE, NOPUT, NOPRECEDE, NOSUCCEED. Fails with the first
+   * unreported error of the operations it completes; RMA_SYNC with NOPRECEDE when operations were
+   * issued in the fence epoch it closes, or inside a post/start or lock epoch.
    */
   Future<Void> fence(Mode... assertions);
 
@@ -237,7 +257,10 @@ public interface Win {
    */
   Future<Void> start(Group group, Mode... assertions);
 
-  /** MPI_Win_complete: ends the access epoch; completes when its operations are complete at the origin. */
+  /**
+   * MPI_Win_complete: ends the access epoch; completes when its operations are complete at the
+   * origin. Fails with the first unreported error of those operations; RMA_SYNC without a start.
+   */
   Future<Void> complete();
 
   /**
@@ -259,29 +282,40 @@ public interface Win {
    * future completes: they belong to this epoch. Exclusive locks exclude every other lock;
    * shared locks exclude exclusive ones; requests are granted in arrival order, so exclusive
    * requests are not starved. RMA_SYNC if this rank already locks {@code rank}, inside a
-   * fence/post/start epoch, or on a window created with {@code no_locks=true}.
+   * fence/post/start epoch, or on a window created with {@code no_locks=true}; RANK for a rank
+   * outside the window's group. {@link Comm#PROC_NULL}: a no-op that succeeds at once (no epoch
+   * is opened).
    */
   Future<Void> lock(LockType type, int rank, Mode... assertions);
 
   /**
    * MPI_Win_unlock: completes when every operation of the epoch is complete at origin and target
-   * and the lock is released. RMA_SYNC without a matching lock.
+   * and the lock is released. RMA_SYNC without a matching lock. Fails with the first error of the
+   * epoch's operations that no {@link #flush} has reported. {@link Comm#PROC_NULL}: a no-op.
    */
   Future<Void> unlock(int rank);
 
   /** MPI_Win_lock_all: a shared lock on every rank of the window; completes when all are granted. */
   Future<Void> lockAll(Mode... assertions);
 
-  /** MPI_Win_unlock_all: ends the lockAll epoch (every operation complete, every lock released). */
+  /**
+   * MPI_Win_unlock_all: ends the lockAll epoch (every operation complete, every lock released).
+   * Fails with the first error of the epoch's operations that no flush has reported.
+   */
   Future<Void> unlockAll();
 
   /**
    * MPI_Win_flush: completes when every operation issued so far to {@code rank} is complete at
-   * origin and target; the epoch stays open. Fails with the first error among those operations.
+   * origin and target; the epoch stays open. Fails with the first error among those operations
+   * that no earlier synchronization call has reported; once reported here, an error is not
+   * reported again by a later flush, {@code unlock} or {@code unlockAll}, and the errors of
+   * operations to other targets are left to the calls that complete them (see "Which call reports
+   * a failed operation" above). RMA_SYNC outside a passive-target epoch on {@code rank}.
+   * {@link Comm#PROC_NULL}: a no-op that succeeds at once.
    */
   Future<Void> flush(int rank);
 
-  /** MPI_Win_flush_all: {@link #flush} for every target. */
+  /** MPI_Win_flush_all: {@link #flush} for every target (and reports errors as it does). */
   Future<Void> flushAll();
 
   /**

@@ -559,9 +559,9 @@ class RmaErrorsTest {
             }
             return huge.transform(ar -> {
               RmaException e = ar.failed() ? RmaOpsTest.rmaCause(ar.cause()) : null;
-              if (e == null || e.errorClass() != ErrorClass.INTERN) {
+              if (e == null || e.errorClass() != ErrorClass.NO_MEM) {
                 problems.add("Win.allocate(2^60 bytes) completed with " + (ar.succeeded() ? "a window" : ar.cause())
-                    + " instead of RmaException INTERN");
+                    + " instead of RmaException NO_MEM");
               }
               if (ar.succeeded()) {
                 return ar.result().free();
@@ -604,7 +604,7 @@ class RmaErrorsTest {
 
   /**
    * Win.allocate(2^60 bytes) called from another thread: the call moves onto the rank's event loop and its
-   * future must complete (failed, INTERN); a synchronous throw or no completion within 5 s is a problem.
+   * future must complete (failed, NO_MEM); a synchronous throw or no completion within 5 s is a problem.
    */
   static Future<Void> offLoopAllocate(dev.vertxrma.Comm world, List<String> problems, String where,
       java.util.function.Consumer<Runnable> runner) {
@@ -620,9 +620,9 @@ class RmaErrorsTest {
     });
     return outcome.future().map(s -> {
       world.vertx().cancelTimer(timer);
-      if (!s.startsWith(RmaException.class.getName() + ": " + ErrorClass.INTERN)) {
+      if (!s.startsWith(RmaException.class.getName() + ": " + ErrorClass.NO_MEM)) {
         problems.add("Win.allocate(2^60 bytes) from " + where + ": " + s + " (expected a failed future with "
-            + "RmaException INTERN)");
+            + "RmaException NO_MEM)");
       }
       return null;
     });

@@ -19,6 +19,9 @@ public final class MemoryRef {
   private static final String ACCEPTED =
       "a native or byte[]-backed BytesStore, or byte[], char[], short[], int[], long[], float[], double[], boolean[]";
 
+  /** The view of the buffer of a call that passes no buffer ({@code null}) and count 0. */
+  private static final MemoryRef EMPTY = new MemoryRef(null, new byte[0], Memory.ARRAY_BYTE_BASE_OFFSET, 0, 0);
+
   private final Object buffer;
   private final Object base;
   private final long address;
@@ -96,6 +99,14 @@ public final class MemoryRef {
   }
 
   /**
+   * A view of no memory: zero bytes, at a valid address (of an empty {@code byte[]}), for a call
+   * with count 0 whose buffer is {@code null} (MPI requires nothing of the buffer of such a call).
+   */
+  public static MemoryRef empty() {
+    return EMPTY;
+  }
+
+  /**
    * A view of raw memory for internal use: {@code bytes} bytes at {@code base}/{@code address}.
    * Nothing is checked; the caller vouches for the range.
    */
@@ -103,7 +114,7 @@ public final class MemoryRef {
     return new MemoryRef(base, base, address, 0, bytes);
   }
 
-  /** The buffer this view was made from (kept reachable by the view). */
+  /** The buffer this view was made from (kept reachable by the view); {@code null} for {@link #empty()}. */
   public Object buffer() {
     return buffer;
   }

@@ -20,6 +20,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  */
 public final class SharedMapping {
 
+  /** The most bytes one mapping can hold (a {@link MappedByteBuffer} is indexed by {@code int}). */
+  public static final long MAX_LENGTH = Integer.MAX_VALUE;
+
   private final MappedByteBuffer buffer;
   private final long address;
   private final long length;

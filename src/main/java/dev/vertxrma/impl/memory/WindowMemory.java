@@ -32,7 +32,12 @@ public final class WindowMemory implements TargetMemory {
     LIVE.incrementAndGet();
   }
 
-  /** Library-owned, zeroed native memory of {@code size} bytes (MPI_Win_allocate). */
+  /**
+   * Library-owned, zeroed native memory of {@code size} bytes (MPI_Win_allocate).
+   *
+   * @throws RmaException ARG for a negative size; NO_MEM, naming the size, when the native
+   *     allocator cannot provide it
+   */
   public static WindowMemory allocate(long size) {
     if (size < 0) {
       throw RmaException.of(ErrorClass.ARG, "window size %d is negative", size);
@@ -41,10 +46,17 @@ public final class WindowMemory implements TargetMemory {
     try {
       store = BytesStore.nativeStoreWithFixedCapacity(Math.max(size, 8));
     } catch (OutOfMemoryError | RuntimeException e) {
-      throw RmaException.of(ErrorClass.INTERN, "cannot allocate a window of %d bytes: %s", size, e);
+      // Chronicle refuses sizes beyond its limit with a bare IllegalArgumentException, the
+      // allocator runs out with an OutOfMemoryError: to the caller both are "no memory"
+      throw new RmaException(ErrorClass.NO_MEM, String.format("cannot allocate a window of %d bytes (%s) of native "
+          + "memory: %s", size, gib(size), e.getMessage() == null ? e.getClass().getName() : e.getMessage()), e);
     }
     Memory.zero(null, store.addressForWrite(0), Math.max(size, 8));
     return new WindowMemory(store, size, store::releaseLast);
+  }
+
+  private static String gib(long bytes) {
+    return String.format("%.1f GiB", bytes / (double) (1L << 30));
   }
 
   /** The caller's store (MPI_Win_create), reserved until {@link #release()}. */

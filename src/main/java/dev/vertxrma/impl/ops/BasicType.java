@@ -107,6 +107,26 @@ public enum BasicType {
   }
 
   /**
+   * The primitive element type of the Java arrays that hold elements of this kind one array
+   * element per value: {@code long} for LONG and AINT, {@code int} for INT and INT_INT (two ints),
+   * {@code boolean} for BOOLEAN, ...; {@code null} for a pair of two different types (LONG_INT,
+   * FLOAT_INT, DOUBLE_INT), which only raw memory (a {@code byte[]}) holds.
+   */
+  public Class<?> arrayElement() {
+    return switch (this) {
+      case BYTE -> byte.class;
+      case CHAR -> char.class;
+      case SHORT -> short.class;
+      case INT, INT_INT -> int.class;
+      case LONG, AINT -> long.class;
+      case FLOAT -> float.class;
+      case DOUBLE -> double.class;
+      case BOOLEAN -> boolean.class;
+      case LONG_INT, FLOAT_INT, DOUBLE_INT -> null;
+    };
+  }
+
+  /**
    * The kind with the given wire code.
    *
    * @throws RmaException {@link ErrorClass#TYPE} for a code that names no kind

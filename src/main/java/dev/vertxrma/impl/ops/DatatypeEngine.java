@@ -217,6 +217,34 @@ public final class DatatypeEngine {
   }
 
   /**
+   * Checks that a Java array of {@code component} elements can hold data of {@code t}: a
+   * {@code byte[]} is raw memory and holds any datatype; any other array holds only a datatype
+   * whose data are all of the one basic kind stored in such arrays (see
+   * {@link BasicType#arrayElement()}: a {@code long[]} holds LONG and AINT, a {@code double[]}
+   * DOUBLE, an {@code int[]} INT and INT_INT, ...). A type without data fits any array.
+   *
+   * @throws RmaException {@link ErrorClass#TYPE}, naming the array and the datatype, when the
+   *     array's element type contradicts the datatype, or the datatype mixes basic kinds and the
+   *     array is not a {@code byte[]}
+   */
+  public static void checkArrayElements(Class<?> component, TypeMap t, String what) {
+    if (component == byte.class || t.size() == 0) {
+      return;
+    }
+    BasicType b = t.homogeneousType();
+    Class<?> holds = b == null ? null : b.arrayElement();
+    if (holds == component) {
+      return;
+    }
+    if (holds == null) {
+      throw RmaException.of(ErrorClass.TYPE, "%s: the %s[] buffer cannot hold datatype %s, which mixes element types; "
+          + "use byte[] or a BytesStore (raw bytes)", what, component, t.name());
+    }
+    throw RmaException.of(ErrorClass.TYPE, "%s: the %s[] buffer cannot hold %s elements (datatype %s); use %s[], or "
+        + "byte[] or a BytesStore for raw bytes", what, component, b, t.name(), holds);
+  }
+
+  /**
    * Checks the datatype of a compare-and-swap (MPI_Compare_and_swap): a predefined integer,
    * logical or byte type.
    *

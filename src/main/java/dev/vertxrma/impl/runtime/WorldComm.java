@@ -121,12 +121,32 @@ public final class WorldComm implements Comm {
     return t;
   }
 
-  /** A checked view of {@code count} elements of {@code type} at {@code buf[offset]}. */
+  /**
+   * A checked view of {@code count} elements of {@code type} at {@code buf[offset]}: the one place
+   * every origin, result and message buffer goes through. A {@code null} buffer is allowed with
+   * count 0 only (an empty message or operation; the offset is then ignored). A Java array must
+   * hold the datatype's elements ({@link DatatypeEngine#checkArrayElements}; a {@code byte[]} or
+   * a BytesStore holds any).
+   *
+   * @throws RmaException COUNT for a negative count; BUFFER for a null buffer with a positive
+   *     count, or a buffer too small from {@code offset} for the count (see also
+   *     {@link MemoryRef#of}); TYPE for an array whose element type contradicts the datatype
+   */
   public static MemoryRef buffer(Object buf, int offset, int count, TypeMap type, String what) {
     if (count < 0) {
       throw RmaException.of(ErrorClass.COUNT, "%s: count %d is negative", what, count);
     }
+    if (buf == null) {
+      if (count == 0) {
+        return MemoryRef.empty();
+      }
+      throw RmaException.of(ErrorClass.BUFFER, "%s: buffer is null but count is %d (only a call with count 0 may "
+          + "pass no buffer)", what, count);
+    }
     MemoryRef mem = MemoryRef.of(buf, offset);
+    if (buf.getClass().isArray()) {
+      DatatypeEngine.checkArrayElements(buf.getClass().getComponentType(), type, what);
+    }
     if (!DatatypeEngine.fits(type, count, mem.bytesBefore(), mem.bytesBefore() + mem.bytesAvailable())) {
       DatatypeEngine.checkAccess(type, count, mem, what + " buffer"); // throws, with the message
     }

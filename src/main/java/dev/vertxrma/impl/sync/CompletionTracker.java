@@ -18,7 +18,12 @@ import java.util.List;
  * they are called and wait until the completed counts reach it. Nothing is cleared by a flush, so
  * any number of flushes, in any order, each wait for exactly what was issued before them.
  * Also counts, per target, the operations sent in the current fence or PSCW epoch (the counts
- * {@code complete} announces). Used on the rank's context only.
+ * {@code complete} announces).
+ *
+ * <p>Failures are kept with the operation they belong to (its target and issue number), so that
+ * each is reported once, by the first synchronization that completes that operation: a flush of
+ * one target never reports, nor consumes, the failure of an operation to another target, nor of
+ * one issued after it. Used on the rank's context only.
  */
 public final class CompletionTracker {
 
@@ -32,12 +37,17 @@ public final class CompletionTracker {
     }
   }
 
+  /** A failed operation not reported yet: its target and its issue number there (1 for the first). */
+  private record Failure(int target, long seq, RmaException error) {
+  }
+
   private final ContextInternal context;
   private final long[] issued;
   private final long[] completed;
   private final int[] sentInEpoch;
   private final List<Waiter> waiters = new ArrayList<>();
-  private RmaException firstError;
+  /** Unreported failures, in the order they occurred. */
+  private final List<Failure> failures = new ArrayList<>(0);
 
   /** A tracker for a window over {@code size} ranks. */
   public CompletionTracker(ContextInternal context, int size) {
@@ -47,20 +57,24 @@ public final class CompletionTracker {
     this.sentInEpoch = new int[size];
   }
 
-  /** An operation to {@code target} is issued: it counts from now until {@link #complete}. */
-  public void issue(int target) {
-    issued[target]++;
+  /**
+   * An operation to {@code target} is issued: it counts from now until {@link #complete}.
+   *
+   * @return its issue number at that target (1 for the first), which {@link #complete} takes
+   */
+  public long issue(int target) {
+    return ++issued[target];
   }
 
   /**
-   * An issued operation to {@code target} is complete; {@code failure}, if not null, becomes the
-   * epoch's error (reported by the next flush or epoch-closing call).
+   * Issued operation {@code seq} to {@code target} is complete; {@code failure}, if not null, is
+   * kept for the first synchronization that completes the operation ({@link #takeError}).
    */
-  public void complete(int target, Throwable failure) {
+  public void complete(int target, long seq, Throwable failure) {
     completed[target]++;
-    if (failure != null && firstError == null) {
-      firstError = failure instanceof RmaException ? (RmaException) failure
-          : new RmaException(ErrorClass.INTERN, String.valueOf(failure), failure);
+    if (failure != null) {
+      failures.add(new Failure(target, seq, failure instanceof RmaException ? (RmaException) failure
+          : new RmaException(ErrorClass.INTERN, String.valueOf(failure), failure)));
     }
     if (waiters.isEmpty()) {
       return;
@@ -121,24 +135,9 @@ public final class CompletionTracker {
     return s;
   }
 
-  /** The number of operations issued to {@code target} so far. */
-  public long issued(int target) {
-    return issued[target];
-  }
-
-  /** Whether an operation failed since the last {@link #takeError()}. */
+  /** Whether some operation's failure has not been reported yet. */
   public boolean hasError() {
-    return firstError != null;
-  }
-
-  /** Completes when the completed count of {@code target} has reached {@code needed} (flush). */
-  public Future<Void> await(int target, long needed) {
-    if (completed[target] >= needed) {
-      return context.succeededFuture();
-    }
-    long[] n = new long[issued.length];
-    n[target] = needed;
-    return await(n);
+    return !failures.isEmpty();
   }
 
   /** Completes when, for every target, the completed count has reached {@code needed}. */
@@ -165,10 +164,22 @@ public final class CompletionTracker {
     return true;
   }
 
-  /** The first failure since the last call, cleared; {@code null} if none. */
-  public RmaException takeError() {
-    RmaException e = firstError;
-    firstError = null;
-    return e;
+  /**
+   * The failures of the operations a synchronization completes, those issued to each target
+   * {@code t} no later than {@code covered[t]} (a {@link #snapshot}): removed, so that no later
+   * synchronization reports them again; the first of them is returned, {@code null} if none.
+   */
+  public RmaException takeError(long[] covered) {
+    RmaException first = null;
+    for (Iterator<Failure> it = failures.iterator(); it.hasNext(); ) {
+      Failure f = it.next();
+      if (f.seq() <= covered[f.target()]) {
+        it.remove();
+        if (first == null) {
+          first = f.error();
+        }
+      }
+    }
+    return first;
   }
 }

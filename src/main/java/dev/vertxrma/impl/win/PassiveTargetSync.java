@@ -11,6 +11,7 @@ import dev.vertxrma.impl.transport.FrameType;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
@@ -30,23 +31,24 @@ final class PassiveTargetSync {
   private final PassiveEpoch passive;
   private final CompletionTracker tracker;
   private final IntFunction<TargetWindow> localPeer;
-  private final Supplier<Future<Void>> epochError;
+  private final Function<long[], Future<Void>> errors;
   private final Supplier<String> name;
 
   /**
    * @param localPeer the same-JVM target window of a rank, or {@code null}
-   * @param epochError the first error of an operation of the epoch, as a failed future (else succeeded)
+   * @param errors for a snapshot of the issued counts, the first unreported error of the operations
+   *     it covers, as a failed future (else succeeded); taken, so it is reported once
    * @param name the window's name, for messages
    */
   PassiveTargetSync(Endpoint rp, int id, PassiveEpoch passive, CompletionTracker tracker,
-      IntFunction<TargetWindow> localPeer, Supplier<Future<Void>> epochError, Supplier<String> name) {
+      IntFunction<TargetWindow> localPeer, Function<long[], Future<Void>> errors, Supplier<String> name) {
     this.rp = rp;
     this.rank = rp.rank();
     this.id = id;
     this.passive = passive;
     this.tracker = tracker;
     this.localPeer = localPeer;
-    this.epochError = epochError;
+    this.errors = errors;
     this.name = name;
   }
 
@@ -58,10 +60,14 @@ final class PassiveTargetSync {
     return acquire(type, targetRank, noCheck);
   }
 
-  /** MPI_Win_unlock: completes once the epoch's operations are complete and the target released it. */
+  /**
+   * MPI_Win_unlock: completes once the epoch's operations are complete and the target released it;
+   * fails with the first error among those operations that no flush has reported.
+   */
   Future<Void> unlock(int targetRank) {
     passive.checkUnlock(targetRank);
-    return release(targetRank).compose(v -> epochError.get());
+    long[] issuedBefore = tracker.snapshot(targetRank);
+    return release(targetRank, issuedBefore).compose(v -> errors.apply(issuedBefore));
   }
 
   /** MPI_Win_lock_all: a shared lock on every rank; RMA_SYNC if any lock is held. */
@@ -78,32 +84,37 @@ final class PassiveTargetSync {
     return Future.all(grants).mapEmpty();
   }
 
-  /** MPI_Win_unlock_all; RMA_SYNC without a matching lockAll. */
+  /** MPI_Win_unlock_all (errors as {@link #unlock}); RMA_SYNC without a matching lockAll. */
   Future<Void> unlockAll() {
     if (!passive.isAll()) {
       throw RmaException.of(ErrorClass.RMA_SYNC, "unlockAll at rank %d without a matching lockAll", rank);
     }
+    long[] issuedBefore = tracker.snapshot();
     List<Future<Void>> releases = new ArrayList<>();
     for (int r = 0; r < rp.size(); r++) {
       if (passive.holds(r)) {
-        releases.add(release(r));
+        releases.add(release(r, tracker.snapshot(r)));
       }
     }
-    return Future.join(releases).transform(ar -> ar.succeeded() ? epochError.get()
+    return Future.join(releases).transform(ar -> ar.succeeded() ? errors.apply(issuedBefore)
         : rp.context().failedFuture(ar.cause()));
   }
 
-  /** MPI_Win_flush: completes when every operation issued to {@code targetRank} before it is complete. */
+  /**
+   * MPI_Win_flush: completes when every operation issued to {@code targetRank} before it is
+   * complete; fails with the first error among those operations that no earlier synchronization
+   * has reported (errors of operations to other targets are left to their own synchronization).
+   */
   Future<Void> flush(int targetRank) {
     checkHeld(targetRank, "flush");
-    long issuedBefore = tracker.issued(targetRank);
+    long[] issuedBefore = tracker.snapshot(targetRank);
     Future<?> grant = passive.granted(targetRank);
-    Future<Void> done = grant.succeeded() ? tracker.await(targetRank, issuedBefore)
-        : grant.transform(g -> tracker.await(targetRank, issuedBefore));
+    Future<Void> done = grant.succeeded() ? tracker.await(issuedBefore)
+        : grant.transform(g -> tracker.await(issuedBefore));
     if (!done.isComplete()) {
       done = rp.withTimeout(done, "flush of rank " + targetRank);
     }
-    return done.succeeded() && !tracker.hasError() ? done : done.compose(v -> epochError.get());
+    return done.succeeded() && !tracker.hasError() ? done : done.compose(v -> errors.apply(issuedBefore));
   }
 
   /** MPI_Win_flush_all: every operation issued before it, to any target, is complete. */
@@ -119,7 +130,7 @@ final class PassiveTargetSync {
       }
     }
     return rp.withTimeout(Future.join(grants).transform(g -> tracker.await(issuedBefore)), "flushAll")
-        .compose(v -> epochError.get());
+        .compose(v -> errors.apply(issuedBefore));
   }
 
   /** MPI_Win_sync: a full memory fence between the window's public and private copies. */
@@ -188,12 +199,12 @@ final class PassiveTargetSync {
 
   /**
    * Ends the passive-target epoch on {@code targetRank} now (a lock may be issued again at once)
-   * and releases it: after the grant, once every operation issued before this call is complete,
-   * the target is told to unlock. Fails with the grant's failure if the lock was never granted.
+   * and releases it: after the grant, once the operations counted in {@code issuedBefore} (those
+   * issued to it before this call) are complete, the target is told to unlock. Fails with the
+   * grant's failure if the lock was never granted.
    */
-  private Future<Void> release(int targetRank) {
+  private Future<Void> release(int targetRank, long[] issuedBefore) {
     Future<?> grant = passive.granted(targetRank);
-    long[] issuedBefore = tracker.snapshot(targetRank);
     passive.end(targetRank);
     Future<Void> released = grant.transform(g -> {
       Future<Void> drained = tracker.await(issuedBefore);

@@ -20,9 +20,16 @@ final class SharedLayout {
     return at;
   }
 
-  /** Total bytes of the mapping. */
+  /** Total bytes of the mapping; {@code Long.MAX_VALUE} when the aligned sizes add up to more than that. */
   static long total(long[] sizes) {
-    return offset(sizes, sizes.length);
+    long at = 0;
+    for (long size : sizes) {
+      if (size > Long.MAX_VALUE - ALIGN - at) {
+        return Long.MAX_VALUE;
+      }
+      at += align(size);
+    }
+    return at;
   }
 
   private static long align(long n) {

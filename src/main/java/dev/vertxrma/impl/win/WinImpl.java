@@ -107,7 +107,7 @@ final class WinImpl implements Win {
     this.name = "win" + id;
     this.targetWindow = new TargetWindow(rp, memory, dynamic, mapping, dispUnit, noLocks, pscw, this::name);
     this.peers = new TargetWindow[rp.size()];
-    this.passiveSync = new PassiveTargetSync(rp, id, passive, tracker, this::localPeer, this::reportEpochError,
+    this.passiveSync = new PassiveTargetSync(rp, id, passive, tracker, this::localPeer, this::reportErrors,
         this::name);
   }
 
@@ -288,7 +288,7 @@ final class WinImpl implements Win {
       }
       checkLive(call);
       int issuedIn = syncFor(targetRank, call);
-      tracker.issue(targetRank);
+      long seq = tracker.issue(targetRank);
       Future<?> gate = null;
       if (pscw.accessGroup() != null) {
         gate = pscw.startedOrFail("operation");
@@ -300,9 +300,9 @@ final class WinImpl implements Win {
         Future<T> result = runNow(body, issuedIn);
         Future<?> sent = takeLastSent();
         if (result.isComplete() && (sent == null || sent.isComplete())) {
-          tracker.complete(targetRank, sent == null ? null : sent.cause());
+          tracker.complete(targetRank, seq, sent == null ? null : sent.cause());
         } else {
-          result.onComplete(ar -> completeIssued(targetRank, sent));
+          result.onComplete(ar -> completeIssued(targetRank, seq, sent));
         }
         return result;
       }
@@ -313,7 +313,7 @@ final class WinImpl implements Win {
             issued.sent = takeLastSent();
             return f;
           }));
-      result.onComplete(ar -> completeIssued(targetRank, issued.sent));
+      result.onComplete(ar -> completeIssued(targetRank, seq, issued.sent));
       return result;
     });
   }
@@ -325,14 +325,17 @@ final class WinImpl implements Win {
     return sent;
   }
 
-  /** An issued operation's future completed: it is complete once the frame it sent (if any) is answered. */
-  private void completeIssued(int targetRank, Future<?> sent) {
+  /**
+   * Issued operation {@code seq}'s future completed: it is complete once the frame it sent (if
+   * any) is answered.
+   */
+  private void completeIssued(int targetRank, long seq, Future<?> sent) {
     if (sent == null) {
-      tracker.complete(targetRank, null); // nothing sent: the operation's own future has the error
+      tracker.complete(targetRank, seq, null); // nothing sent: the operation's own future has the error
     } else if (sent.isComplete()) {
-      tracker.complete(targetRank, sent.cause());
+      tracker.complete(targetRank, seq, sent.cause());
     } else {
-      sent.onComplete(x -> tracker.complete(targetRank, x.cause()));
+      sent.onComplete(x -> tracker.complete(targetRank, seq, x.cause()));
     }
   }
 
@@ -453,8 +456,9 @@ final class WinImpl implements Win {
 
   /**
    * Notes a sent operation for {@link #op}: its completion (the target's reply) completes the
-   * issued operation, and its failure becomes the epoch's error. Operations of fence and PSCW
-   * epochs are also counted for the epoch ({@code complete} announces the counts).
+   * issued operation, and its failure is kept for the synchronization that completes it.
+   * Operations of fence and PSCW epochs are also counted for the epoch ({@code complete}
+   * announces the counts).
    */
   private <T> Future<T> track(int targetRank, int sync, Future<T> op) {
     if (sync != SYNC_PASSIVE) {
@@ -658,12 +662,18 @@ final class WinImpl implements Win {
       Future<Void> advanced = rp.withTimeout(closing, "fence")
           .compose(v -> previous.transform(p -> targetWindow.advanceFence(!noSucceed)));
       lastFenceAdvance = advanced;
-      return advanced.compose(v -> reportEpochError());
+      // NOPRECEDE: this fence completes no operation, so it has no error to report
+      return noPrecede ? advanced : advanced.compose(v -> reportErrors(issuedBefore));
     });
   }
 
-  private Future<Void> reportEpochError() {
-    RmaException e = tracker.takeError();
+  /**
+   * After a synchronization: fails with the first error of the operations it completed, those
+   * issued to each target {@code t} no later than {@code completed[t]}, unless an earlier
+   * synchronization has reported it already (see {@link CompletionTracker#takeError}).
+   */
+  private Future<Void> reportErrors(long[] completed) {
+    RmaException e = tracker.takeError(completed);
     return e == null ? rp.context().succeededFuture() : rp.context().failedFuture(e);
   }
 
@@ -754,7 +764,7 @@ final class WinImpl implements Win {
         }
         pscw.endAccess();
         tracker.resetEpochCounts();
-        return reportEpochError();
+        return reportErrors(issuedBefore);
       });
     });
   }
@@ -798,6 +808,9 @@ final class WinImpl implements Win {
       if (type == null) {
         throw new RmaException(ErrorClass.ARG, "lock type is null");
       }
+      if (targetRank == Comm.PROC_NULL) {
+        return rp.context().succeededFuture(); // no epoch, no state: a no-op like every call on PROC_NULL
+      }
       checkRank(targetRank, "lock");
       checkLockable("lock");
       return passiveSync.lock(type, targetRank, (bits & Mode.NOCHECK.bit()) != 0);
@@ -819,6 +832,9 @@ final class WinImpl implements Win {
   public Future<Void> unlock(int targetRank) {
     return comm.call(() -> {
       checkLive("unlock");
+      if (targetRank == Comm.PROC_NULL) {
+        return rp.context().succeededFuture();
+      }
       checkRank(targetRank, "unlock");
       return passiveSync.unlock(targetRank);
     });
@@ -846,6 +862,9 @@ final class WinImpl implements Win {
   public Future<Void> flush(int targetRank) {
     return comm.call(() -> {
       checkLive("flush");
+      if (targetRank == Comm.PROC_NULL) {
+        return rp.context().succeededFuture();
+      }
       checkRank(targetRank, "flush");
       return passiveSync.flush(targetRank);
     });

@@ -17,6 +17,7 @@ import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -194,6 +195,13 @@ public final class WindowFactory {
               + "%s", hosts);
         }
         long total = SharedLayout.total(sizes);
+        if (total > SharedMapping.MAX_LENGTH) {
+          // every rank sees the same sizes: all fail here alike, none waits for the others
+          throw RmaException.of(ErrorClass.NO_MEM, "cannot allocate a shared window of %d bytes at rank %d: the "
+              + "segments of all ranks (%s bytes) total %s bytes, more than one shared mapping can hold (%d bytes)",
+              size, rp.rank(), Arrays.toString(sizes), total == Long.MAX_VALUE ? "over 2^63" : total,
+              SharedMapping.MAX_LENGTH);
+        }
         byte[] path = null;
         if (rp.rank() == 0) {
           String name = "vertx-rma-" + rp.job().jobName() + "-w" + id + "-" + UUID.randomUUID().toString().substring(0, 8);
