@@ -23,6 +23,7 @@ public class JobOptions {
   private long startupTimeoutMs = DEFAULT_STARTUP_TIMEOUT_MS;
   private long waitTimeoutMs = DEFAULT_WAIT_TIMEOUT_MS;
   private List<String> args = new ArrayList<>();
+  private String secret;
 
   /** Number of ranks of the job ({@code mpirun -np}). */
   public int getNp() {
@@ -113,6 +114,23 @@ public class JobOptions {
   /** Sets the program arguments. */
   public JobOptions setArgs(List<String> args) {
     this.args = new ArrayList<>(args);
+    return this;
+  }
+
+  /**
+   * The job secret (Base64 text of at least 16 random bytes), or {@code null}: then the file named
+   * by the environment variable {@code RMA_JOB_SECRET_FILE} is read, and a job in one JVM makes a
+   * random one. Every JVM of a job must have the same secret: a data-plane connection or a
+   * handshake message that does not prove it is refused. {@code bin/rmarun --jvms K} makes a
+   * fresh secret per job and hands it to its JVMs in a file only the user can read.
+   */
+  public String getSecret() {
+    return secret;
+  }
+
+  /** Sets the job secret (see {@link #getSecret()}); never log or print it. */
+  public JobOptions setSecret(String secret) {
+    this.secret = secret;
     return this;
   }
 

@@ -8,7 +8,6 @@ import dev.vertxrma.Datatype;
 import dev.vertxrma.Info;
 import dev.vertxrma.JobOptions;
 import dev.vertxrma.LockType;
-import dev.vertxrma.Rma;
 import dev.vertxrma.Win;
 import dev.vertxrma.impl.ops.TypeMap;
 import dev.vertxrma.impl.runtime.JobRuntime;
@@ -16,17 +15,10 @@ import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameCodec;
 import dev.vertxrma.impl.transport.FrameType;
 import dev.vertxrma.impl.transport.RejectedInput;
-import dev.vertxrma.impl.transport.Transport;
-import dev.vertxrma.testing.BlockedThreadGuard;
 import dev.vertxrma.testing.Jobs;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.EventBus;
-import io.vertx.core.eventbus.MessageCodec;
-import io.vertx.core.json.JsonObject;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -37,21 +29,20 @@ import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Hostile input at a rank's address: 100,000 messages that are not frames, random bytes,
- * damaged encodings and well-formed frames that break the rules (unknown source, window or
- * datatype, out-of-range displacement, operations without a lock or an epoch, replies nobody
- * asked for). No exception escapes, the target window keeps every byte, the log stays a few
- * lines long (rejected input is counted, not logged frame by frame), and the rank keeps working.
+ * Hostile input where the data plane hands records to the job ({@link JobRuntime#receive}): 100,000
+ * records that are too short, random bytes, damaged frame encodings, frames for ranks that are not
+ * there or from ranks the sending JVM does not host, and well-formed frames that break the rules
+ * (unknown window or datatype, out-of-range displacement or count, unknown operation or
+ * synchronization mode, operations without a lock or an epoch, replies nobody asked for). Each is
+ * rejected once, no exception escapes, the target window keeps every byte, the log stays a few
+ * lines long (rejected input is counted, not logged record by record), and the rank keeps working.
  *
- * <p>Clustered, the junk comes from a third Vert.x node of the job's cluster and reaches the rank
- * through the wire decoder; embedded, through the local event bus (the decoder's output for the
- * byte junk). Forged frames that are valid (a lock for another rank, a put in an open epoch) are
- * the data plane's authentication's concern, not this test's.
+ * <p>This is what a proven peer JVM with a bug, or a corrupted stream, could send. A stranger
+ * without the job's secret gets no further than the proof ({@code StrangerTest}).
  */
 class HostileInputTest {
 
@@ -60,56 +51,6 @@ class HostileInputTest {
   static final int MARKER_TAG = 999_999;
   /** Messages sent before the sender waits for them to be rejected. */
   static final int BURST = 200;
-
-  private static Vertx stranger;
-
-  @AfterAll
-  static void closeStranger() {
-    if (stranger != null) {
-      stranger.close();
-    }
-  }
-
-  private static synchronized Vertx stranger() {
-    if (stranger == null) {
-      Vertx[] nodes = Jobs.clusterNodes();
-      String cluster = ((io.vertx.spi.cluster.hazelcast.HazelcastClusterManager) ((io.vertx.core.internal.VertxInternal)
-          nodes[0]).clusterManager()).getHazelcastInstance().getConfig().getClusterName();
-      // not watched by the blocked-thread guard: the stranger stands for someone else's process, and
-      // its event bus writes a flood of queued messages in long bursts that are no concern of ours
-      stranger = Jobs.await(Rma.clusteredVertx(cluster), 120);
-      stranger.eventBus().registerCodec(new RawCodec());
-    }
-    return stranger;
-  }
-
-  /** The stranger's codec: claims to be the frame codec, writes whatever bytes it is given. */
-  static final class RawCodec implements MessageCodec<byte[], byte[]> {
-    @Override
-    public void encodeToWire(Buffer buffer, byte[] bytes) {
-      buffer.appendBytes(bytes);
-    }
-
-    @Override
-    public byte[] decodeFromWire(int pos, Buffer buffer) {
-      return buffer.getBytes(pos, buffer.length());
-    }
-
-    @Override
-    public byte[] transform(byte[] bytes) {
-      return bytes;
-    }
-
-    @Override
-    public String name() {
-      return FrameCodec.NAME;
-    }
-
-    @Override
-    public byte systemCodecID() {
-      return -1;
-    }
-  }
 
   /** Collects log records: errors from anywhere, and the rejected-input lines. */
   static final class LogCapture extends Handler {
@@ -170,7 +111,8 @@ class HostileInputTest {
             // the stranger's last message, after all the junk: a point-to-point message "from rank 0"
             return world.recv(new byte[4], 0, 4, Datatype.BYTE, 0, MARKER_TAG).map(s -> {
               afterFuzz[0] = bytes(win);
-              rejected[0] = JobRuntime.find(target, options.getJobName()).localRank(1).rejectedInput().total()
+              JobRuntime here = JobRuntime.find(target, options.getJobName());
+              rejected[0] = here.rejectedInput().total() + here.localRank(1).rejectedInput().total()
                   + JobRuntime.find(mode == Jobs.Mode.CLUSTERED ? Jobs.clusterNodes()[0] : target, options.getJobName())
                   .localRank(0).rejectedInput().total();
               return null;
@@ -195,24 +137,18 @@ class HostileInputTest {
     root.addHandler(capture);
     try {
       windowReady.get(120, TimeUnit.SECONDS);
-      Vertx sender = mode == Jobs.Mode.CLUSTERED ? stranger() : Jobs.embedded();
-      if (mode == Jobs.Mode.CLUSTERED) {
-        // connect the stranger to rank 1's node first: messages sent while the connection is made
-        // are queued and then written in one go, which the blocked-thread checker would flag
-        String ping = "ping." + options.getJobName();
-        var pong = target.eventBus().consumer(ping, m -> m.reply("pong"));
-        Jobs.await(pong.completion(), 60);
-        Jobs.await(sender.eventBus().request(ping, "ping"), 60);
-        pong.unregister();
-      }
       Vertx rank0Node = mode == Jobs.Mode.CLUSTERED ? Jobs.clusterNodes()[0] : Jobs.embedded();
+      JobRuntime here = JobRuntime.find(target, options.getJobName());
+      RejectedInput atJvm = here.rejectedInput();
       RejectedInput atRank0 = JobRuntime.find(rank0Node, options.getJobName()).localRank(0).rejectedInput();
-      RejectedInput atRank1 = JobRuntime.find(target, options.getJobName()).localRank(1).rejectedInput();
+      RejectedInput atRank1 = here.localRank(1).rejectedInput();
+      long beforeJvm = atJvm.total();
       long before0 = atRank0.total();
       long before1 = atRank1.total();
-      // every message is rejected exactly once: by rank 1, or (an error reply it asked for) by rank 0
-      sendJunk(sender, options.getJobName(), mode == Jobs.Mode.CLUSTERED, new Random(20261125L),
-          () -> atRank0.total() - before0 + atRank1.total() - before1);
+      // every record is rejected exactly once: by rank 1's JVM, by rank 1, or (an error reply it
+      // asked for) by rank 0
+      sendJunk(here, here.nodeOf(0), new Random(20261125L),
+          () -> atJvm.total() - beforeJvm + atRank0.total() - before0 + atRank1.total() - before1);
       Jobs.await(job, 120);
       assertArrayEquals(before[0], afterFuzz[0], "no window byte may change under hostile input");
       assertEquals(42L, got[0]);
@@ -242,60 +178,45 @@ class HostileInputTest {
   }
 
   /**
-   * Sends {@link #MESSAGES} junk messages to rank 1, then the marker. They are made and sent on
-   * the test's thread (the event bus hands them to the event loops), not on an event loop: a
-   * sender that made junk in bulk there would be what the blocked-thread checker flags.
+   * Hands {@link #MESSAGES} junk records to rank 1's JVM as if they came from the data-plane link
+   * of rank 0's JVM, then the marker, from the test's thread.
    */
-  private static void sendJunk(Vertx sender, String job, boolean wire, Random rnd, LongSupplier counted) {
-    EventBus bus = sender.eventBus();
-    String address = Transport.address(job, 1);
-    DeliveryOptions raw = new DeliveryOptions().setCodecName(FrameCodec.NAME);
+  private static void sendJunk(JobRuntime job, String peer, Random rnd, LongSupplier counted) {
     for (int i = 0; i < MESSAGES; i++) {
       int kind = rnd.nextInt(10);
+      Buffer record;
       if (kind == 0) {
-        bus.send(address, notAFrame(rnd));
+        record = Buffer.buffer(new byte[rnd.nextInt(4)]); // shorter than a destination rank
+      } else if (kind <= 3) {
+        record = Buffer.buffer(randomBytes(rnd));
       } else if (kind <= 6) {
-        byte[] junk = kind <= 3 ? randomBytes(rnd) : damaged(rnd);
-        bus.send(address, wire ? junk : new FrameCodec().decodeFromWire(0, Buffer.buffer(junk)), raw);
+        record = Buffer.buffer().appendInt(1).appendBytes(damaged(rnd));
       } else {
-        sendFrame(bus, address, brokenRules(rnd), wire, raw);
+        record = frameRecord(rnd.nextInt(8) == 0 ? misdirected(rnd) : 1, brokenRules(rnd));
       }
+      job.receive(peer, record);
       if ((i + 1) % BURST == 0) {
         // a fuzz, not a flood: the next burst waits until the ranks have dealt with this one
         int sent = i + 1;
-        Jobs.eventually(() -> counted.getAsLong() >= sent, 60, "the ranks rejecting " + sent + " messages");
+        Jobs.eventually(() -> counted.getAsLong() >= sent, 60, "the ranks rejecting " + sent + " records");
       }
     }
     Frame marker = Frame.of(FrameType.SEND, 0, 0);
     marker.tag = MARKER_TAG;
     marker.count = 4;
     marker.payload = new byte[4];
-    sendFrame(bus, address, marker, wire, raw);
+    job.receive(peer, frameRecord(1, marker));
   }
 
-  private static void sendFrame(EventBus bus, String address, Frame f, boolean wire, DeliveryOptions raw) {
-    if (wire) {
-      Buffer b = Buffer.buffer();
-      FrameCodec.encode(b, f);
-      bus.send(address, b.getBytes(), raw);
-    } else {
-      bus.send(address, f, raw);
-    }
+  /** A destination that is no rank of the job. */
+  private static int misdirected(Random rnd) {
+    return rnd.nextBoolean() ? 2 + rnd.nextInt(100) : -1 - rnd.nextInt(100);
   }
 
-  private static Object notAFrame(Random rnd) {
-    switch (rnd.nextInt(5)) {
-      case 0:
-        return "not a frame " + rnd.nextInt();
-      case 1:
-        return Buffer.buffer(randomBytes(rnd));
-      case 2:
-        return new JsonObject().put("type", rnd.nextInt()).put("src", 0);
-      case 3:
-        return rnd.nextLong();
-      default:
-        return randomBytes(rnd);
-    }
+  private static Buffer frameRecord(int dst, Frame f) {
+    Buffer b = Buffer.buffer().appendInt(dst);
+    FrameCodec.encode(b, f);
+    return b;
   }
 
   private static byte[] randomBytes(Random rnd) {
@@ -358,8 +279,8 @@ class HostileInputTest {
     // (correlation ids far from the ones rank 0 really uses: forging a reply is not this test's concern)
     f.corr = rnd.nextInt(4) == 0 ? (1L << 50) + rnd.nextInt(1000) : 0;
     switch (rnd.nextInt(11)) {
-      case 0: // a source outside the job
-        f.src = rnd.nextBoolean() ? -1 - rnd.nextInt(100) : 2 + rnd.nextInt(100);
+      case 0: // a source outside the job, or a rank the sending JVM does not host
+        f.src = rnd.nextBoolean() ? -1 - rnd.nextInt(100) : 1 + rnd.nextInt(100);
         break;
       case 1: // a window that does not exist
         f.ctx = 1000 + rnd.nextInt(100000);

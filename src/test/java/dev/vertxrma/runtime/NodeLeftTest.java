@@ -115,6 +115,6 @@ class NodeLeftTest {
 
   private static JobOptions copy(JobOptions o) {
     return new JobOptions().setNp(o.getNp()).setJobName(o.getJobName()).setWaitTimeoutMs(o.getWaitTimeoutMs())
-        .setStartupTimeoutMs(o.getStartupTimeoutMs());
+        .setStartupTimeoutMs(o.getStartupTimeoutMs()).setSecret(o.getSecret());
   }
 }

@@ -197,7 +197,8 @@ class StartupTest {
 
   private static dev.vertxrma.JobOptions copy(dev.vertxrma.JobOptions o) {
     return new dev.vertxrma.JobOptions().setNp(o.getNp()).setJobName(o.getJobName())
-        .setWaitTimeoutMs(o.getWaitTimeoutMs()).setStartupTimeoutMs(o.getStartupTimeoutMs()).setArgs(o.getArgs());
+        .setWaitTimeoutMs(o.getWaitTimeoutMs()).setStartupTimeoutMs(o.getStartupTimeoutMs()).setArgs(o.getArgs())
+        .setSecret(o.getSecret());
   }
 
   private static Throwable failureOf(Future<?> f, int seconds) {

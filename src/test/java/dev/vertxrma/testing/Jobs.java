@@ -61,7 +61,8 @@ public final class Jobs {
   /** Fresh job options with a unique job name, {@code np} ranks and a short wait timeout. */
   public static JobOptions options(int np) {
     return new JobOptions().setNp(np).setJobName("t" + JOBS.incrementAndGet() + "-" + UUID.randomUUID().toString()
-        .substring(0, 6)).setWaitTimeoutMs(30_000).setStartupTimeoutMs(60_000);
+        .substring(0, 6)).setWaitTimeoutMs(30_000).setStartupTimeoutMs(60_000)
+        .setSecret(dev.vertxrma.impl.transport.JobSecret.random().text());
   }
 
   /** Runs a job of {@code np} ranks in the given mode; the future completes when every rank finished. */
@@ -92,7 +93,8 @@ public final class Jobs {
 
   private static JobOptions copy(JobOptions o) {
     return new JobOptions().setNp(o.getNp()).setJobName(o.getJobName()).setWaitTimeoutMs(o.getWaitTimeoutMs())
-        .setStartupTimeoutMs(o.getStartupTimeoutMs()).setArgs(o.getArgs());
+        .setStartupTimeoutMs(o.getStartupTimeoutMs()).setArgs(o.getArgs())
+        .setSecret(o.getSecret());
   }
 
   /** Runs and waits (at most 120 s); rethrows the job's failure. */

@@ -59,6 +59,10 @@ final class Handshake {
   private final Promise<Integer> done;
   private final List<MessageConsumer<Object>> consumers = new ArrayList<>();
   private final RejectedInput rejected;
+  /** Data-plane address of each node that hosts instances of the job. */
+  private final java.util.Map<String, String> dataPlanes = new java.util.HashMap<>();
+  /** This node's data-plane address, once listening. */
+  private String dataPlane;
   private final java.util.function.Consumer<String> nodeLeftListener = this::nodeLeft;
   private IntFunction<Future<Void>> onRank;
   private int myRank = -1;
@@ -107,7 +111,8 @@ final class Handshake {
     job.onNodeLeft(nodeLeftListener);
     consumers.add(hello);
     consumers.add(direct);
-    Future.all(hello.completion(), direct.completion()).onComplete(ar -> {
+    Future.all(hello.completion(), direct.completion(), job.dataPlaneAddress().onSuccess(a -> dataPlane = a))
+        .onComplete(ar -> {
       if (ar.failed()) {
         finish(new RmaException(ErrorClass.INTERN, "cannot register job addresses: " + ar.cause(), ar.cause()));
         return;
@@ -132,8 +137,29 @@ final class Handshake {
     }
   }
 
+  /**
+   * HELLO and READY: this instance's key and private address, the job size, its node and that
+   * node's data-plane address, with the proof that it holds the job's secret.
+   */
   private JsonObject hello() {
-    return new JsonObject().put("key", key).put("addr", privateAddress).put("np", job.np()).put("node", job.nodeId());
+    String np = String.valueOf(job.np());
+    byte[] mac = job.secret().mac(job.jobName(), key, privateAddress, np, job.nodeId(), dataPlane);
+    return new JsonObject().put("key", key).put("addr", privateAddress).put("np", job.np()).put("node", job.nodeId())
+        .put("dp", dataPlane).put("mac", java.util.Base64.getEncoder().encodeToString(mac));
+  }
+
+  private boolean proven(JsonObject m) {
+    try {
+      byte[] mac = java.util.Base64.getDecoder().decode(m.getString("mac"));
+      return job.secret().verify(mac, bytes(job.jobName()), bytes(m.getString("key")), bytes(m.getString("addr")),
+          bytes(String.valueOf(m.getInteger("np"))), bytes(m.getString("node")), bytes(m.getString("dp")));
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
   }
 
   /**
@@ -148,10 +174,17 @@ final class Handshake {
       Object addr = m.getValue("addr");
       Object np = m.getValue("np");
       Object node = m.getValue("node");
+      Object dp = m.getValue("dp");
+      Object mac = m.getValue("mac");
       if (k instanceof String && KEY.matcher((String) k).matches() && addr instanceof String
           && ((String) addr).startsWith("rma." + job.jobName() + ".i.") && np instanceof Integer
-          && node instanceof String) {
-        return m;
+          && node instanceof String && dp instanceof String && mac instanceof String) {
+        if (proven(m)) {
+          return m;
+        }
+        rejected.reject("a handshake message without the job's proof (a stranger, or a JVM with another secret): key "
+            + k + " from node " + node);
+        return null;
       }
     }
     rejected.reject("a handshake message that is not one: " + (body == null ? "null" : body.getClass().getSimpleName()));
@@ -173,6 +206,7 @@ final class Handshake {
     }
     members.put(k, addr);
     nodes.put(k, m.getString("node"));
+    dataPlanes.put(m.getString("node"), m.getString("dp"));
     if (members.size() > job.np()) {
       finish(RmaException.of(ErrorClass.RANK, "job %s has np=%d but %d rank instances joined",
           job.jobName(), job.np(), members.size()));
@@ -301,7 +335,7 @@ final class Handshake {
       for (String k : members.keySet()) {
         rankNodes[r++] = nodes.get(k);
       }
-      job.learnNodes(rankNodes);
+      job.learnNodes(rankNodes, dataPlanes);
       done.complete(myRank);
     } else {
       done.fail(failure);

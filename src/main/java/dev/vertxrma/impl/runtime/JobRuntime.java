@@ -1,9 +1,16 @@
 package dev.vertxrma.impl.runtime;
 
 import dev.vertxrma.JobOptions;
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.transport.DataPlane;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameCodec;
+import dev.vertxrma.impl.transport.FrameType;
+import dev.vertxrma.impl.transport.JobSecret;
+import dev.vertxrma.impl.transport.RejectedInput;
 import dev.vertxrma.impl.transport.Transport;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -27,19 +34,118 @@ public final class JobRuntime {
   private final AtomicReferenceArray<RankProcess> localRanks;
   private final Transport transport;
   private final ClusterMembership membership;
+  private final JobSecret secret;
+  /** Frames to and from the ranks of other JVMs; {@code null} when not clustered. */
+  private final DataPlane dataPlane;
+  private final RejectedInput rejected;
+  private Future<String> dataPlaneAddress;
   private volatile String[] rankNodes;
   private final java.util.List<Consumer<String>> nodeLeftListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
   private int users;
 
-  private JobRuntime(Vertx vertx, String jobName, int np, long startupTimeoutMs, long waitTimeoutMs) {
+  private JobRuntime(Vertx vertx, String jobName, int np, long startupTimeoutMs, long waitTimeoutMs,
+      JobSecret secret) {
     this.vertx = vertx;
+    this.secret = secret;
     this.jobName = jobName;
     this.np = np;
     this.startupTimeoutMs = startupTimeoutMs;
     this.waitTimeoutMs = waitTimeoutMs;
     this.localRanks = new AtomicReferenceArray<>(np);
-    this.transport = new Transport(vertx.eventBus(), jobName, np, this::localSink, this::inlineSink);
+    this.transport = new Transport(jobName, this::sendRemote, this::localSink, this::inlineSink);
     this.membership = ClusterMembership.watch(vertx, this::nodeLeft);
+    this.rejected = new RejectedInput("job " + jobName + " in this JVM", (ms, task) -> vertx.setTimer(ms, id -> task.run()),
+        RejectedInput.DEFAULT_INTERVAL_MS);
+    this.dataPlane = vertx.isClustered() ? new DataPlane(vertx, jobName, secret, nodeId(), new DataPlane.Job() {
+      @Override
+      public void receive(String node, io.vertx.core.buffer.Buffer record) {
+        JobRuntime.this.receive(node, record);
+      }
+
+      @Override
+      public void unreachable(String node, String reason) {
+        nodeLost(node, "are unreachable: " + reason);
+      }
+
+      @Override
+      public void reject(String what) {
+        rejected.reject(what);
+      }
+    }) : null;
+  }
+
+  /** The job's secret (handshake messages carry its proof). */
+  JobSecret secret() {
+    return secret;
+  }
+
+  /**
+   * This JVM's data-plane address for the job ({@code host:port}, listening once asked for), or
+   * "-" when the job is not clustered.
+   */
+  synchronized Future<String> dataPlaneAddress() {
+    if (dataPlaneAddress == null) {
+      dataPlaneAddress = dataPlane == null ? Future.succeededFuture("-")
+          : dataPlane.listen(System.getProperty("rma.host", "127.0.0.1"));
+    }
+    return dataPlaneAddress;
+  }
+
+  private void sendRemote(int dst, Frame frame) {
+    String[] nodes = rankNodes;
+    if (dataPlane == null || nodes == null) {
+      throw new IllegalStateException("rank " + dst + " of job " + jobName + " is not in this JVM and the job's "
+          + "data plane is not up");
+    }
+    dataPlane.send(nodes[dst], dst, frame);
+  }
+
+  /**
+   * A data-plane record from peer JVM {@code node} ({@code i32 destination rank | frame}): decoded
+   * and handed to the destination rank if it lives here and the frame's source is a rank of that
+   * JVM (a peer speaks only for its own ranks); anything else is rejected and counted. The data
+   * plane's entry, public so that tests can feed it junk.
+   */
+  public void receive(String node, io.vertx.core.buffer.Buffer record) {
+    if (record.length() < 4) {
+      rejected.reject("a data-plane record of " + record.length() + " bytes from JVM " + node);
+      return;
+    }
+    int dst = record.getInt(0);
+    Frame f;
+    try {
+      f = FrameCodec.decode(record, 4, record.length());
+    } catch (RmaException e) {
+      rejected.reject("a malformed frame from JVM " + node + ": " + e.getMessage());
+      return;
+    }
+    RankProcess p = localRank(dst);
+    if (p == null) {
+      rejected.reject("a frame from JVM " + node + " for rank " + dst + ", which is not in this JVM: " + f);
+      return;
+    }
+    String[] nodes = rankNodes;
+    if (nodes == null || f.src < 0 || f.src >= np || !node.equals(nodes[f.src])) {
+      rejected.reject("a frame from JVM " + node + " that claims to come from rank " + f.src + ", which is not "
+          + "one of its ranks: " + f);
+      return;
+    }
+    if (FrameType.isOperation(f.type)) {
+      p.inlineSink().accept(f);
+    } else {
+      p.sink().accept(f);
+    }
+  }
+
+  /** The node that hosts rank {@code r}, once the handshake is done (else {@code null}). */
+  public String nodeOf(int r) {
+    String[] nodes = rankNodes;
+    return nodes == null ? null : nodes[r];
+  }
+
+  /** The input this JVM's part of the job rejected before it reached a rank. */
+  public RejectedInput rejectedInput() {
+    return rejected;
   }
 
   /** This Vert.x instance's cluster node id ("local" when not clustered). */
@@ -47,9 +153,18 @@ public final class JobRuntime {
     return membership == null ? "local" : membership.localNodeId();
   }
 
-  /** Records which cluster node hosts each rank (from the handshake). */
-  void learnNodes(String[] nodes) {
+  /**
+   * Records which cluster node hosts each rank and where each node's data plane listens (from the
+   * handshake); the data plane connects to the nodes it is to connect to.
+   */
+  synchronized void learnNodes(String[] nodes, Map<String, String> dataPlanes) {
+    if (rankNodes != null) {
+      return;
+    }
     this.rankNodes = nodes;
+    if (dataPlane != null) {
+      dataPlanes.forEach(dataPlane::learn);
+    }
   }
 
   /** Tells {@code listener} the id of every cluster node that leaves (startup handshakes use it); any thread. */
@@ -67,6 +182,11 @@ public final class JobRuntime {
     for (Consumer<String> l : nodeLeftListeners) {
       l.accept(node);
     }
+    nodeLost(node, "left: their cluster node " + node + " is gone");
+  }
+
+  /** Every local rank fails with PROC_FAILED if {@code node} hosted ranks of this job; {@code how} says why. */
+  private void nodeLost(String node, String how) {
     String[] nodes = rankNodes;
     if (nodes == null) {
       return;
@@ -80,8 +200,7 @@ public final class JobRuntime {
     if (lost.isEmpty()) {
       return;
     }
-    dev.vertxrma.RmaException cause = dev.vertxrma.RmaException.of(dev.vertxrma.ErrorClass.PROC_FAILED,
-        "rank(s) %s of job %s left: their cluster node %s is gone", lost, jobName, node);
+    RmaException cause = RmaException.of(ErrorClass.PROC_FAILED, "rank(s) %s of job %s %s", lost, jobName, how);
     for (int r = 0; r < np; r++) {
       RankProcess p = localRanks.get(r);
       if (p != null) {
@@ -94,11 +213,13 @@ public final class JobRuntime {
    * The runtime of job {@code options.getJobName()} on {@code vertx}, created on first use;
    * every call must be balanced by {@link #release()}.
    */
-  public static JobRuntime obtain(Vertx vertx, String jobName, int np, long startupTimeoutMs, long waitTimeoutMs) {
+  public static JobRuntime obtain(Vertx vertx, String jobName, int np, long startupTimeoutMs, long waitTimeoutMs,
+      String secretText) {
     synchronized (JOBS) {
       registerCodec(vertx);
       JobRuntime job = JOBS.computeIfAbsent(vertx, v -> new ConcurrentHashMap<>())
-          .computeIfAbsent(jobName, n -> new JobRuntime(vertx, n, np, startupTimeoutMs, waitTimeoutMs));
+          .computeIfAbsent(jobName, n -> new JobRuntime(vertx, n, np, startupTimeoutMs, waitTimeoutMs,
+              secretOf(vertx, n, secretText)));
       if (job.np != np) {
         throw dev.vertxrma.RmaException.of(dev.vertxrma.ErrorClass.ARG,
             "job %s already runs here with np=%d, cannot join it with np=%d", jobName, job.np, np);
@@ -108,10 +229,27 @@ public final class JobRuntime {
     }
   }
 
-  /** As {@link #obtain(Vertx, String, int, long, long)} with the options' values. */
+  /** As {@link #obtain(Vertx, String, int, long, long, String)} with the options' values. */
   public static JobRuntime obtain(Vertx vertx, JobOptions options) {
     return obtain(vertx, options.getJobName(), options.getNp(), options.getStartupTimeoutMs(),
-        options.getWaitTimeoutMs());
+        options.getWaitTimeoutMs(), options.getSecret());
+  }
+
+  /**
+   * The job's secret: the one given, else the one in the file {@code RMA_JOB_SECRET_FILE} names;
+   * a job that does not leave this JVM may make a random one, a clustered job may not.
+   */
+  private static JobSecret secretOf(Vertx vertx, String jobName, String text) {
+    JobSecret s = text != null ? JobSecret.parse(text) : JobSecret.fromEnvironment();
+    if (s != null) {
+      return s;
+    }
+    if (vertx.isClustered()) {
+      throw RmaException.of(ErrorClass.ARG, "clustered job %s has no secret: give every JVM of the job the same one "
+          + "(JobOptions.setSecret, or a file named by %s; bin/rmarun --jvms K makes one per job)", jobName,
+          JobSecret.FILE_ENV);
+    }
+    return JobSecret.random();
   }
 
   private static void registerCodec(Vertx vertx) {
@@ -130,6 +268,9 @@ public final class JobRuntime {
       if (--users == 0) {
         if (membership != null) {
           membership.close();
+        }
+        if (dataPlane != null) {
+          dataPlane.close();
         }
         Map<String, JobRuntime> jobs = JOBS.get(vertx);
         if (jobs != null) {

@@ -10,7 +10,6 @@ import dev.vertxrma.impl.transport.RejectedInput;
 import dev.vertxrma.impl.transport.Transport;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.internal.ContextInternal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -39,7 +38,6 @@ public final class RankProcess implements Endpoint {
   private final Consumer<Frame> inlineSink = this::deliver;
   private final java.util.Map<Class<?>, Object> services = new java.util.concurrent.ConcurrentHashMap<>();
   private final RejectedInput rejected;
-  private MessageConsumer<Object> consumer;
   private RmaException failure;
 
   RankProcess(JobRuntime job, int rank, ContextInternal context) {
@@ -92,19 +90,13 @@ public final class RankProcess implements Endpoint {
     closeHooks.add(hook);
   }
 
-  /** Starts listening on the rank's event-bus address; completes once the registration is visible. */
+  /**
+   * Joins the job's local registry: from now on frames for this rank, from this JVM or from the
+   * data plane, reach it. (No event-bus address: frames never travel on the event bus.)
+   */
   Future<Void> listen() {
     job.register(this);
-    consumer = job.vertx().eventBus().consumer(Transport.address(job.jobName(), rank), m -> {
-      Object body = m.body();
-      if (body instanceof Frame) {
-        deliver((Frame) body);
-      } else {
-        rejected.reject("a message that is not a frame (" + (body == null ? "null" : body.getClass().getSimpleName())
-            + ") from " + m.replyAddress());
-      }
-    });
-    return consumer.completion();
+    return Future.succeededFuture();
   }
 
   /** Stops listening and leaves the job's local registry. */
@@ -121,7 +113,7 @@ public final class RankProcess implements Endpoint {
     if (failure == null) {
       failure = new RmaException(ErrorClass.COMM, "rank " + rank + " of job " + job.jobName() + " has finished");
     }
-    return consumer == null ? Future.succeededFuture() : consumer.unregister();
+    return Future.succeededFuture();
   }
 
   Consumer<Frame> sink() {

@@ -265,7 +265,17 @@ public final class RmaRun {
    */
   private static int runJvms(Args a) {
     List<RankJvm> jvms = new ArrayList<>();
-    Thread reaper = new Thread(() -> jvms.forEach(j -> j.process.destroyForcibly()), "rmarun-reaper");
+    java.nio.file.Path secretFile;
+    try {
+      secretFile = writeSecret();
+    } catch (java.io.IOException e) {
+      System.err.println("rmarun: cannot write the job secret file: " + e);
+      return 1;
+    }
+    Thread reaper = new Thread(() -> {
+      jvms.forEach(j -> j.process.destroyForcibly());
+      deleteQuietly(secretFile);
+    }, "rmarun-reaper");
     Runtime.getRuntime().addShutdownHook(reaper);
     try {
       for (int k = 0; k < a.jvms; k++) {
@@ -275,7 +285,9 @@ public final class RmaRun {
         cmd.addAll(List.of("-np", String.valueOf(a.np), "--job", a.job, "--timeout", String.valueOf(a.timeoutSeconds),
             "--ranks", first + ":" + (next - first), a.program));
         cmd.addAll(a.programArgs);
-        jvms.add(new RankJvm(k, first, next - 1, new ProcessBuilder(cmd).inheritIO().start()));
+        ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
+        pb.environment().put(dev.vertxrma.impl.transport.JobSecret.FILE_ENV, secretFile.toString());
+        jvms.add(new RankJvm(k, first, next - 1, pb.start()));
       }
     } catch (java.io.IOException e) {
       System.err.println("rmarun: cannot start JVM: " + e);
@@ -313,7 +325,28 @@ public final class RmaRun {
     } catch (IllegalStateException shuttingDown) {
       // the hook runs anyway
     }
+    deleteQuietly(secretFile);
     return status;
+  }
+
+  /**
+   * A fresh secret for the job in a file only this user can read (never on a command line): the
+   * JVMs of the job find it through {@code RMA_JOB_SECRET_FILE}.
+   */
+  private static java.nio.file.Path writeSecret() throws java.io.IOException {
+    java.nio.file.Path f = java.nio.file.Files.createTempFile("rmarun-", ".secret",
+        java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+    java.nio.file.Files.writeString(f, dev.vertxrma.impl.transport.JobSecret.random().text());
+    return f;
+  }
+
+  private static void deleteQuietly(java.nio.file.Path f) {
+    try {
+      java.nio.file.Files.deleteIfExists(f);
+    } catch (java.io.IOException e) {
+      // a temp file: the system cleans it up
+    }
   }
 
   private static void killAfterGrace(List<RankJvm> others, String job) {

@@ -1,0 +1,356 @@
+package dev.vertxrma.impl.transport;
+
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetSocket;
+import io.vertx.core.parsetools.RecordParser;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.ArrayDeque;
+
+/**
+ * One data-plane connection between this JVM and a peer JVM of the job, and the proof that both
+ * ends hold the job's secret. Records are {@code i32 length | bytes}.
+ *
+ * <pre>
+ * acceptor  → connector : CHALLENGE  magic "RMADP1", nonce A (32 bytes)
+ * connector → acceptor  : PROOF      node id C, nonce B, HMAC(secret, "connector", job, C, A, B)
+ * acceptor  → connector : PROOF      node id S, HMAC(secret, "acceptor", job, S, B, A)
+ * </pre>
+ *
+ * Each end checks the other's code (constant-time) and, on the connecting side, that the peer is
+ * the node it meant to reach; a wrong or late proof closes the connection (5 s to prove), and
+ * until the proof holds a record is at most {@value #MAX_PROOF_RECORD} bytes. A stranger who
+ * connects learns a random nonce and nothing else.
+ */
+final class DataLink {
+
+  static final String MAGIC = "RMADP1";
+  static final int NONCE_BYTES = 32;
+  static final int MAX_PROOF_RECORD = 1024;
+  static final long PROOF_TIMEOUT_MS = 5_000;
+  private static final SecureRandom RANDOM = new SecureRandom();
+  /** Connection attempts before the peer is declared unreachable. */
+  private static final int CONNECT_ATTEMPTS = 5;
+
+  private final DataPlane plane;
+  private final String node;
+  private final ArrayDeque<Buffer> waiting = new ArrayDeque<>();
+  private NetSocket socket;
+  private boolean lost;
+  /** The job ended here while records still waited for the connection: close it once they are written. */
+  private boolean closeWhenOpen;
+
+  DataLink(DataPlane plane, String node) {
+    this.plane = plane;
+    this.node = node;
+  }
+
+  // ------------------------------------------------------------------ sending
+
+  /** Writes a record now if the link is proven, else keeps it until it is. Any thread. */
+  void send(Buffer record) {
+    NetSocket s;
+    synchronized (this) {
+      if (lost) {
+        return; // the job is failing: the origin's call fails with PROC_FAILED, not here
+      }
+      s = socket;
+      if (s == null) {
+        waiting.add(record);
+        return;
+      }
+    }
+    s.write(record);
+  }
+
+  /** The proven connection: writes what waited, in order, then lets senders write directly. */
+  void open(NetSocket s) {
+    s.closeHandler(v -> closed(s));
+    synchronized (this) {
+      if (lost || socket != null) {
+        s.close();
+        return;
+      }
+      while (!waiting.isEmpty()) {
+        s.write(waiting.pollFirst());
+      }
+      socket = s;
+      if (!closeWhenOpen) {
+        return;
+      }
+      lost = true;
+    }
+    s.close();
+  }
+
+  private void closed(NetSocket s) {
+    boolean report;
+    synchronized (this) {
+      report = socket == s && !lost;
+      lost = true;
+      waiting.clear();
+    }
+    if (report && !plane.isClosing()) {
+      plane.job().unreachable(node, "the data-plane connection to its JVM closed");
+    }
+  }
+
+  /**
+   * Closes the link once what waits for it is written: at once if nothing waits, else when the
+   * connection is proven (a last ABORT or reply of a rank that ended must still reach the peer),
+   * or after {@code lingerMs} at the latest.
+   */
+  boolean close(long lingerMs) {
+    NetSocket s;
+    synchronized (this) {
+      if (lingerMs > 0 && socket == null && !waiting.isEmpty() && !lost) {
+        closeWhenOpen = true;
+        plane.vertx().setTimer(lingerMs, id -> close(0));
+        return true;
+      }
+      lost = true;
+      s = socket;
+      waiting.clear();
+    }
+    if (s != null) {
+      s.close();
+    }
+    return false;
+  }
+
+  // ------------------------------------------------------------------ connecting side
+
+  void connect(NetClient client, String address) {
+    connect(client, address, 1);
+  }
+
+  private void connect(NetClient client, String address, int attempt) {
+    int colon = address.lastIndexOf(':');
+    String host = address.substring(0, colon);
+    int port = Integer.parseInt(address.substring(colon + 1));
+    client.connect(port, host).onComplete(ar -> {
+      if (plane.isClosed()) {
+        if (ar.succeeded()) {
+          ar.result().close();
+        }
+        return;
+      }
+      if (ar.failed()) {
+        if (attempt < CONNECT_ATTEMPTS) {
+          plane.vertx().setTimer(100L * attempt, id -> connect(client, address, attempt + 1));
+        } else {
+          giveUp("cannot connect to its JVM's data plane at " + address + ": " + ar.cause().getMessage());
+        }
+        return;
+      }
+      prove(ar.result());
+    });
+  }
+
+  /** Connecting side: answer the acceptor's challenge, check its proof, then open. */
+  private void prove(NetSocket s) {
+    byte[] b = nonce();
+    Proof proof = new Proof(plane, s);
+    s.closeHandler(v -> giveUp("its JVM's data plane closed the connection before the proof completed"));
+    proof.expect(challenge -> {
+      byte[] a = parseChallenge(challenge);
+      if (a == null) {
+        return proof.fail("an answer that is not a data-plane challenge");
+      }
+      s.write(record(plane.localNode().getBytes(StandardCharsets.UTF_8), b,
+          plane.secret().mac(bytes("connector"), bytes(plane.jobName()), bytes(plane.localNode()), a, b)));
+      proof.expect(answer -> {
+        byte[][] p = parseProof(answer, 2);
+        if (p == null || !node.equals(new String(p[0], StandardCharsets.UTF_8))
+            || !plane.secret().verify(p[1], bytes("acceptor"), bytes(plane.jobName()), p[0], b, a)) {
+          return proof.fail("a data-plane peer at " + s.remoteAddress() + " that did not prove the job's secret");
+        }
+        proof.done(node);
+        open(s);
+        return true;
+      });
+      return true;
+    });
+  }
+
+  private void giveUp(String reason) {
+    synchronized (this) {
+      if (lost) {
+        return;
+      }
+      lost = true;
+      waiting.clear();
+    }
+    if (!plane.isClosing()) {
+      plane.job().unreachable(node, reason);
+    }
+  }
+
+  // ------------------------------------------------------------------ accepting side
+
+  /** Accepting side: challenge a new connection; bind it to its link once the peer proved the secret. */
+  static void accept(DataPlane plane, NetSocket s) {
+    byte[] a = nonce();
+    Proof proof = new Proof(plane, s);
+    s.write(record(MAGIC.getBytes(StandardCharsets.US_ASCII), a));
+    proof.expect(answer -> {
+      byte[][] p = parseProof(answer, 3);
+      if (p == null || p[1].length != NONCE_BYTES
+          || !plane.secret().verify(p[2], bytes("connector"), bytes(plane.jobName()), p[0], a, p[1])) {
+        return proof.fail("a data-plane connection from " + s.remoteAddress() + " that did not prove the job's secret");
+      }
+      String peer = new String(p[0], StandardCharsets.UTF_8);
+      s.write(record(bytes(plane.localNode()),
+          plane.secret().mac(bytes("acceptor"), bytes(plane.jobName()), bytes(plane.localNode()), p[1], a)));
+      proof.done(peer);
+      plane.bindIncoming(peer, s);
+      return true;
+    });
+  }
+
+  // ------------------------------------------------------------------ records
+
+  private static byte[] nonce() {
+    byte[] n = new byte[NONCE_BYTES];
+    RANDOM.nextBytes(n);
+    return n;
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** A proof-phase record: its parts, each {@code u16 length | bytes}. */
+  static Buffer record(byte[]... parts) {
+    Buffer b = Buffer.buffer();
+    b.appendInt(0);
+    for (byte[] p : parts) {
+      b.appendUnsignedShort(p.length).appendBytes(p);
+    }
+    b.setInt(0, b.length() - 4);
+    return b;
+  }
+
+  /** Splits a proof-phase record body into exactly {@code n} parts, or {@code null} if it is not that. */
+  static byte[][] parseProof(Buffer body, int n) {
+    byte[][] parts = new byte[n][];
+    int p = 0;
+    for (int i = 0; i < n; i++) {
+      if (p + 2 > body.length()) {
+        return null;
+      }
+      int len = body.getUnsignedShort(p);
+      p += 2;
+      if (len > body.length() - p) {
+        return null;
+      }
+      parts[i] = body.getBytes(p, p + len);
+      p += len;
+    }
+    return p == body.length() ? parts : null;
+  }
+
+  private static byte[] parseChallenge(Buffer body) {
+    byte[][] p = parseProof(body, 2);
+    if (p == null || !MAGIC.equals(new String(p[0], StandardCharsets.US_ASCII)) || p[1].length != NONCE_BYTES) {
+      return null;
+    }
+    return p[1];
+  }
+
+  /**
+   * Reads one connection's records ({@code i32 length | body}) for its whole life: first the proof
+   * phase, records of at most {@value #MAX_PROOF_RECORD} bytes handed to the current step, closed
+   * on a failed step or after {@value #PROOF_TIMEOUT_MS} ms; then, once {@link #done proven}, frame
+   * records ({@code i32 destination rank | frame}) delivered to the job. One parser throughout, so
+   * that frames arriving in the same read as the last proof record are not lost.
+   */
+  static final class Proof {
+    interface Step {
+      boolean accept(Buffer record);
+    }
+
+    private final DataPlane plane;
+    private final NetSocket socket;
+    private final RecordParser parser;
+    private final long timer;
+    private Step step;
+    private boolean lengthNext = true;
+    private boolean failed;
+    /** The proven peer JVM, once the proof holds: records are frames from it. */
+    private String peer;
+
+    Proof(DataPlane plane, NetSocket socket) {
+      this.plane = plane;
+      this.socket = socket;
+      this.parser = RecordParser.newFixed(4);
+      parser.handler(this::onRecord);
+      socket.handler(parser);
+      this.timer = plane.vertx().setTimer(PROOF_TIMEOUT_MS, id -> {
+        if (peer == null && !failed) {
+          fail("a data-plane connection from " + socket.remoteAddress() + " that did not prove itself within "
+              + PROOF_TIMEOUT_MS + " ms");
+        }
+      });
+    }
+
+    void expect(Step next) {
+      step = next;
+    }
+
+    private void onRecord(Buffer b) {
+      if (failed) {
+        return;
+      }
+      if (lengthNext) {
+        int len = b.getInt(0);
+        int max = peer == null ? MAX_PROOF_RECORD : FrameCodec.MAX_PAYLOAD;
+        if (len < (peer == null ? 0 : 4 + 4 + FrameCodec.HEADER_BYTES + 8) || len > max) {
+          fail("a data-plane record of " + len + " bytes" + (peer == null ? " before the peer proved the job's secret"
+              : " from JVM " + peer));
+          return;
+        }
+        lengthNext = false;
+        if (len == 0) {
+          lengthNext = true;
+          body(Buffer.buffer());
+        } else {
+          parser.fixedSizeMode(len);
+        }
+        return;
+      }
+      lengthNext = true;
+      parser.fixedSizeMode(4);
+      body(b);
+    }
+
+    private void body(Buffer b) {
+      if (peer != null) {
+        plane.job().receive(peer, b);
+        return;
+      }
+      Step s = step;
+      step = null;
+      if (s == null) {
+        fail("a data-plane record the proof did not ask for");
+        return;
+      }
+      s.accept(b);
+    }
+
+    boolean fail(String what) {
+      failed = true;
+      plane.vertx().cancelTimer(timer);
+      plane.job().reject(what);
+      socket.close();
+      return false;
+    }
+
+    /** The peer proved the job's secret: records are frames from JVM {@code node} from now on. */
+    void done(String node) {
+      plane.vertx().cancelTimer(timer);
+      peer = node;
+    }
+  }
+}

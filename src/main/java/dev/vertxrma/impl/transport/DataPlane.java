@@ -1,0 +1,188 @@
+package dev.vertxrma.impl.transport;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetClientOptions;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.NetSocket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The direct data plane of one job in one Vert.x instance: every frame between ranks of different
+ * JVMs travels on one TCP connection per pair of JVMs, made with Vert.x's own
+ * {@link NetServer}/{@link NetClient}. The clustered event bus only carries the startup handshake,
+ * which tells each JVM the others' data-plane addresses.
+ *
+ * <p>A connection is used only after both ends proved they hold the job's secret
+ * ({@link DataLink}: HMAC-SHA256 challenge-response over fresh nonces); before that, nothing it
+ * carries is applied, answered or delivered. Of two JVMs, the one with the smaller node id
+ * connects; the other queues what it has to send until that connection is proven. A connection
+ * that closes while the job runs makes every rank of its peer JVM unreachable: the job's pending
+ * and later calls fail with PROC_FAILED at once, without waiting for Hazelcast.
+ *
+ * <p>Record on the wire after the proof: {@code i32 length | i32 destination rank | frame} (the
+ * frame as {@link FrameCodec} writes it).
+ */
+public final class DataPlane {
+
+  /** What the data plane needs from its job. */
+  public interface Job {
+    /**
+     * A record from proven peer JVM {@code node}: {@code i32 destination rank | frame}, still to be
+     * decoded and checked (a bug or a corruption at the peer must not hurt this JVM).
+     */
+    void receive(String node, Buffer record);
+
+    /** The connection to {@code node} is lost (closed or never made) while the job runs. */
+    void unreachable(String node, String reason);
+
+    /** Counts input rejected by the data plane (logged at a bounded rate). */
+    void reject(String what);
+  }
+
+  /** How long a link whose connection is not yet proven stays to deliver what waits, once the job ended here. */
+  static final long LINGER_MS = 2_000;
+
+  private final Vertx vertx;
+  private final String jobName;
+  private final JobSecret secret;
+  private final String localNode;
+  private final Job job;
+  private final Map<String, DataLink> links = new ConcurrentHashMap<>();
+  private final Map<String, String> addresses = new ConcurrentHashMap<>();
+  private final NetClient client;
+  private NetServer server;
+  private volatile boolean closing;
+  private volatile boolean closed;
+
+  public DataPlane(Vertx vertx, String jobName, JobSecret secret, String localNode, Job job) {
+    this.vertx = vertx;
+    this.jobName = jobName;
+    this.secret = secret;
+    this.localNode = localNode;
+    this.job = job;
+    this.client = vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true).setConnectTimeout(5_000));
+  }
+
+  /** Starts listening on {@code host} (any free port); the result is this plane's address {@code host:port}. */
+  public Future<String> listen(String host) {
+    server = vertx.createNetServer(new NetServerOptions().setHost(host).setPort(0).setTcpNoDelay(true)
+        .setAcceptBacklog(128));
+    server.connectHandler(this::accepted);
+    return server.listen().map(s -> host + ":" + s.actualPort());
+  }
+
+  /** The job's name (bound into every proof, so a secret shared by two jobs still keeps them apart). */
+  String jobName() {
+    return jobName;
+  }
+
+  JobSecret secret() {
+    return secret;
+  }
+
+  String localNode() {
+    return localNode;
+  }
+
+  Vertx vertx() {
+    return vertx;
+  }
+
+  Job job() {
+    return job;
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  /** The job ended here: lost connections are no longer news. */
+  boolean isClosing() {
+    return closing;
+  }
+
+  /**
+   * Learns the data-plane address of JVM {@code node}; if this JVM is the one that connects (the
+   * smaller node id), connects now, so that the link is ready when the first frame goes.
+   */
+  public void learn(String node, String address) {
+    if (node.equals(localNode)) {
+      return;
+    }
+    addresses.put(node, address);
+    DataLink link = link(node);
+    if (localNode.compareTo(node) < 0) {
+      link.connect(client, address);
+    }
+  }
+
+  /** Sends {@code frame} to rank {@code dst}, which lives in JVM {@code node}. Any thread. */
+  public void send(String node, int dst, Frame frame) {
+    Buffer record = Buffer.buffer(64 + (frame.payload == null ? 0 : frame.payload.length));
+    record.appendInt(0).appendInt(dst);
+    FrameCodec.encode(record, frame);
+    record.setInt(0, record.length() - 4);
+    link(node).send(record);
+  }
+
+  private DataLink link(String node) {
+    return links.computeIfAbsent(node, n -> new DataLink(this, n));
+  }
+
+  /** An incoming connection: its peer must prove the secret before anything else. */
+  private void accepted(NetSocket socket) {
+    if (closed) {
+      socket.close();
+      return;
+    }
+    DataLink.accept(this, socket);
+  }
+
+  /** Binds a proven incoming connection from {@code node} to its link. */
+  void bindIncoming(String node, NetSocket socket) {
+    if (localNode.compareTo(node) < 0) {
+      // this side connects to that node: an incoming connection from it is not the protocol
+      job.reject("a data-plane connection from JVM " + node + ", which this JVM connects to itself");
+      socket.close();
+      return;
+    }
+    link(node).open(socket);
+  }
+
+  /**
+   * Closes every connection and the server (the job ended here); no loss is reported after this. A
+   * link whose connection is not proven yet while records wait for it (a rank's last ABORT or
+   * reply) gets {@link #LINGER_MS} to deliver them first.
+   */
+  public Future<Void> close() {
+    closing = true;
+    boolean lingering = false;
+    for (DataLink l : links.values()) {
+      lingering |= l.close(LINGER_MS);
+    }
+    io.vertx.core.Promise<Void> done = io.vertx.core.Promise.promise();
+    if (lingering) {
+      vertx.setTimer(LINGER_MS, id -> finish().onComplete(done));
+    } else {
+      finish().onComplete(done);
+    }
+    return done.future();
+  }
+
+  private Future<Void> finish() {
+    closed = true;
+    List<Future<?>> all = new ArrayList<>();
+    if (server != null) {
+      all.add(server.close());
+    }
+    all.add(client.close());
+    return Future.join(all).mapEmpty();
+  }
+}
