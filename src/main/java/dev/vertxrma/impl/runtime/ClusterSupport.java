@@ -32,7 +32,7 @@ public final class ClusterSupport {
     config.setClusterName(clusterName);
     HazelcastClusterManager manager = new HazelcastClusterManager(config);
     String host = System.getProperty("rma.host", "127.0.0.1");
-    VertxOptions options = new VertxOptions(base);
+    VertxOptions options = new VertxOptions(base).setPreferNativeTransport(true);
     options.getEventBusOptions().setHost(host).setClusterPublicHost(host).setPort(0);
     return Vertx.builder().with(options).withClusterManager(manager).buildClustered();
   }

@@ -83,7 +83,7 @@ public final class JobRuntime {
    * This JVM's data-plane address for the job ({@code host:port}, listening once asked for), or
    * "-" when the job is not clustered.
    */
-  synchronized Future<String> dataPlaneAddress() {
+  public synchronized Future<String> dataPlaneAddress() {
     if (dataPlaneAddress == null) {
       dataPlaneAddress = dataPlane == null ? Future.succeededFuture("-")
           : dataPlane.listen(System.getProperty("rma.host", "127.0.0.1"));
