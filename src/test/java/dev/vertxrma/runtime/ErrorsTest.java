@@ -350,7 +350,7 @@ class ErrorsTest {
 
   private static JobOptions copy(JobOptions o) {
     return new JobOptions().setNp(o.getNp()).setJobName(o.getJobName()).setWaitTimeoutMs(o.getWaitTimeoutMs())
-        .setStartupTimeoutMs(o.getStartupTimeoutMs()).setArgs(o.getArgs());
+        .setStartupTimeoutMs(o.getStartupTimeoutMs()).setArgs(o.getArgs()).setSecret(o.getSecret());
   }
 
   @ParameterizedTest

@@ -111,15 +111,18 @@ final class Handshake {
     job.onNodeLeft(nodeLeftListener);
     consumers.add(hello);
     consumers.add(direct);
-    Future.all(hello.completion(), direct.completion(), job.dataPlaneAddress().onSuccess(a -> dataPlane = a))
-        .onComplete(ar -> {
+    Future<String> dataPlaneAddress = job.dataPlaneAddress();
+    // (the data plane's future completes on the data plane's context: continue on this rank's)
+    Future.all(hello.completion(), direct.completion(), dataPlaneAddress).onComplete(ar -> context.runOnContext(x -> {
       if (ar.failed()) {
-        finish(new RmaException(ErrorClass.INTERN, "cannot register job addresses: " + ar.cause(), ar.cause()));
+        finish(new RmaException(ErrorClass.INTERN, "cannot register the job's addresses or start its data plane: "
+            + ar.cause(), ar.cause()));
         return;
       }
+      dataPlane = dataPlaneAddress.result();
       deadline = System.currentTimeMillis() + job.startupTimeoutMs();
       ticker = job.vertx().setPeriodic(0, REPUBLISH_MS, id -> context.runOnContext(v -> tick()));
-    });
+    }));
     return done.future();
   }
 

@@ -1,6 +1,9 @@
 package dev.vertxrma.impl.transport;
 
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetClient;
@@ -56,7 +59,13 @@ public final class DataPlane {
   private final Job job;
   private final Map<String, DataLink> links = new ConcurrentHashMap<>();
   private final Map<String, String> addresses = new ConcurrentHashMap<>();
-  private final NetClient client;
+  /**
+   * The context the server and client belong to: one of the data plane's own, not a rank's, so
+   * that Vert.x does not close them when a rank's verticle is undeployed while its last frames
+   * still wait for a connection.
+   */
+  private final ContextInternal home;
+  private NetClient client;
   private NetServer server;
   private volatile boolean closing;
   private volatile boolean closed;
@@ -67,15 +76,25 @@ public final class DataPlane {
     this.secret = secret;
     this.localNode = localNode;
     this.job = job;
-    this.client = vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true).setConnectTimeout(5_000));
+    this.home = ((VertxInternal) vertx).createEventLoopContext();
   }
 
   /** Starts listening on {@code host} (any free port); the result is this plane's address {@code host:port}. */
   public Future<String> listen(String host) {
-    server = vertx.createNetServer(new NetServerOptions().setHost(host).setPort(0).setTcpNoDelay(true)
-        .setAcceptBacklog(128));
-    server.connectHandler(this::accepted);
-    return server.listen().map(s -> host + ":" + s.actualPort());
+    Promise<String> address = Promise.promise();
+    home.runOnContext(v -> {
+      client = vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true).setConnectTimeout(5_000));
+      server = vertx.createNetServer(new NetServerOptions().setHost(host).setPort(0).setTcpNoDelay(true)
+          .setAcceptBacklog(128));
+      server.connectHandler(this::accepted);
+      server.listen().map(s -> host + ":" + s.actualPort()).onComplete(address);
+    });
+    return address.future();
+  }
+
+  /** Runs {@code task} on the data plane's own context. */
+  void onHome(Runnable task) {
+    home.runOnContext(v -> task.run());
   }
 
   /** The job's name (bound into every proof, so a secret shared by two jobs still keeps them apart). */
@@ -119,7 +138,7 @@ public final class DataPlane {
     addresses.put(node, address);
     DataLink link = link(node);
     if (localNode.compareTo(node) < 0) {
-      link.connect(client, address);
+      onHome(() -> link.connect(client, address));
     }
   }
 
@@ -182,7 +201,9 @@ public final class DataPlane {
     if (server != null) {
       all.add(server.close());
     }
-    all.add(client.close());
+    if (client != null) {
+      all.add(client.close());
+    }
     return Future.join(all).mapEmpty();
   }
 }
