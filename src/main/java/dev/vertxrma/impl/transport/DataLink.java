@@ -30,6 +30,8 @@ final class DataLink {
   static final int MAX_PROOF_RECORD = 1024;
   static final long PROOF_TIMEOUT_MS = 5_000;
   private static final SecureRandom RANDOM = new SecureRandom();
+  /** Destination of the last record a JVM sends on a link when its part of the job ended normally. */
+  static final int BYE = -2;
   /** Connection attempts before the peer is declared unreachable. */
   private static final int CONNECT_ATTEMPTS = 5;
 
@@ -40,6 +42,8 @@ final class DataLink {
   private boolean lost;
   /** The job ended here while records still waited for the connection: close it once they are written. */
   private boolean closeWhenOpen;
+  /** The peer said its part of the job ended normally: its closing the connection is no failure. */
+  private volatile boolean peerEnded;
 
   DataLink(DataPlane plane, String node) {
     this.plane = plane;
@@ -81,13 +85,24 @@ final class DataLink {
       }
       lost = true;
     }
+    bye(s);
+  }
+
+  /** Tells the peer this JVM's part of the job ended normally, then closes. */
+  private static void bye(NetSocket s) {
+    s.write(Buffer.buffer(8).appendInt(4).appendInt(BYE));
     s.close();
+  }
+
+  /** The peer said goodbye: the close that follows is orderly. */
+  void peerEnded() {
+    peerEnded = true;
   }
 
   private void closed(NetSocket s) {
     boolean report;
     synchronized (this) {
-      report = socket == s && !lost;
+      report = socket == s && !lost && !peerEnded;
       lost = true;
       waiting.clear();
     }
@@ -114,7 +129,7 @@ final class DataLink {
       waiting.clear();
     }
     if (s != null) {
-      s.close();
+      bye(s);
     }
     return false;
   }
@@ -306,7 +321,7 @@ final class DataLink {
       if (lengthNext) {
         int len = b.getInt(0);
         int max = peer == null ? MAX_PROOF_RECORD : FrameCodec.MAX_PAYLOAD;
-        if (len < (peer == null ? 0 : 4 + 4 + FrameCodec.HEADER_BYTES + 8) || len > max) {
+        if (len < (peer == null ? 0 : 4) || len > max) {
           fail("a data-plane record of " + len + " bytes" + (peer == null ? " before the peer proved the job's secret"
               : " from JVM " + peer));
           return;
@@ -327,7 +342,11 @@ final class DataLink {
 
     private void body(Buffer b) {
       if (peer != null) {
-        plane.job().receive(peer, b);
+        if (b.length() == 4 && b.getInt(0) == BYE) {
+          plane.peerEnded(peer);
+        } else {
+          plane.job().receive(peer, b);
+        }
         return;
       }
       Step s = step;

@@ -30,7 +30,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * and later calls fail with PROC_FAILED at once, without waiting for Hazelcast.
  *
  * <p>Record on the wire after the proof: {@code i32 length | i32 destination rank | frame} (the
- * frame as {@link FrameCodec} writes it).
+ * frame as {@link FrameCodec} writes it); a JVM whose part of the job ended sends {@code i32 4 |
+ * i32 -2} (goodbye) before it closes, so its peer does not take the close for a failure.
  */
 public final class DataPlane {
 
@@ -162,6 +163,14 @@ public final class DataPlane {
       return;
     }
     DataLink.accept(this, socket);
+  }
+
+  /** Peer JVM {@code node} said its part of the job ended normally. */
+  void peerEnded(String node) {
+    DataLink l = links.get(node);
+    if (l != null) {
+      l.peerEnded();
+    }
   }
 
   /** Binds a proven incoming connection from {@code node} to its link. */
