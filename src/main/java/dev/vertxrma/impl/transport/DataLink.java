@@ -6,7 +6,8 @@ import io.vertx.core.net.NetSocket;
 import io.vertx.core.parsetools.RecordParser;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
-import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One data-plane connection between this JVM and a peer JVM of the job, and the proof that both
@@ -37,11 +38,12 @@ final class DataLink {
 
   private final DataPlane plane;
   private final String node;
-  private final ArrayDeque<Buffer> waiting = new ArrayDeque<>();
-  private NetSocket socket;
-  private boolean lost;
-  /** The job ended here while records still waited for the connection: close it once they are written. */
-  private boolean closeWhenOpen;
+  private final ConcurrentLinkedQueue<Buffer> outbox = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean drainScheduled = new AtomicBoolean();
+  private volatile NetSocket socket;
+  private volatile boolean lost;
+  /** The job ended here: close the connection once what is queued is written. */
+  private volatile boolean closeWhenOpen;
   /** The peer said its part of the job ended normally: its closing the connection is no failure. */
   private volatile boolean peerEnded;
 
@@ -52,23 +54,39 @@ final class DataLink {
 
   // ------------------------------------------------------------------ sending
 
-  /** Writes a record now if the link is proven, else keeps it until it is. Any thread. */
+  /**
+   * Queues a record; any thread. Records of every sender go through one queue that the data
+   * plane's own context drains into the socket: they leave in the order they were queued (a
+   * socket written from several threads would not keep it), and all that a drain finds goes out
+   * in one flush of the socket.
+   */
   void send(Buffer record) {
-    NetSocket s;
-    synchronized (this) {
-      if (lost) {
-        return; // the job is failing: the origin's call fails with PROC_FAILED, not here
-      }
-      s = socket;
-      if (s == null) {
-        waiting.add(record);
-        return;
-      }
+    if (lost) {
+      return; // the job is failing: the origin's call fails with PROC_FAILED, not here
     }
-    s.write(record);
+    outbox.add(record);
+    if (socket != null && drainScheduled.compareAndSet(false, true)) {
+      plane.onHome(this::drain);
+    }
   }
 
-  /** The proven connection: writes what waited, in order, then lets senders write directly. */
+  private void drain() {
+    drainScheduled.set(false);
+    NetSocket s = socket;
+    if (s == null) {
+      return;
+    }
+    Buffer r;
+    while ((r = outbox.poll()) != null) {
+      s.write(r);
+    }
+    if (closeWhenOpen && !lost) {
+      lost = true;
+      bye(s);
+    }
+  }
+
+  /** The proven connection: what waited is written, in order, then senders' records follow. */
   void open(NetSocket s) {
     s.closeHandler(v -> closed(s));
     synchronized (this) {
@@ -76,16 +94,10 @@ final class DataLink {
         s.close();
         return;
       }
-      while (!waiting.isEmpty()) {
-        s.write(waiting.pollFirst());
-      }
       socket = s;
-      if (!closeWhenOpen) {
-        return;
-      }
-      lost = true;
     }
-    bye(s);
+    drainScheduled.set(true);
+    plane.onHome(this::drain);
   }
 
   /** Tells the peer this JVM's part of the job ended normally, then closes. */
@@ -104,7 +116,7 @@ final class DataLink {
     synchronized (this) {
       report = socket == s && !lost && !peerEnded;
       lost = true;
-      waiting.clear();
+      outbox.clear();
     }
     if (report && !plane.isClosing()) {
       plane.job().unreachable(node, "the data-plane connection to its JVM closed");
@@ -112,25 +124,29 @@ final class DataLink {
   }
 
   /**
-   * Closes the link once what waits for it is written: at once if nothing waits, else when the
-   * connection is proven (a last ABORT or reply of a rank that ended must still reach the peer),
-   * or after {@code lingerMs} at the latest.
+   * Closes the link once what waits for it is written: on the data plane's context, after the
+   * records queued so far; if the connection is not proven yet, when it is (a last ABORT or reply
+   * of a rank that ended must still reach the peer), or after {@code lingerMs} at the latest.
+   * True if it lingers.
    */
   boolean close(long lingerMs) {
-    NetSocket s;
     synchronized (this) {
-      if (lingerMs > 0 && socket == null && !waiting.isEmpty() && !lost) {
-        closeWhenOpen = true;
-        plane.vertx().setTimer(lingerMs, id -> close(0));
-        return true;
+      if (lost) {
+        return false;
       }
-      lost = true;
-      s = socket;
-      waiting.clear();
+      if (socket == null) {
+        if (lingerMs > 0 && !outbox.isEmpty()) {
+          closeWhenOpen = true;
+          plane.vertx().setTimer(lingerMs, id -> close(0));
+          return true;
+        }
+        lost = true;
+        outbox.clear();
+        return false;
+      }
     }
-    if (s != null) {
-      bye(s);
-    }
+    closeWhenOpen = true;
+    plane.onHome(this::drain);
     return false;
   }
 
@@ -195,7 +211,7 @@ final class DataLink {
         return;
       }
       lost = true;
-      waiting.clear();
+      outbox.clear();
     }
     if (!plane.isClosing()) {
       plane.job().unreachable(node, reason);
