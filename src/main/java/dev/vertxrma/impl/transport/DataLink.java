@@ -33,6 +33,8 @@ final class DataLink {
   private static final SecureRandom RANDOM = new SecureRandom();
   /** Destination of the last record a JVM sends on a link when its part of the job ended normally. */
   static final int BYE = -2;
+  /** Records one drain writes before it lets other work of the event loop in. */
+  static final int DRAIN_BATCH = 256;
   /** Connection attempts before the peer is declared unreachable. */
   private static final int CONNECT_ATTEMPTS = 5;
 
@@ -58,7 +60,7 @@ final class DataLink {
    * Queues a record; any thread. Records of every sender go through one queue that the data
    * plane's own context drains into the socket: they leave in the order they were queued (a
    * socket written from several threads would not keep it), and all that a drain finds goes out
-   * in one flush of the socket.
+   * in one task (at most {@value #DRAIN_BATCH} records).
    */
   void send(Buffer record) {
     if (lost) {
@@ -77,8 +79,16 @@ final class DataLink {
       return;
     }
     Buffer r;
+    int n = 0;
     while ((r = outbox.poll()) != null) {
       s.write(r);
+      if (++n == DRAIN_BATCH && !outbox.isEmpty()) {
+        // let the event loop breathe: the rest in a task of its own
+        if (drainScheduled.compareAndSet(false, true)) {
+          plane.onHome(this::drain);
+        }
+        return;
+      }
     }
     if (closeWhenOpen && !lost) {
       lost = true;
