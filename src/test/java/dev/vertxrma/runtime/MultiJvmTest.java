@@ -78,13 +78,7 @@ class MultiJvmTest {
   }
 
   private static File home() {
-    String home = System.getProperty("rma.home");
-    if (home == null || home.isEmpty()) {
-      home = System.getProperty("user.dir");
-    }
-    File f = new File(home);
-    assertTrue(new File(f, "bin/rmarun").isFile(), "bin/rmarun not found under " + f.getAbsolutePath());
-    return f;
+    return dev.vertxrma.testing.Rmarun.home();
   }
 
   private static Run start(String name, String... programArgs) throws IOException {
