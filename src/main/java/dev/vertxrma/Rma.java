@@ -34,6 +34,28 @@ public final class Rma {
   }
 
   /**
+   * Starts the ranks this JVM hosts ({@link JobOptions#setLocalRanks}, all by default) on an
+   * existing Vert.x instance and keeps them open for a service: {@code MPI_Init} without a
+   * program. Each JVM of a clustered job calls it with its own local ranks.
+   *
+   * <pre>{@code
+   * Rma.world(vertx, new JobOptions().setNp(4)).onSuccess(world -> {
+   *   Comm rank0 = world.rank(0);   // use from any thread, see World's concurrency contract
+   *   ...
+   *   world.close();                // MPI_Finalize
+   * });
+   * }</pre>
+   *
+   * @return completes when every rank of the job has joined; fails with {@link ErrorClass#TIMEOUT}
+   *     when the job could not start within {@link JobOptions#getStartupTimeoutMs()},
+   *     {@link ErrorClass#ARG} for invalid options, {@link ErrorClass#RANK} for local ranks
+   *     outside the job
+   */
+  public static Future<World> world(Vertx vertx, JobOptions options) {
+    return JobRunner.world(vertx, options);
+  }
+
+  /**
    * As {@link #run(Vertx, JobOptions, RankProgram)} on a Vert.x instance of its own, clustered
    * when {@link JobOptions#isClustered()} (cluster name = job name), closed at the end.
    */

@@ -27,6 +27,8 @@ class RxFacadeTest {
     io.reactivex.rxjava3.core.Single.just(1).map(x -> x + 1).flatMap(x -> io.reactivex.rxjava3.core.Single.just(x))
         .ignoreElement().andThen(io.reactivex.rxjava3.core.Completable.complete()).blockingAwait();
     io.reactivex.rxjava3.core.Maybe.just(1).toSingle().blockingGet();
+    Single.merge(List.of(Single.just(1), Single.just(2))).ignoreElements().blockingAwait();
+    Completable.merge(List.of(Completable.complete(), Completable.complete())).blockingAwait();
   }
 
   @ParameterizedTest

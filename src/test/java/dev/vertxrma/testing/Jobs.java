@@ -91,6 +91,22 @@ public final class Jobs {
     });
   }
 
+  /**
+   * Starts a long-lived world of {@code options.getNp()} ranks: one world on the embedded
+   * instance, or the ranks split over the two cluster nodes (one world per node, in rank order).
+   */
+  public static List<dev.vertxrma.World> worlds(Mode mode, JobOptions options) {
+    if (mode == Mode.EMBEDDED) {
+      return List.of(await(Rma.world(embedded(), options), 120));
+    }
+    Vertx[] n = clusterNodes();
+    int np = options.getNp();
+    int half = Math.max(1, np / 2);
+    Future<dev.vertxrma.World> fa = Rma.world(n[0], copy(options).setLocalRanks(0, half));
+    Future<dev.vertxrma.World> fb = Rma.world(n[1], copy(options).setLocalRanks(half, np - half));
+    return List.of(await(fa, 120), await(fb, 120));
+  }
+
   private static JobOptions copy(JobOptions o) {
     return new JobOptions().setNp(o.getNp()).setJobName(o.getJobName()).setWaitTimeoutMs(o.getWaitTimeoutMs())
         .setStartupTimeoutMs(o.getStartupTimeoutMs()).setArgs(o.getArgs())

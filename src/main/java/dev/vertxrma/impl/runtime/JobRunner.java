@@ -4,6 +4,7 @@ import dev.vertxrma.ErrorClass;
 import dev.vertxrma.JobOptions;
 import dev.vertxrma.RankProgram;
 import dev.vertxrma.RmaException;
+import dev.vertxrma.World;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -22,6 +23,34 @@ public final class JobRunner {
 
   /** Runs the local ranks of a job on {@code vertx}; completes when they have all finished. */
   public static Future<Void> run(Vertx vertx, JobOptions options, RankProgram program) {
+    return start(vertx, options, program).compose(world -> {
+      List<Future<Void>> runs = new ArrayList<>();
+      for (RankHost h : world.hosts()) {
+        runs.add(h.runProgram());
+      }
+      Promise<Void> result = Promise.promise();
+      Future.join(runs).onComplete(done -> {
+        List<Throwable> failures = new ArrayList<>();
+        for (Future<Void> f : runs) {
+          if (f.failed()) {
+            failures.add(f.cause());
+          }
+        }
+        world.release(failures, result);
+      });
+      return result.future();
+    });
+  }
+
+  /**
+   * Starts the local ranks of a job on {@code vertx} (handshake included) without running
+   * anything on them: a world that lives until {@link LocalWorld#close()}.
+   */
+  public static Future<World> world(Vertx vertx, JobOptions options) {
+    return start(vertx, options, null).map(w -> w);
+  }
+
+  private static Future<LocalWorld> start(Vertx vertx, JobOptions options, RankProgram program) {
     JobRuntime job;
     try {
       job = JobRuntime.obtain(vertx, options);
@@ -37,66 +66,31 @@ public final class JobRunner {
     }
     List<RankHost> hosts = new ArrayList<>();
     List<Future<String>> deployments = new ArrayList<>();
-    Promise<Void> result = Promise.promise();
-    JvmWarmup.ensure(vertx).onComplete(warm -> {
+    return JvmWarmup.ensure(vertx).transform(warm -> {
       for (int r = first; r < first + count; r++) {
         RankHost host = new RankHost(job, r, program, options.getArgs());
         hosts.add(host);
         deployments.add(vertx.deployVerticle(host));
       }
-      deployAndRun(vertx, job, hosts, deployments, result);
-    });
-    return result.future();
-  }
-
-  private static void deployAndRun(Vertx vertx, JobRuntime job, List<RankHost> hosts,
-      List<Future<String>> deployments, Promise<Void> result) {
-    Future.join(deployments).onComplete(deployed -> {
-      if (deployed.failed()) {
-        finish(vertx, job, deployments, List.of(firstFailure(deployments)), result);
-        return;
-      }
-      List<Future<Void>> runs = new ArrayList<>();
-      for (RankHost h : hosts) {
-        runs.add(h.runProgram());
-      }
-      Future.join(runs).onComplete(done -> {
-        List<Throwable> failures = new ArrayList<>();
-        for (Future<Void> f : runs) {
-          if (f.failed()) {
-            failures.add(f.cause());
-          }
+      LocalWorld world = new LocalWorld(vertx, job, hosts, deployments);
+      return Future.join(deployments).transform(deployed -> {
+        if (deployed.failed()) {
+          Promise<Void> released = Promise.promise();
+          world.release(List.of(firstFailure(deployments)), released);
+          return released.future().map(world);
         }
-        finish(vertx, job, deployments, failures, result);
+        return Future.succeededFuture(world);
       });
     });
   }
 
-  private static Throwable firstFailure(List<? extends Future<?>> futures) {
+  static Throwable firstFailure(List<? extends Future<?>> futures) {
     for (Future<?> f : futures) {
       if (f.failed()) {
         return f.cause();
       }
     }
     return new RmaException(ErrorClass.INTERN, "unknown failure");
-  }
-
-  private static void finish(Vertx vertx, JobRuntime job, List<Future<String>> deployments, List<Throwable> failures,
-      Promise<Void> result) {
-    List<Future<Void>> undeploys = new ArrayList<>();
-    for (Future<String> d : deployments) {
-      if (d.succeeded()) {
-        undeploys.add(vertx.undeploy(d.result()));
-      }
-    }
-    Future.join(undeploys).onComplete(ar -> {
-      job.release();
-      if (failures.isEmpty()) {
-        result.complete();
-      } else {
-        result.fail(rootCause(failures));
-      }
-    });
   }
 
   /** The most telling failure: one that is not merely another rank's abort echoed. */

@@ -105,6 +105,11 @@ public final class RankHost extends VerticleBase {
     });
   }
 
+  /** MPI_Finalize for a rank that ran no program (a world's rank): the final barrier, on the rank's context. */
+  public Future<Void> finish() {
+    return world.call(world::barrier);
+  }
+
   @Override
   public Future<?> stop() {
     return process == null ? Future.succeededFuture() : process.close();
