@@ -3,6 +3,10 @@ package dev.vertxrma.impl.runtime;
 import dev.vertxrma.JobOptions;
 import dev.vertxrma.RankProgram;
 import dev.vertxrma.Rma;
+import dev.vertxrma.World;
+import dev.vertxrma.WorldProgram;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import java.io.File;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -21,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  *
  * PROGRAM is a sample name ({@code twisted}, {@code double-buffer}: class
  * {@code dev.vertxrma.samples.Twisted}, {@code DoubleBuffer}) or the class name of a
- * {@link RankProgram} with a no-argument constructor (one instance per rank). With one JVM (the
+ * {@link RankProgram} with a no-argument constructor (one instance per rank), or of a
+ * {@link WorldProgram} (one instance per JVM, given the JVM's ranks as a {@link World}). With one JVM (the
  * default) all ranks run embedded in this JVM; with {@code --jvms K} the ranks are split over K
  * local JVMs joined by the clustered event bus on loopback.
  *
@@ -59,7 +64,7 @@ public final class RmaRun {
       System.err.println("usage: rmarun -np N [--jvms K] [--job NAME] [--timeout SECONDS] PROGRAM [ARGS...]");
       return 2;
     }
-    RankProgram program;
+    Object program;
     try {
       program = resolve(a.program);
     } catch (IllegalArgumentException e) {
@@ -151,7 +156,8 @@ public final class RmaRun {
     return sb.toString();
   }
 
-  static RankProgram resolve(String program) {
+  /** The program a name stands for: a {@link RankProgram} or a {@link WorldProgram}. */
+  static Object resolve(String program) {
     String name = className(program);
     Class<?> c;
     try {
@@ -159,15 +165,25 @@ public final class RmaRun {
     } catch (ClassNotFoundException e) {
       throw new IllegalArgumentException("no program '" + program + "' (looked for class " + name + ")");
     }
-    if (!RankProgram.class.isAssignableFrom(c)) {
-      throw new IllegalArgumentException(name + " does not implement " + RankProgram.class.getName());
+    if (!RankProgram.class.isAssignableFrom(c) && !WorldProgram.class.isAssignableFrom(c)) {
+      throw new IllegalArgumentException(name + " implements neither " + RankProgram.class.getName() + " nor "
+          + WorldProgram.class.getName());
     }
     try {
       c.getConstructor();
     } catch (NoSuchMethodException e) {
       throw new IllegalArgumentException(name + " needs a public no-argument constructor");
     }
-    return (world, args) -> {
+    if (WorldProgram.class.isAssignableFrom(c)) {
+      return (WorldProgram) (vertx, world, args) -> {
+        try {
+          return ((WorldProgram) c.getConstructor().newInstance()).run(vertx, world, args);
+        } catch (ReflectiveOperationException e) {
+          throw new IllegalStateException("cannot instantiate " + name + ": " + e, e);
+        }
+      };
+    }
+    return (RankProgram) (world, args) -> {
       try {
         return ((RankProgram) c.getConstructor().newInstance()).run(world, args);
       } catch (ReflectiveOperationException e) {
@@ -176,7 +192,7 @@ public final class RmaRun {
     };
   }
 
-  private static int runRanks(Args a, RankProgram program, boolean clustered) {
+  private static int runRanks(Args a, Object program, boolean clustered) {
     JobOptions options = new JobOptions().setNp(a.np).setJobName(a.job).setArgs(a.programArgs)
         .setWaitTimeoutMs(a.timeoutSeconds * 1000).setStartupTimeoutMs(Math.max(60, a.timeoutSeconds) * 1000L)
         .setClustered(clustered);
@@ -184,7 +200,9 @@ public final class RmaRun {
       options.setLocalRanks(a.firstRank, a.rankCount);
     }
     try {
-      Rma.run(options, program).toCompletionStage().toCompletableFuture()
+      Future<Void> job = program instanceof WorldProgram ? runWorld(options, (WorldProgram) program)
+          : Rma.run(options, (RankProgram) program);
+      job.toCompletionStage().toCompletableFuture()
           .get(a.timeoutSeconds * 2 + 120, TimeUnit.SECONDS);
       return 0;
     } catch (java.util.concurrent.ExecutionException e) {
@@ -194,6 +212,45 @@ public final class RmaRun {
       System.err.println("rmarun: job " + a.job + " failed: " + e);
       return 1;
     }
+  }
+
+  /**
+   * Runs a {@link WorldProgram} on a Vert.x instance of its own: starts this JVM's ranks, runs the
+   * program, closes the world (MPI_Finalize) and Vert.x; fails with the program's failure first.
+   */
+  static Future<Void> runWorld(JobOptions options, WorldProgram program) {
+    Future<Vertx> started = options.isClustered() ? Rma.clusteredVertx(options.getJobName())
+        : Future.succeededFuture(Vertx.vertx());
+    // completed from Vert.x's close, when no context of that instance runs any more
+    io.vertx.core.Promise<Void> result = io.vertx.core.Promise.promise();
+    started.onComplete(s -> {
+      if (s.failed()) {
+        result.fail(s.cause());
+        return;
+      }
+      Vertx vertx = s.result();
+      Rma.world(vertx, options).compose(world -> runAndClose(vertx, world, options, program))
+          .onComplete(outcome -> vertx.close().onComplete(closed -> result.handle(outcome)));
+    });
+    return result.future();
+  }
+
+  private static Future<Void> runAndClose(Vertx vertx, World world, JobOptions options, WorldProgram program) {
+    Future<?> body;
+    try {
+      body = program.run(vertx, world, options.getArgs());
+    } catch (RuntimeException | Error e) {
+      body = Future.failedFuture(e);
+    }
+    io.vertx.core.Promise<Void> done = io.vertx.core.Promise.promise();
+    body.onComplete(outcome -> world.close().onComplete(closed -> {
+      if (outcome.failed()) {
+        done.fail(outcome.cause());
+      } else {
+        done.handle(closed);
+      }
+    }));
+    return done.future();
   }
 
   /**
