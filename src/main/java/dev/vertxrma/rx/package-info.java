@@ -12,7 +12,9 @@
  * <p><b>Cold.</b> Nothing happens until subscription: each subscription makes the call once,
  * like {@code Completable.defer}. An operation belongs to the epoch open when it is subscribed
  * to, not when it is built; resubscribing (e.g. {@code retry}) issues it again. Disposing does
- * not cancel a call already made.
+ * not cancel a call already made. The arguments, though, are taken when the Completable is
+ * built: a call whose arguments come from an earlier step of the chain (an address allgathered,
+ * a value fetched) goes in {@code Completable.defer(() -> win.put(...))}.
  *
  * <p><b>Threads.</b> Results and errors are emitted on the rank's event loop, where the program
  * runs: never block there ({@code blockingGet} and friends belong to other threads). Loops run in
