@@ -33,14 +33,20 @@ public final class RxRma {
    * An Rx program as a {@link RankProgram}, for {@link #run(JobOptions, RankProgram)},
    * {@link Rma#run(JobOptions, RankProgram)} or a {@link dev.vertxrma.RankVerticle}'s
    * {@code run}: it wraps the world in an {@link RxComm}, subscribes to the program's Completable
-   * and completes with it. A program that returns {@code null} fails with ARG.
+   * and completes with it. An exception thrown by the program fails the rank with it; a program
+   * that returns {@code null} fails with ARG.
    *
    * @param program the Rx rank program
    * @return the same program, returning a future
    */
   public static RankProgram program(RxRankProgram program) {
     return (world, args) -> {
-      Completable rank = program.run(RxComm.of(world), args);
+      Completable rank;
+      try {
+        rank = program.run(RxComm.of(world), args);
+      } catch (RuntimeException e) {
+        return Future.failedFuture(e);
+      }
       if (rank == null) {
         return Future.failedFuture(new RmaException(ErrorClass.ARG, "the rank program returned null, not a Completable"));
       }
