@@ -83,6 +83,10 @@ class RxRmaTest {
             : world.barrier()));
     assertInstanceOf(RmaException.class, failure);
     assertEquals(ErrorClass.OTHER, ((RmaException) failure).errorClass(), failure::toString);
+    Throwable thrown = Jobs.runExpectingFailure(mode, Jobs.options(1), RxRma.program((world, args) -> {
+      throw new RmaException(ErrorClass.COUNT, "thrown before any Completable");
+    }));
+    assertEquals(ErrorClass.COUNT, ((RmaException) thrown).errorClass(), thrown::toString);
     Throwable nullProgram = Jobs.runExpectingFailure(mode, Jobs.options(1), RxRma.program((world, args) -> null));
     assertEquals(ErrorClass.ARG, ((RmaException) nullProgram).errorClass(), nullProgram::toString);
   }
