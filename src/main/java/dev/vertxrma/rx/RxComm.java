@@ -2,15 +2,18 @@ package dev.vertxrma.rx;
 
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
+import dev.vertxrma.Group;
 import dev.vertxrma.Op;
 import dev.vertxrma.Status;
 import io.reactivex.rxjava3.core.Completable;
 import io.reactivex.rxjava3.core.Single;
+import io.vertx.core.Vertx;
 
 /**
- * RxJava 3 view of a {@link Comm}: the same calls, as cold {@link Completable}s and
- * {@link Single}s (the call is made on subscription). See {@link Comm} for each call's meaning
- * and errors.
+ * RxJava 3 view of a {@link Comm}: every call of the communicator, each asynchronous one as a
+ * cold {@link Completable} or {@link Single} (the call is made on subscription, once per
+ * subscription). Buffers, offsets and counts follow {@link Comm}'s conventions, and each call
+ * fails with the {@link dev.vertxrma.RmaException} its {@link Comm} twin documents.
  */
 public final class RxComm {
 
@@ -20,69 +23,369 @@ public final class RxComm {
     this.comm = comm;
   }
 
-  /** The RxJava view of {@code comm}. */
+  /**
+   * The RxJava view of a communicator.
+   *
+   * @param comm the communicator to wrap
+   * @return a view whose calls go to {@code comm}
+   */
   public static RxComm of(Comm comm) {
     return new RxComm(comm);
   }
 
-  /** The underlying communicator. */
+  /**
+   * The underlying communicator.
+   *
+   * @return the wrapped {@link Comm}
+   */
   public Comm delegate() {
     return comm;
   }
 
-  /** MPI_Comm_rank. */
+  // ------------------------------------------------------------------ attributes
+
+  /**
+   * MPI_Comm_rank ({@link Comm#rank}).
+   *
+   * @return this process's rank in the communicator
+   */
   public int rank() {
     return comm.rank();
   }
 
-  /** MPI_Comm_size. */
+  /**
+   * MPI_Comm_size ({@link Comm#size}).
+   *
+   * @return the number of ranks
+   */
   public int size() {
     return comm.size();
   }
 
-  /** MPI_Send ({@link Comm#send}). */
+  /**
+   * MPI_Comm_group ({@link Comm#group}).
+   *
+   * @return the group of the communicator
+   */
+  public Group group() {
+    return comm.group();
+  }
+
+  /**
+   * The Vert.x instance this rank runs on ({@link Comm#vertx}).
+   *
+   * @return the rank's Vert.x instance
+   */
+  public Vertx vertx() {
+    return comm.vertx();
+  }
+
+  /**
+   * The job's name ({@link Comm#jobName}).
+   *
+   * @return the name, unique per run
+   */
+  public String jobName() {
+    return comm.jobName();
+  }
+
+  // ------------------------------------------------------------------ point-to-point
+
+  /**
+   * MPI_Send ({@link Comm#send}): completes when the send buffer may be reused. Fails with RANK,
+   * COUNT, TYPE, BUFFER, TAG or COMM.
+   *
+   * @param buf the send buffer
+   * @param offset the first element of {@code buf} to send
+   * @param count number of elements
+   * @param type datatype of the elements
+   * @param dest destination rank
+   * @param tag message tag
+   * @return completes at local completion of the send
+   */
   public Completable send(Object buf, int offset, int count, Datatype type, int dest, int tag) {
     return Deferred.completable(() -> comm.send(buf, offset, count, type, dest, tag));
   }
 
-  /** MPI_Ssend ({@link Comm#ssend}). */
+  /**
+   * MPI_Isend ({@link Comm#isend}): as {@link #send}. Fails with RANK, COUNT, TYPE, BUFFER, TAG
+   * or COMM.
+   *
+   * @param buf the send buffer
+   * @param offset the first element of {@code buf} to send
+   * @param count number of elements
+   * @param type datatype of the elements
+   * @param dest destination rank
+   * @param tag message tag
+   * @return the request: completes at local completion of the send
+   */
+  public Completable isend(Object buf, int offset, int count, Datatype type, int dest, int tag) {
+    return Deferred.completable(() -> comm.isend(buf, offset, count, type, dest, tag));
+  }
+
+  /**
+   * MPI_Ssend ({@link Comm#ssend}): completes once the destination has matched the message.
+   * Fails with RANK, COUNT, TYPE, BUFFER, TAG, COMM or TIMEOUT.
+   *
+   * @param buf the send buffer
+   * @param offset the first element of {@code buf} to send
+   * @param count number of elements
+   * @param type datatype of the elements
+   * @param dest destination rank
+   * @param tag message tag
+   * @return completes when a receive has matched the message
+   */
   public Completable ssend(Object buf, int offset, int count, Datatype type, int dest, int tag) {
     return Deferred.completable(() -> comm.ssend(buf, offset, count, type, dest, tag));
   }
 
-  /** MPI_Bsend ({@link Comm#bsend}). */
+  /**
+   * MPI_Bsend ({@link Comm#bsend}): completes once the message is copied into the attached
+   * buffer. Fails with BUFFER (no buffer, or no room) and the errors of {@link Comm#send}.
+   *
+   * @param buf the send buffer
+   * @param offset the first element of {@code buf} to send
+   * @param count number of elements
+   * @param type datatype of the elements
+   * @param dest destination rank
+   * @param tag message tag
+   * @return completes when the message is buffered
+   */
   public Completable bsend(Object buf, int offset, int count, Datatype type, int dest, int tag) {
     return Deferred.completable(() -> comm.bsend(buf, offset, count, type, dest, tag));
   }
 
-  /** MPI_Recv ({@link Comm#recv}): the status of the received message. */
+  /**
+   * MPI_Recv ({@link Comm#recv}): emits once a matching message is in the buffer. Fails with
+   * RANK, COUNT, TYPE, BUFFER, TAG, TRUNCATE, COMM or TIMEOUT.
+   *
+   * @param buf the receive buffer
+   * @param offset the first element of {@code buf} to receive into
+   * @param count capacity in elements
+   * @param type datatype of the elements
+   * @param source source rank or {@link Comm#ANY_SOURCE}
+   * @param tag message tag or {@link Comm#ANY_TAG}
+   * @return the status of the received message
+   */
   public Single<Status> recv(Object buf, int offset, int count, Datatype type, int source, int tag) {
     return Deferred.single(() -> comm.recv(buf, offset, count, type, source, tag));
   }
 
-  /** MPI_Barrier. */
+  /**
+   * MPI_Irecv ({@link Comm#irecv}): as {@link #recv}. Fails with RANK, COUNT, TYPE, BUFFER, TAG,
+   * TRUNCATE, COMM or TIMEOUT.
+   *
+   * @param buf the receive buffer
+   * @param offset the first element of {@code buf} to receive into
+   * @param count capacity in elements
+   * @param type datatype of the elements
+   * @param source source rank or {@link Comm#ANY_SOURCE}
+   * @param tag message tag or {@link Comm#ANY_TAG}
+   * @return the request: the status of the received message
+   */
+  public Single<Status> irecv(Object buf, int offset, int count, Datatype type, int source, int tag) {
+    return Deferred.single(() -> comm.irecv(buf, offset, count, type, source, tag));
+  }
+
+  /**
+   * MPI_Buffer_attach ({@link Comm#bufferAttach}): completes once the buffer is attached for
+   * buffered sends. Fails with BUFFER when one is attached already.
+   *
+   * @param buffer a {@code byte[]} or a {@code BytesStore}
+   * @param sizeBytes bytes of {@code buffer} to use
+   * @return completes when the buffer is attached
+   */
+  public Completable bufferAttach(Object buffer, int sizeBytes) {
+    return Deferred.completable(() -> comm.bufferAttach(buffer, sizeBytes));
+  }
+
+  /**
+   * MPI_Buffer_detach ({@link Comm#bufferDetach}): emits once every buffered message has been
+   * delivered. Fails with BUFFER when none is attached.
+   *
+   * @return the buffer that was attached
+   */
+  public Single<Object> bufferDetach() {
+    return Deferred.single(comm::bufferDetach);
+  }
+
+  // ------------------------------------------------------------------ collectives
+
+  /**
+   * MPI_Barrier ({@link Comm#barrier}): completes once every rank has entered the barrier. Fails
+   * with COMM or TIMEOUT.
+   *
+   * @return completes when all ranks are in
+   */
   public Completable barrier() {
     return Deferred.completable(comm::barrier);
   }
 
-  /** MPI_Bcast. */
+  /**
+   * MPI_Bcast ({@link Comm#bcast}): completes once the data is in this rank's buffer. Fails with
+   * RANK, COUNT, TYPE, BUFFER, COMM or TIMEOUT.
+   *
+   * @param buf the data at {@code root}, the receive buffer elsewhere
+   * @param offset the first element of {@code buf}
+   * @param count number of elements
+   * @param type datatype of the elements
+   * @param root the broadcasting rank
+   * @return completes when this rank has the data
+   */
   public Completable bcast(Object buf, int offset, int count, Datatype type, int root) {
     return Deferred.completable(() -> comm.bcast(buf, offset, count, type, root));
   }
 
-  /** MPI_Allreduce of one double. */
+  /**
+   * MPI_Reduce ({@link Comm#reduce}): completes once this rank's part is done (at {@code root}:
+   * the result is in {@code recvBuf}). Fails with RANK, COUNT, TYPE, OP, BUFFER, COMM or TIMEOUT.
+   *
+   * @param sendBuf this rank's operand
+   * @param sendOffset the first element of {@code sendBuf}
+   * @param recvBuf the result buffer at {@code root} (ignored elsewhere)
+   * @param recvOffset the first element of {@code recvBuf}
+   * @param count number of elements
+   * @param type a predefined datatype
+   * @param op the reduction
+   * @param root the rank that receives the result
+   * @return completes when this rank's part of the reduction is done
+   */
+  public Completable reduce(Object sendBuf, int sendOffset, Object recvBuf, int recvOffset, int count, Datatype type,
+      Op op, int root) {
+    return Deferred.completable(() -> comm.reduce(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op, root));
+  }
+
+  /**
+   * MPI_Allreduce ({@link Comm#allreduce(Object, int, Object, int, int, Datatype, Op)}): completes
+   * once the result is in {@code recvBuf}. Fails with COUNT, TYPE, OP, BUFFER, COMM or TIMEOUT.
+   *
+   * @param sendBuf this rank's operand
+   * @param sendOffset the first element of {@code sendBuf}
+   * @param recvBuf the result buffer
+   * @param recvOffset the first element of {@code recvBuf}
+   * @param count number of elements
+   * @param type a predefined datatype
+   * @param op the reduction
+   * @return completes when this rank has the result
+   */
+  public Completable allreduce(Object sendBuf, int sendOffset, Object recvBuf, int recvOffset, int count,
+      Datatype type, Op op) {
+    return Deferred.completable(() -> comm.allreduce(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op));
+  }
+
+  /**
+   * MPI_Allreduce of one double ({@link Comm#allreduce(double, Op)}). Fails with OP, COMM or
+   * TIMEOUT.
+   *
+   * @param value this rank's operand
+   * @param op the reduction
+   * @return the combined value, at every rank
+   */
   public Single<Double> allreduce(double value, Op op) {
     return Deferred.single(() -> comm.allreduce(value, op));
   }
 
-  /** MPI_Allreduce of one long. */
+  /**
+   * MPI_Allreduce of one long ({@link Comm#allreduce(long, Op)}). Fails with OP, COMM or TIMEOUT.
+   *
+   * @param value this rank's operand
+   * @param op the reduction
+   * @return the combined value, at every rank
+   */
   public Single<Long> allreduce(long value, Op op) {
     return Deferred.single(() -> comm.allreduce(value, op));
   }
 
-  /** MPI_Allreduce. */
-  public Completable allreduce(Object sendBuf, int sendOffset, Object recvBuf, int recvOffset, int count,
-      Datatype type, Op op) {
-    return Deferred.completable(() -> comm.allreduce(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op));
+  /**
+   * MPI_Gather ({@link Comm#gather}): completes once this rank's part is done (at {@code root}:
+   * every block is in {@code recvBuf}). Fails with RANK, COUNT, TYPE, BUFFER, TRUNCATE, COMM or
+   * TIMEOUT.
+   *
+   * @param sendBuf this rank's block
+   * @param sendOffset the first element of {@code sendBuf}
+   * @param sendCount elements in this rank's block
+   * @param sendType their datatype
+   * @param recvBuf the receive buffer at {@code root} (ignored elsewhere)
+   * @param recvOffset the first element of {@code recvBuf}
+   * @param recvCount elements per block received from each rank
+   * @param recvType their datatype
+   * @param root the rank that receives the blocks
+   * @return completes when this rank's part of the gather is done
+   */
+  public Completable gather(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+      int recvOffset, int recvCount, Datatype recvType, int root) {
+    return Deferred.completable(() -> comm.gather(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset,
+        recvCount, recvType, root));
+  }
+
+  /**
+   * MPI_Allgather ({@link Comm#allgather}): completes once every rank's block is in
+   * {@code recvBuf}. Fails with COUNT, TYPE, BUFFER, TRUNCATE, COMM or TIMEOUT.
+   *
+   * @param sendBuf this rank's block
+   * @param sendOffset the first element of {@code sendBuf}
+   * @param sendCount elements in this rank's block
+   * @param sendType their datatype
+   * @param recvBuf the receive buffer
+   * @param recvOffset the first element of {@code recvBuf}
+   * @param recvCount elements per block received from each rank
+   * @param recvType their datatype
+   * @return completes when this rank holds every block
+   */
+  public Completable allgather(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+      int recvOffset, int recvCount, Datatype recvType) {
+    return Deferred.completable(() -> comm.allgather(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset,
+        recvCount, recvType));
+  }
+
+  /**
+   * MPI_Scatter ({@link Comm#scatter}): completes once this rank's block is in {@code recvBuf}.
+   * Fails with RANK, COUNT, TYPE, BUFFER, TRUNCATE, COMM or TIMEOUT.
+   *
+   * @param sendBuf the blocks at {@code root}, block {@code i} for rank {@code i} (ignored elsewhere)
+   * @param sendOffset the first element of {@code sendBuf}
+   * @param sendCount elements per block sent to each rank
+   * @param sendType their datatype
+   * @param recvBuf this rank's receive buffer
+   * @param recvOffset the first element of {@code recvBuf}
+   * @param recvCount elements received
+   * @param recvType their datatype
+   * @param root the rank that sends the blocks
+   * @return completes when this rank has its block
+   */
+  public Completable scatter(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+      int recvOffset, int recvCount, Datatype recvType, int root) {
+    return Deferred.completable(() -> comm.scatter(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset,
+        recvCount, recvType, root));
+  }
+
+  /**
+   * MPI_Alltoall ({@link Comm#alltoall}): completes once the block of every rank is in
+   * {@code recvBuf}. Fails with COUNT, TYPE, BUFFER, TRUNCATE, COMM or TIMEOUT.
+   *
+   * @param sendBuf the blocks to send, block {@code j} for rank {@code j}
+   * @param sendOffset the first element of {@code sendBuf}
+   * @param sendCount elements per block sent to each rank
+   * @param sendType their datatype
+   * @param recvBuf the receive buffer, block {@code i} from rank {@code i}
+   * @param recvOffset the first element of {@code recvBuf}
+   * @param recvCount elements per block received from each rank
+   * @param recvType their datatype
+   * @return completes when this rank holds every block sent to it
+   */
+  public Completable alltoall(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+      int recvOffset, int recvCount, Datatype recvType) {
+    return Deferred.completable(() -> comm.alltoall(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset,
+        recvCount, recvType));
+  }
+
+  /**
+   * MPI_Abort ({@link Comm#abort}): ends the whole job at once, not on subscription (there is
+   * nothing to wait for); every rank's pending and later calls fail with COMM.
+   *
+   * @param reason why the job is aborted, reported to every rank
+   */
+  public void abort(String reason) {
+    comm.abort(reason);
   }
 }
