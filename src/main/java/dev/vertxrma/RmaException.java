@@ -7,9 +7,9 @@ package dev.vertxrma;
  */
 public class RmaException extends RuntimeException {
 
-  /** Version of the serialized form. */
   private static final long serialVersionUID = 1L;
 
+  /** The MPI error class of this failure. */
   private final ErrorClass errorClass;
 
   /**
