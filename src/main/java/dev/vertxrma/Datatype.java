@@ -57,93 +57,217 @@ public interface Datatype {
     FORTRAN
   }
 
-  /** {@code count} copies of {@code old}, one extent apart (MPI_Type_contiguous). */
+  /**
+   * MPI_Type_contiguous: {@code count} copies of {@code old}, one extent apart.
+   *
+   * @param count the number of copies, {@code >= 0}
+   * @param old the element type (committed or not)
+   * @return the new type, not yet committed
+   * @throws RmaException {@link ErrorClass#COUNT} for a negative count, {@link ErrorClass#TYPE}
+   *     for a null {@code old}, {@link ErrorClass#ARG} when the size overflows 64 bits,
+   *     {@link ErrorClass#INTERN} for a type too fragmented to flatten
+   */
   static Datatype contiguous(int count, Datatype old) {
     return TypeMap.contiguous(count, old);
   }
 
   /**
-   * {@code count} blocks of {@code blocklength} copies of {@code old}, block starts
-   * {@code stride} extents of {@code old} apart; the stride may be negative (MPI_Type_vector).
+   * MPI_Type_vector: {@code count} blocks of {@code blocklength} copies of {@code old}, block
+   * starts {@code stride} extents of {@code old} apart; the stride may be negative.
+   *
+   * @param count the number of blocks, {@code >= 0}
+   * @param blocklength the copies of {@code old} per block, {@code >= 0}
+   * @param stride the distance between block starts, in extents of {@code old}
+   * @param old the element type (committed or not)
+   * @return the new type, not yet committed
+   * @throws RmaException {@link ErrorClass#COUNT} for a negative count or block length,
+   *     {@link ErrorClass#TYPE} for a null {@code old}, {@link ErrorClass#ARG} when a
+   *     displacement overflows 64 bits, {@link ErrorClass#INTERN} for a type too fragmented to
+   *     flatten
    */
   static Datatype vector(int count, int blocklength, int stride, Datatype old) {
     return TypeMap.vector(count, blocklength, stride, old);
   }
 
-  /** As {@link #vector}, with the stride in bytes (MPI_Type_create_hvector). */
+  /**
+   * MPI_Type_create_hvector: as {@link #vector}, with the stride in bytes.
+   *
+   * @param count the number of blocks, {@code >= 0}
+   * @param blocklength the copies of {@code old} per block, {@code >= 0}
+   * @param strideBytes the distance between block starts, in bytes
+   * @param old the element type (committed or not)
+   * @return the new type, not yet committed
+   * @throws RmaException as {@link #vector}
+   */
   static Datatype hvector(int count, int blocklength, long strideBytes, Datatype old) {
     return TypeMap.hvector(count, blocklength, strideBytes, old);
   }
 
   /**
-   * Block {@code i} is {@code blocklengths[i]} copies of {@code old} at {@code displacements[i]}
-   * extents of {@code old} (MPI_Type_indexed).
+   * MPI_Type_indexed: block {@code i} is {@code blocklengths[i]} copies of {@code old} at
+   * {@code displacements[i]} extents of {@code old}.
+   *
+   * @param blocklengths the copies of {@code old} per block, each {@code >= 0}
+   * @param displacements the block starts in extents of {@code old}, as many as blocks
+   * @param old the element type (committed or not)
+   * @return the new type, not yet committed
+   * @throws RmaException {@link ErrorClass#ARG} for null arrays or arrays of different lengths,
+   *     or a displacement that overflows 64 bits; {@link ErrorClass#COUNT} for a negative block
+   *     length; {@link ErrorClass#TYPE} for a null {@code old}; {@link ErrorClass#INTERN} for a
+   *     type too fragmented to flatten
    */
   static Datatype indexed(int[] blocklengths, int[] displacements, Datatype old) {
     return TypeMap.indexed(blocklengths, displacements, old);
   }
 
-  /** As {@link #indexed}, with displacements in bytes (MPI_Type_create_hindexed). */
+  /**
+   * MPI_Type_create_hindexed: as {@link #indexed}, with displacements in bytes.
+   *
+   * @param blocklengths the copies of {@code old} per block, each {@code >= 0}
+   * @param byteDisplacements the block starts in bytes, as many as blocks
+   * @param old the element type (committed or not)
+   * @return the new type, not yet committed
+   * @throws RmaException as {@link #indexed}
+   */
   static Datatype hindexed(int[] blocklengths, long[] byteDisplacements, Datatype old) {
     return TypeMap.hindexed(blocklengths, byteDisplacements, old);
   }
 
-  /** As {@link #indexed} with the same length for every block (MPI_Type_create_indexed_block). */
+  /**
+   * MPI_Type_create_indexed_block: as {@link #indexed} with the same length for every block.
+   *
+   * @param blocklength the copies of {@code old} per block, {@code >= 0}
+   * @param displacements the block starts in extents of {@code old}
+   * @param old the element type (committed or not)
+   * @return the new type, not yet committed
+   * @throws RmaException {@link ErrorClass#ARG} for null displacements or one that overflows 64
+   *     bits, {@link ErrorClass#COUNT} for a negative block length, {@link ErrorClass#TYPE} for a
+   *     null {@code old}, {@link ErrorClass#INTERN} for a type too fragmented to flatten
+   */
   static Datatype indexedBlock(int blocklength, int[] displacements, Datatype old) {
     return TypeMap.indexedBlock(blocklength, displacements, old);
   }
 
   /**
-   * Block {@code i} is {@code blocklengths[i]} copies of {@code types[i]} at byte
-   * {@code byteDisplacements[i]} (MPI_Type_create_struct). No padding is added: to lay out a C
-   * struct with trailing padding, {@link #resized} the result.
+   * MPI_Type_create_struct: block {@code i} is {@code blocklengths[i]} copies of {@code types[i]}
+   * at byte {@code byteDisplacements[i]}. No padding is added: to lay out a C struct with
+   * trailing padding, {@link #resized} the result.
+   *
+   * @param blocklengths the copies per block, each {@code >= 0}
+   * @param byteDisplacements the block starts in bytes, as many as blocks
+   * @param types the element type of each block, as many as blocks
+   * @return the new type, not yet committed
+   * @throws RmaException {@link ErrorClass#ARG} for null arrays or arrays of different lengths,
+   *     or a displacement that overflows 64 bits; {@link ErrorClass#COUNT} for a negative block
+   *     length; {@link ErrorClass#TYPE} for a null element of {@code types};
+   *     {@link ErrorClass#INTERN} for a type too fragmented to flatten
    */
   static Datatype struct(int[] blocklengths, long[] byteDisplacements, Datatype[] types) {
     return TypeMap.struct(blocklengths, byteDisplacements, types);
   }
 
   /**
-   * The {@code subsizes} block starting at {@code starts} of an {@code sizes} array of
-   * {@code old} in the given storage order; lb 0 and extent the whole array
-   * (MPI_Type_create_subarray). Requires {@code sizes[i] >= 1},
-   * {@code 1 <= subsizes[i] <= sizes[i]} and {@code 0 <= starts[i] <= sizes[i] - subsizes[i]}.
+   * MPI_Type_create_subarray: the {@code subsizes} block starting at {@code starts} of an
+   * {@code sizes} array of {@code old} in the given storage order; lb 0 and extent the whole
+   * array.
+   *
+   * @param sizes the array's size in each dimension, each {@code >= 1}
+   * @param subsizes the block's size in each dimension, {@code 1 <= subsizes[i] <= sizes[i]}
+   * @param starts the block's start in each dimension,
+   *     {@code 0 <= starts[i] <= sizes[i] - subsizes[i]}
+   * @param order the storage order of the array
+   * @param old the element type (committed or not)
+   * @return the new type, not yet committed
+   * @throws RmaException {@link ErrorClass#ARG} for null or zero-length arrays, arrays of
+   *     different lengths, bounds outside the ranges above, a null order, or a size that
+   *     overflows 64 bits; {@link ErrorClass#TYPE} for a null {@code old};
+   *     {@link ErrorClass#INTERN} for a type too fragmented to flatten
    */
   static Datatype subarray(int[] sizes, int[] subsizes, int[] starts, Order order, Datatype old) {
     return TypeMap.subarray(sizes, subsizes, starts, order, old);
   }
 
-  /** {@code old} with lb and extent set explicitly; {@code extent >= 0} (MPI_Type_create_resized). */
+  /**
+   * MPI_Type_create_resized: {@code old} with lb and extent set explicitly.
+   *
+   * @param old the type to resize (committed or not)
+   * @param lb the new lower bound in bytes
+   * @param extent the new extent in bytes, {@code >= 0}
+   * @return the new type, not yet committed
+   * @throws RmaException {@link ErrorClass#ARG} for a negative extent or {@code lb + extent}
+   *     overflowing 64 bits, {@link ErrorClass#TYPE} for a null {@code old}
+   */
   static Datatype resized(Datatype old, long lb, long extent) {
     return TypeMap.resized(old, lb, extent);
   }
 
-  /** Commits the type for use in communication and returns it (MPI_Type_commit). */
+  /**
+   * MPI_Type_commit: makes the type usable in communication. Committing twice is harmless.
+   *
+   * @return this type
+   */
   Datatype commit();
 
-  /** Whether the type has been committed; predefined types always are. */
+  /**
+   * Whether the type has been committed.
+   *
+   * @return {@code true} after {@link #commit()}; always for predefined types
+   */
   boolean isCommitted();
 
-  /** Whether this is one of the predefined constants. */
+  /**
+   * Whether this is one of the predefined constants.
+   *
+   * @return {@code true} for {@link #BYTE}, {@link #INT}, ..., {@code false} for derived types
+   */
   boolean isPredefined();
 
-  /** Bytes of data in one instance, without gaps (MPI_Type_size). */
+  /**
+   * MPI_Type_size: the bytes of data in one instance, without gaps.
+   *
+   * @return the size in bytes
+   */
   long size();
 
-  /** Lower bound in bytes (MPI_Type_get_extent). */
+  /**
+   * MPI_Type_get_extent: the lower bound.
+   *
+   * @return the lower bound in bytes
+   */
   long lb();
 
-  /** Upper bound in bytes: {@code lb() + extent()}. */
+  /**
+   * The upper bound.
+   *
+   * @return {@code lb() + extent()}, in bytes
+   */
   long ub();
 
-  /** Distance in bytes between consecutive instances (MPI_Type_get_extent). */
+  /**
+   * MPI_Type_get_extent: the distance between consecutive instances.
+   *
+   * @return the extent in bytes
+   */
   long extent();
 
-  /** Byte displacement of the first data byte (MPI_Type_get_true_extent). */
+  /**
+   * MPI_Type_get_true_extent: where the data starts, ignoring explicit bounds.
+   *
+   * @return the byte displacement of the first data byte
+   */
   long trueLb();
 
-  /** Bytes from the first to past the last data byte (MPI_Type_get_true_extent). */
+  /**
+   * MPI_Type_get_true_extent: the span of the data, ignoring explicit bounds.
+   *
+   * @return the bytes from the first data byte to past the last one
+   */
   long trueExtent();
 
-  /** A readable name: the predefined constant's name or a summary of the constructor (MPI_Type_get_name). */
+  /**
+   * MPI_Type_get_name: a readable name.
+   *
+   * @return the predefined constant's name, or a summary of the constructor
+   */
   String name();
 }

@@ -67,12 +67,21 @@ public enum ErrorClass {
     this.code = code;
   }
 
-  /** The stable wire code of this class. */
+  /**
+   * The stable wire code of this class.
+   *
+   * @return the code, 1..23
+   */
   public int code() {
     return code;
   }
 
-  /** The class for a wire code; {@link #OTHER} for a code this version does not know. */
+  /**
+   * The class for a wire code.
+   *
+   * @param code a code from {@link #code()}, possibly of another version of the library
+   * @return the class with that code; {@link #OTHER} for a code this version does not know
+   */
   public static ErrorClass ofCode(int code) {
     if (code < 0 || code >= BY_CODE.length || BY_CODE[code] == null) {
       return OTHER;

@@ -26,8 +26,14 @@ public final class Group {
   }
 
   /**
-   * A group of the given job ranks, seen from job rank {@code myJobRank}. Fails with
-   * {@link ErrorClass#GROUP} on duplicates and {@link ErrorClass#RANK} on negative ranks.
+   * A group of the given job ranks, seen from job rank {@code myJobRank} (MPI_Group_incl of the
+   * world group).
+   *
+   * @param myJobRank the calling rank's job rank, which {@link #rank()} is computed from
+   * @param jobRanks the members in group order (copied)
+   * @return the group
+   * @throws RmaException {@link ErrorClass#GROUP} when a rank appears twice,
+   *     {@link ErrorClass#RANK} for a negative rank
    */
   public static Group of(int myJobRank, int... jobRanks) {
     int[] copy = jobRanks.clone();
@@ -44,22 +50,40 @@ public final class Group {
     return new Group(copy, myJobRank);
   }
 
-  /** Number of members (MPI_Group_size). */
+  /**
+   * MPI_Group_size: the number of members.
+   *
+   * @return the number of members
+   */
   public int size() {
     return ranks.length;
   }
 
-  /** The calling rank's rank in this group, or {@link #UNDEFINED} (MPI_Group_rank). */
+  /**
+   * MPI_Group_rank: the calling rank's rank in this group.
+   *
+   * @return its group rank, or {@link #UNDEFINED} if it is not a member
+   */
   public int rank() {
     return myRank;
   }
 
-  /** The job ranks of the members, in group order (a copy). */
+  /**
+   * The job ranks of the members.
+   *
+   * @return the job ranks in group order (a copy)
+   */
   public int[] ranks() {
     return ranks.clone();
   }
 
-  /** The job rank of group member {@code i}; {@link ErrorClass#RANK} if out of range. */
+  /**
+   * The job rank of a member.
+   *
+   * @param i a group rank
+   * @return the job rank of group member {@code i}
+   * @throws RmaException {@link ErrorClass#RANK} if {@code i} is not in {@code [0, size())}
+   */
   public int jobRank(int i) {
     if (i < 0 || i >= ranks.length) {
       throw RmaException.of(ErrorClass.RANK, "group rank %d out of range [0, %d)", i, ranks.length);
@@ -67,12 +91,22 @@ public final class Group {
     return ranks[i];
   }
 
-  /** Whether job rank {@code jobRank} is a member. */
+  /**
+   * Whether a job rank is a member.
+   *
+   * @param jobRank a job rank
+   * @return whether it is a member
+   */
   public boolean contains(int jobRank) {
     return indexOf(jobRank) >= 0;
   }
 
-  /** The group rank of job rank {@code jobRank}, or {@link #UNDEFINED}. */
+  /**
+   * The group rank of a job rank.
+   *
+   * @param jobRank a job rank
+   * @return its group rank, or {@link #UNDEFINED} if it is not a member
+   */
   public int indexOf(int jobRank) {
     for (int i = 0; i < ranks.length; i++) {
       if (ranks[i] == jobRank) {
@@ -82,7 +116,14 @@ public final class Group {
     return UNDEFINED;
   }
 
-  /** The members at the given group ranks, in that order (MPI_Group_incl). */
+  /**
+   * MPI_Group_incl: the members at the given group ranks, in that order.
+   *
+   * @param groupRanks ranks in this group
+   * @return the new group
+   * @throws RmaException {@link ErrorClass#RANK} for a group rank out of range,
+   *     {@link ErrorClass#GROUP} when one appears twice
+   */
   public Group incl(int... groupRanks) {
     int[] sel = new int[groupRanks.length];
     for (int i = 0; i < groupRanks.length; i++) {
@@ -91,7 +132,13 @@ public final class Group {
     return of(myJobRankOrUndefined(), sel);
   }
 
-  /** The members except those at the given group ranks, order kept (MPI_Group_excl). */
+  /**
+   * MPI_Group_excl: the members except those at the given group ranks, order kept.
+   *
+   * @param groupRanks ranks in this group
+   * @return the new group
+   * @throws RmaException {@link ErrorClass#RANK} for a group rank out of range
+   */
   public Group excl(int... groupRanks) {
     boolean[] drop = new boolean[ranks.length];
     for (int g : groupRanks) {
@@ -102,7 +149,14 @@ public final class Group {
         .filter(i -> !drop[i]).map(i -> ranks[i]).toArray());
   }
 
-  /** For each group rank in {@code groupRanks}, its rank in {@code other} or UNDEFINED (MPI_Group_translate_ranks). */
+  /**
+   * MPI_Group_translate_ranks: where members of this group are in another group.
+   *
+   * @param groupRanks ranks in this group
+   * @param other the group to look them up in
+   * @return for each of {@code groupRanks}, its rank in {@code other} or {@link #UNDEFINED}
+   * @throws RmaException {@link ErrorClass#RANK} for a group rank out of range
+   */
   public int[] translateRanks(int[] groupRanks, Group other) {
     int[] out = new int[groupRanks.length];
     for (int i = 0; i < groupRanks.length; i++) {

@@ -35,7 +35,15 @@ public final class Info {
     this.entries = Collections.unmodifiableMap(new LinkedHashMap<>(entries));
   }
 
-  /** An info with the given key/value pairs: {@code Info.of("no_locks", "true")}. */
+  /**
+   * MPI_Info_create and MPI_Info_set: an info with the given key/value pairs, e.g.
+   * {@code Info.of("no_locks", "true")}.
+   *
+   * @param keyValues keys and values, alternating
+   * @return the info
+   * @throws RmaException {@link ErrorClass#INFO} for an odd number of strings or a {@code null}
+   *     key or value
+   */
   public static Info of(String... keyValues) {
     if (keyValues.length % 2 != 0) {
       throw RmaException.of(ErrorClass.INFO, "Info.of takes key/value pairs, got %d strings", keyValues.length);
@@ -50,34 +58,64 @@ public final class Info {
     return new Info(m);
   }
 
-  /** An info with the given entries. */
+  /**
+   * An info with the given entries.
+   *
+   * @param entries the keys and values (copied, order kept)
+   * @return the info
+   */
   public static Info of(Map<String, String> entries) {
     return new Info(entries);
   }
 
-  /** The value of {@code key}, or {@code null} (MPI_Info_get). */
+  /**
+   * MPI_Info_get: the value of a key.
+   *
+   * @param key the key
+   * @return its value, or {@code null} if it is not set
+   */
   public String get(String key) {
     return entries.get(key);
   }
 
-  /** The value of {@code key}, or {@code def}. */
+  /**
+   * The value of a key, with a default.
+   *
+   * @param key the key
+   * @param def the value to return when {@code key} is not set
+   * @return its value, or {@code def}
+   */
   public String get(String key, String def) {
     return entries.getOrDefault(key, def);
   }
 
-  /** The keys (MPI_Info_get_nkeys / get_nthkey). */
+  /**
+   * MPI_Info_get_nkeys and MPI_Info_get_nthkey: the keys.
+   *
+   * @return the keys in insertion order (read-only)
+   */
   public Set<String> keys() {
     return entries.keySet();
   }
 
-  /** A copy with {@code key} set to {@code value} (MPI_Info_set). */
+  /**
+   * MPI_Info_set on a copy: infos are immutable.
+   *
+   * @param key the key
+   * @param value its new value
+   * @return a new info with {@code key} set to {@code value}
+   */
   public Info with(String key, String value) {
     Map<String, String> m = new LinkedHashMap<>(entries);
     m.put(key, value);
     return new Info(m);
   }
 
-  /** The entries, read-only. */
+  /**
+   * The entries.
+   *
+   * @return the keys and values in insertion order (read-only)
+   */
   public Map<String, String> asMap() {
     return entries;
   }

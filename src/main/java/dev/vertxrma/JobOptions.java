@@ -25,12 +25,22 @@ public class JobOptions {
   private List<String> args = new ArrayList<>();
   private String secret;
 
-  /** Number of ranks of the job ({@code mpirun -np}). */
+  /**
+   * The number of ranks of the job ({@code mpirun -np}).
+   *
+   * @return the number of ranks, 1 by default
+   */
   public int getNp() {
     return np;
   }
 
-  /** Sets the number of ranks (at least 1). */
+  /**
+   * Sets the number of ranks of the whole job; the same in every JVM of the job.
+   *
+   * @param np the number of ranks, at least 1
+   * @return these options
+   * @throws RmaException {@link ErrorClass#ARG} if {@code np < 1}
+   */
   public JobOptions setNp(int np) {
     if (np < 1) {
       throw RmaException.of(ErrorClass.ARG, "np must be at least 1, was %d", np);
@@ -39,12 +49,22 @@ public class JobOptions {
     return this;
   }
 
-  /** The job's name: the event-bus address prefix and, when clustered, the Hazelcast cluster name. */
+  /**
+   * The job's name: the event-bus address prefix and, when clustered, the Hazelcast cluster name.
+   *
+   * @return the name; by default {@code job-} and 8 random hex digits
+   */
   public String getJobName() {
     return jobName;
   }
 
-  /** Sets the job's name (letters, digits, '-', '_' and '.'); must be the same in every JVM of the job. */
+  /**
+   * Sets the job's name; it must be the same in every JVM of the job.
+   *
+   * @param jobName 1 to 64 letters, digits, '-', '_' and '.'
+   * @return these options
+   * @throws RmaException {@link ErrorClass#ARG} for a {@code null} or malformed name
+   */
   public JobOptions setJobName(String jobName) {
     if (jobName == null || !jobName.matches("[A-Za-z0-9._-]{1,64}")) {
       throw RmaException.of(ErrorClass.ARG, "job name '%s' must be 1-64 characters of [A-Za-z0-9._-]", jobName);
@@ -53,17 +73,34 @@ public class JobOptions {
     return this;
   }
 
-  /** The first rank this JVM hosts. */
+  /**
+   * The first rank this JVM hosts.
+   *
+   * @return the first local rank, 0 by default
+   */
   public int getFirstLocalRank() {
     return firstLocalRank;
   }
 
-  /** The number of ranks this JVM hosts; {@code -1} (default) means all ranks from the first. */
+  /**
+   * The number of ranks this JVM hosts.
+   *
+   * @return the count given to {@link #setLocalRanks}; by default all ranks from the first,
+   *     {@code getNp() - getFirstLocalRank()}
+   */
   public int getLocalRankCount() {
     return localRankCount < 0 ? np - firstLocalRank : localRankCount;
   }
 
-  /** Hosts ranks {@code [first, first + count)} in this JVM; the other ranks join from other JVMs. */
+  /**
+   * Hosts ranks {@code [first, first + count)} in this JVM; the other ranks join from other JVMs.
+   * A range beyond {@link #getNp()} fails the job's start with {@link ErrorClass#RANK}.
+   *
+   * @param first the first local rank
+   * @param count the number of local ranks
+   * @return these options
+   * @throws RmaException {@link ErrorClass#ARG} if {@code first} or {@code count} is negative
+   */
   public JobOptions setLocalRanks(int first, int count) {
     if (first < 0 || count < 0) {
       throw RmaException.of(ErrorClass.ARG, "local ranks [%d, %d+%d) are invalid", first, first, count);
@@ -73,45 +110,86 @@ public class JobOptions {
     return this;
   }
 
-  /** Whether {@link Rma#run(JobOptions, RankProgram)} starts a clustered Vert.x (Hazelcast on loopback). */
+  /**
+   * Whether {@link Rma#run(JobOptions, RankProgram)} starts a clustered Vert.x.
+   *
+   * @return whether it is clustered, {@code false} by default
+   */
   public boolean isClustered() {
     return clustered;
   }
 
-  /** Chooses a clustered Vert.x for {@link Rma#run(JobOptions, RankProgram)}. */
+  /**
+   * Chooses a clustered Vert.x for {@link Rma#run(JobOptions, RankProgram)}
+   * (see {@link Rma#clusteredVertx(String)}).
+   *
+   * @param clustered whether to cluster
+   * @return these options
+   */
   public JobOptions setClustered(boolean clustered) {
     this.clustered = clustered;
     return this;
   }
 
-  /** Startup timeout (ms): missing ranks after it fail the job with TIMEOUT naming them. */
+  /**
+   * The startup timeout: ranks still missing after it fail the job's start with
+   * {@link ErrorClass#TIMEOUT}, naming them.
+   *
+   * @return the timeout in milliseconds, {@link #DEFAULT_STARTUP_TIMEOUT_MS} by default
+   */
   public long getStartupTimeoutMs() {
     return startupTimeoutMs;
   }
 
-  /** Sets the startup timeout in milliseconds. */
+  /**
+   * Sets the startup timeout.
+   *
+   * @param ms the timeout in milliseconds, positive
+   * @return these options
+   * @throws RmaException {@link ErrorClass#ARG} if {@code ms <= 0}
+   */
   public JobOptions setStartupTimeoutMs(long ms) {
     this.startupTimeoutMs = positive(ms, "startup timeout");
     return this;
   }
 
-  /** Timeout of every wait (ms): receives, barriers, epochs, locks fail with TIMEOUT after it. */
+  /**
+   * The timeout of every wait: receives, collectives, epochs, locks and flushes fail with
+   * {@link ErrorClass#TIMEOUT} after it.
+   *
+   * @return the timeout in milliseconds, {@link #DEFAULT_WAIT_TIMEOUT_MS} by default
+   */
   public long getWaitTimeoutMs() {
     return waitTimeoutMs;
   }
 
-  /** Sets the wait timeout in milliseconds. */
+  /**
+   * Sets the wait timeout.
+   *
+   * @param ms the timeout in milliseconds, positive
+   * @return these options
+   * @throws RmaException {@link ErrorClass#ARG} if {@code ms <= 0}
+   */
   public JobOptions setWaitTimeoutMs(long ms) {
     this.waitTimeoutMs = positive(ms, "wait timeout");
     return this;
   }
 
-  /** Program arguments handed to every rank. */
+  /**
+   * The program arguments handed to every rank ({@link RankProgram#run}).
+   *
+   * @return the arguments, empty by default (the list itself, not a copy)
+   */
   public List<String> getArgs() {
     return args;
   }
 
-  /** Sets the program arguments. */
+  /**
+   * Sets the program arguments.
+   *
+   * @param args the arguments (copied)
+   * @return these options
+   */
   public JobOptions setArgs(List<String> args) {
     this.args = new ArrayList<>(args);
     return this;
@@ -123,12 +201,20 @@ public class JobOptions {
    * random one. Every JVM of a job must have the same secret: a data-plane connection or a
    * handshake message that does not prove it is refused. {@code bin/rmarun --jvms K} makes a
    * fresh secret per job and hands it to its JVMs in a file only the user can read.
+   *
+   * @return the secret, or {@code null} (the default)
    */
   public String getSecret() {
     return secret;
   }
 
-  /** Sets the job secret (see {@link #getSecret()}); never log or print it. */
+  /**
+   * Sets the job secret (see {@link #getSecret()}); never log or print it. A malformed secret
+   * fails the job's start with {@link ErrorClass#ARG}.
+   *
+   * @param secret Base64 text of at least 16 random bytes, or {@code null}
+   * @return these options
+   */
   public JobOptions setSecret(String secret) {
     this.secret = secret;
     return this;

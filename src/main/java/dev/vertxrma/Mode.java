@@ -23,12 +23,22 @@ public enum Mode {
     this.bit = bit;
   }
 
-  /** The bit of this assertion on the wire. */
+  /**
+   * The bit of this assertion on the wire.
+   *
+   * @return a single bit, the MPI_MODE_* value
+   */
   public int bit() {
     return bit;
   }
 
-  /** The wire bits of a set of assertions. */
+  /**
+   * The wire bits of a set of assertions.
+   *
+   * @param modes the assertions; none gives 0
+   * @return the bitwise or of their {@link #bit()}s
+   * @throws RmaException {@link ErrorClass#ARG} if an assertion is {@code null}
+   */
   public static int bits(Mode... modes) {
     int b = 0;
     for (Mode m : modes) {

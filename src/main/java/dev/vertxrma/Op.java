@@ -53,12 +53,20 @@ public enum Op {
     this.mpiName = mpiName;
   }
 
-  /** The stable wire code of this operation, 1..14. */
+  /**
+   * The stable wire code of this operation.
+   *
+   * @return the code, 1..14
+   */
   public int code() {
     return code;
   }
 
-  /** The MPI name of this operation, e.g. {@code MPI_SUM}. */
+  /**
+   * The MPI name of this operation.
+   *
+   * @return the name, e.g. {@code MPI_SUM}
+   */
   public String mpiName() {
     return mpiName;
   }
@@ -66,6 +74,8 @@ public enum Op {
   /**
    * The operation with the given wire code.
    *
+   * @param code a code from {@link #code()}
+   * @return the operation with that code
    * @throws RmaException {@link ErrorClass#OP} for a code that names no operation
    */
   public static Op ofCode(int code) {

@@ -11,7 +11,9 @@ import java.util.function.Supplier;
 
 /**
  * Entry point: runs a job of ranks, MPI-style ({@code mpirun}), embedded in this JVM or across
- * JVMs joined by the clustered event bus.
+ * JVMs joined by the clustered event bus. {@code run} is {@code MPI_Init}, a program on every
+ * rank and {@code MPI_Finalize}; {@link #world(Vertx, JobOptions)} keeps the ranks open for a
+ * service instead.
  *
  * <pre>{@code
  * Rma.run(new JobOptions().setNp(4), (world, args) ->
@@ -24,10 +26,21 @@ public final class Rma {
   }
 
   /**
-   * Runs the ranks this JVM hosts ({@link JobOptions#setLocalRanks}, all by default) on an
-   * existing Vert.x instance — embedded, or clustered with the other JVMs of the job. The future
-   * completes when every local rank's program and the final barrier have completed; it fails with
-   * the first rank failure ({@link ErrorClass#TIMEOUT} if the job could not start in time).
+   * MPI_Init, the program, MPI_Finalize: runs the ranks this JVM hosts
+   * ({@link JobOptions#setLocalRanks}, all by default) on an existing Vert.x instance — embedded,
+   * or clustered with the other JVMs of the job. Each rank runs {@code program} on its own event
+   * loop; a failing rank aborts the job, so the other ranks' pending calls fail with
+   * {@link ErrorClass#COMM}.
+   *
+   * @param vertx the Vert.x instance to deploy the ranks on (left open)
+   * @param options the job: number of ranks, local ranks, name, timeouts
+   * @param program the code every rank runs
+   * @return completes when every local rank's program and the final barrier have completed; fails
+   *     with the first rank's failure (an exception other than {@link RmaException} becomes
+   *     {@link ErrorClass#OTHER}), {@link ErrorClass#TIMEOUT} when the job could not start within
+   *     {@link JobOptions#getStartupTimeoutMs()}, {@link ErrorClass#PROC_FAILED} when a JVM of the
+   *     job left, {@link ErrorClass#ARG} when a job of that name runs here with another np,
+   *     {@link ErrorClass#RANK} for local ranks outside the job
    */
   public static Future<Void> run(Vertx vertx, JobOptions options, RankProgram program) {
     return JobRunner.run(vertx, options, program);
@@ -46,10 +59,13 @@ public final class Rma {
    * });
    * }</pre>
    *
+   * @param vertx the Vert.x instance to deploy the ranks on (left open by {@link World#close()})
+   * @param options the job: number of ranks, local ranks, name, timeouts
    * @return completes when every rank of the job has joined; fails with {@link ErrorClass#TIMEOUT}
    *     when the job could not start within {@link JobOptions#getStartupTimeoutMs()},
-   *     {@link ErrorClass#ARG} for invalid options, {@link ErrorClass#RANK} for local ranks
-   *     outside the job
+   *     {@link ErrorClass#PROC_FAILED} when a JVM of the job left during startup,
+   *     {@link ErrorClass#ARG} when a job of that name runs here with another np,
+   *     {@link ErrorClass#RANK} for local ranks outside the job
    */
   public static Future<World> world(Vertx vertx, JobOptions options) {
     return JobRunner.world(vertx, options);
@@ -58,6 +74,12 @@ public final class Rma {
   /**
    * As {@link #run(Vertx, JobOptions, RankProgram)} on a Vert.x instance of its own, clustered
    * when {@link JobOptions#isClustered()} (cluster name = job name), closed at the end.
+   *
+   * @param options the job: number of ranks, local ranks, name, timeouts, clustered or not
+   * @param program the code every rank runs
+   * @return completes when the job has completed and Vert.x is closed; fails as
+   *     {@link #run(Vertx, JobOptions, RankProgram)} does, and with {@link ErrorClass#INTERN} when
+   *     Vert.x cannot start (its cause says why, e.g. a missing cluster configuration)
    */
   public static Future<Void> run(JobOptions options, RankProgram program) {
     Promise<Void> result = Promise.promise();
@@ -81,8 +103,15 @@ public final class Rma {
   }
 
   /**
-   * A new clustered Vert.x node (Hazelcast cluster manager configured from {@code cluster.xml},
-   * loopback by default) in cluster {@code clusterName}.
+   * A new clustered Vert.x node in cluster {@code clusterName}. Hazelcast is configured from the
+   * file {@code -Dvertx.hazelcast.config} names, else {@code cluster.xml} in the directory
+   * {@code -Drma.conf} names, else the library's loopback default; the event bus binds to
+   * {@code -Drma.host} (default 127.0.0.1).
+   *
+   * @param clusterName the Hazelcast cluster name; the JVMs of one job use the job's name
+   * @return completes with the node once it has joined the cluster; fails with
+   *     {@link ErrorClass#ARG} when the configured {@code cluster.xml} is missing or invalid, or with
+   *     Vert.x's own failure to start
    */
   public static Future<Vertx> clusteredVertx(String clusterName) {
     return ClusterSupport.clusteredVertx(clusterName);
@@ -91,6 +120,10 @@ public final class Rma {
   /**
    * As {@link #clusteredVertx(String)}, with {@code options} for everything but the event bus's
    * host and port (a copy is used): thread pools, the blocked-thread checker, metrics.
+   *
+   * @param clusterName the Hazelcast cluster name; the JVMs of one job use the job's name
+   * @param options the Vert.x options to start from (not modified)
+   * @return as {@link #clusteredVertx(String)}
    */
   public static Future<Vertx> clusteredVertx(String clusterName, io.vertx.core.VertxOptions options) {
     return ClusterSupport.clusteredVertx(clusterName, options);
@@ -107,7 +140,8 @@ public final class Rma {
    * @param n    the number of iterations (0 completes at once)
    * @param body the iteration: a call, or a chain of calls, returning a future
    * @return completes when the last iteration's future has succeeded; fails with the first
-   *     iteration's failure (or exception thrown by {@code body}), after which no iteration runs
+   *     iteration's failure (or exception thrown by {@code body}), after which no iteration runs,
+   *     and with {@link ErrorClass#COUNT} for a negative {@code n}
    */
   public static Future<Void> repeat(int n, IntFunction<? extends Future<?>> body) {
     if (n < 0) {
@@ -124,7 +158,8 @@ public final class Rma {
    * window while it polls.
    *
    * @param step one poll; its future completes with {@code true} to stop
-   * @return completes after the step that returned {@code true}; fails with the first failure
+   * @return completes after the step that returned {@code true}; fails with the first step's
+   *     failure (or exception thrown by {@code step}), after which no step runs
    */
   public static Future<Void> repeatUntil(Supplier<? extends Future<Boolean>> step) {
     return CallLoop.until(step::get);

@@ -9,15 +9,27 @@ public class RmaException extends RuntimeException {
 
   private static final long serialVersionUID = 1L;
 
+  /** The MPI error class of this failure. */
   private final ErrorClass errorClass;
 
-  /** An exception of the given class with a message that says what was wrong and with which values. */
+  /**
+   * An exception of the given class; its message is {@code errorClass + ": " + message}.
+   *
+   * @param errorClass the MPI error class
+   * @param message what was wrong, and with which values
+   */
   public RmaException(ErrorClass errorClass, String message) {
     super(errorClass + ": " + message);
     this.errorClass = errorClass;
   }
 
-  /** As {@link #RmaException(ErrorClass, String)}, with the cause that led to it. */
+  /**
+   * As {@link #RmaException(ErrorClass, String)}, with the cause that led to it.
+   *
+   * @param errorClass the MPI error class
+   * @param message what was wrong, and with which values
+   * @param cause the exception that led to this one, or {@code null}
+   */
   public RmaException(ErrorClass errorClass, String message, Throwable cause) {
     super(errorClass + ": " + message, cause);
     this.errorClass = errorClass;
@@ -26,18 +38,33 @@ public class RmaException extends RuntimeException {
   /**
    * As {@link #RmaException(ErrorClass, String)}, capturing the stack trace only if
    * {@code withStackTrace}: for failures that are data, not bugs (rejected network input).
+   *
+   * @param errorClass the MPI error class
+   * @param message what was wrong, and with which values
+   * @param withStackTrace whether to fill in the stack trace
    */
   public RmaException(ErrorClass errorClass, String message, boolean withStackTrace) {
     super(errorClass + ": " + message, null, false, withStackTrace);
     this.errorClass = errorClass;
   }
 
-  /** The MPI error class of this failure. */
+  /**
+   * The MPI error class of this failure.
+   *
+   * @return the error class given at construction
+   */
   public ErrorClass errorClass() {
     return errorClass;
   }
 
-  /** Shorthand for {@code new RmaException(errorClass, String.format(format, args))}. */
+  /**
+   * Shorthand for {@code new RmaException(errorClass, String.format(format, args))}.
+   *
+   * @param errorClass the MPI error class
+   * @param format a {@link String#format(String, Object...)} format for the message
+   * @param args the values the format refers to
+   * @return the new exception (not thrown)
+   */
   public static RmaException of(ErrorClass errorClass, String format, Object... args) {
     return new RmaException(errorClass, String.format(format, args));
   }

@@ -7,7 +7,8 @@ import net.openhft.chronicle.bytes.BytesStore;
 /**
  * An RMA window (MPI_Win): memory each rank of a communicator exposes to the others, and the
  * one-sided operations and epoch synchronizations on it. Every call returns a {@link Future};
- * nothing blocks.
+ * nothing blocks. As for {@link Comm}, a call may be made from any thread: it is moved onto the
+ * rank's event loop, in call order, and its future completes there.
  *
  * <p><b>Operations.</b> {@code put}, {@code get}, {@code accumulate}, {@code getAccumulate},
  * {@code fetchAndOp} and {@code compareAndSwap} must be called inside an access epoch (fence,
@@ -29,13 +30,22 @@ import net.openhft.chronicle.bytes.BytesStore;
  * are copied when issued. A flush, unlock, complete or fence that fails with TIMEOUT returns no
  * buffer: keep each one until its operation's own future has completed.
  *
- * <p><b>Errors.</b> Futures fail with {@link RmaException}: {@link ErrorClass#RMA_RANGE} when the
- * target range leaves the target window, {@link ErrorClass#RMA_SYNC} outside an epoch or on a
- * wrong synchronization sequence, {@link ErrorClass#TYPE} for datatype mismatches (also a Java
- * array whose element type contradicts its datatype, as for {@link Comm}),
- * {@link ErrorClass#OP} for an op not defined on the datatype, {@link ErrorClass#RANK},
- * {@link ErrorClass#COUNT}, {@link ErrorClass#BUFFER}, {@link ErrorClass#WIN} after
- * {@link #free()}. A rejected operation leaves the target window unchanged.
+ * <p><b>Errors.</b> Futures fail with {@link RmaException}. The operations check, when called:
+ * {@link ErrorClass#RMA_SYNC} outside an access epoch to the target (or for a target outside the
+ * start group); {@link ErrorClass#RANK} for a target outside {@code [0, size())};
+ * {@link ErrorClass#RMA_RANGE} when the target range leaves the target window;
+ * {@link ErrorClass#TYPE} for a null or uncommitted datatype, type signatures that do not match,
+ * or a Java array whose element type contradicts its datatype; {@link ErrorClass#TRUNCATE} when
+ * the receiving side of an operation holds less data than the sending side;
+ * {@link ErrorClass#OP} for an op not defined on the datatype; {@link ErrorClass#COUNT},
+ * {@link ErrorClass#BUFFER} and {@link ErrorClass#ARG} for buffers as in {@link Comm};
+ * {@link ErrorClass#WIN} after {@link #free()}. The target checks again and may reject an
+ * operation with {@link ErrorClass#RMA_RANGE} (memory of a dynamic window not attached there),
+ * {@link ErrorClass#RMA_SYNC} (mismatched epochs) or {@link ErrorClass#WIN} (window freed there).
+ * Every call also fails with {@link ErrorClass#TIMEOUT} when a wait exceeds
+ * {@link JobOptions#getWaitTimeoutMs()}, {@link ErrorClass#PROC_FAILED} when a rank it waits for
+ * is lost, {@link ErrorClass#COMM} after the job ended. A rejected operation leaves the target
+ * window unchanged.
  *
  * <p><b>Which call reports a failed operation.</b> An operation rejected when it is called (an
  * argument, its epoch, a target range outside the window size announced at creation) fails its
@@ -81,20 +91,39 @@ public interface Win {
   }
 
   /**
-   * MPI_Win_create: a window over {@code memory} (the caller's Chronicle store, kept reserved
-   * until {@link #free()}), collective over {@code comm}. Ranks may give different sizes (0 too)
-   * and displacement units. Completes once every rank has created its part.
+   * MPI_Win_create: a window over the caller's memory, collective over {@code comm}. Ranks may
+   * give different sizes (0 too) and displacement units.
+   *
+   * @param comm the communicator whose ranks all call this
+   * @param memory this rank's part: a native or {@code byte[]}-backed Chronicle store, kept
+   *     reserved until {@link #free()}
+   * @param dispUnit this rank's displacement unit in bytes, {@code >= 1}
+   * @param info hints ({@link Info}), or {@code null} for none
+   * @return completes with the window once every rank has created its part. Fails at every rank
+   *     when one rank's memory is refused: {@link ErrorClass#BUFFER} for a null or released store
+   *     or one without a native address, {@link ErrorClass#ARG} for a Chronicle {@code Bytes} or a
+   *     store neither native nor {@code byte[]}-backed. Fails at the calling rank only with
+   *     {@link ErrorClass#ARG} for a displacement unit below 1 (the other ranks then fail with
+   *     TIMEOUT) and with {@link ErrorClass#COMM} for a communicator that is not the library's or
+   *     whose job ended.
    */
   static Future<Win> create(Comm comm, BytesStore<?, ?> memory, int dispUnit, Info info) {
     return WindowFactory.create(comm, memory, dispUnit, info);
   }
 
   /**
-   * MPI_Win_allocate: a window of {@code size} bytes of zeroed off-heap memory owned by the
-   * library (a fixed native store, released by {@link #free()}), collective over {@code comm}.
-   * Fails at every rank if it fails at one: {@link ErrorClass#NO_MEM}, naming the size, when a
-   * rank cannot get that much native memory; {@link ErrorClass#ARG} for a negative size or a
-   * displacement unit below 1.
+   * MPI_Win_allocate: a window of zeroed off-heap memory owned by the library (a fixed native
+   * store, released by {@link #free()}), collective over {@code comm}.
+   *
+   * @param comm the communicator whose ranks all call this
+   * @param size this rank's part in bytes, {@code >= 0}
+   * @param dispUnit this rank's displacement unit in bytes, {@code >= 1}
+   * @param info hints ({@link Info}), or {@code null} for none
+   * @return completes with the window once every rank has created its part. Fails at every rank
+   *     when it fails at one: {@link ErrorClass#NO_MEM}, naming the size, when a rank cannot get
+   *     that much native memory; {@link ErrorClass#ARG} for a negative size. Fails at the calling
+   *     rank only, as for {@link #create}, for a displacement unit below 1 and with
+   *     {@link ErrorClass#COMM}.
    */
   static Future<Win> allocate(Comm comm, long size, int dispUnit, Info info) {
     return WindowFactory.allocate(comm, size, dispUnit, info);
@@ -103,6 +132,11 @@ public interface Win {
   /**
    * MPI_Win_create_dynamic: a window with no memory yet, collective over {@code comm}; memory is
    * added with {@link #attach} and addressed by {@link #address} values (displacement unit 1).
+   *
+   * @param comm the communicator whose ranks all call this
+   * @param info hints ({@link Info}), or {@code null} for none
+   * @return completes with the window once every rank has created it. Fails with
+   *     {@link ErrorClass#COMM} as for {@link #create}; TIMEOUT when a rank does not take part.
    */
   static Future<Win> createDynamic(Comm comm, Info info) {
     return WindowFactory.createDynamic(comm, info);
@@ -111,17 +145,32 @@ public interface Win {
   /**
    * MPI_Win_allocate_shared: like {@link #allocate}, but every rank can also load and store
    * directly into every other rank's segment ({@link #sharedQuery}). All ranks of {@code comm}
-   * must run on one host (the segments live in one memory-mapped file), else the future fails
-   * with {@link ErrorClass#RMA_SHARED}; {@link ErrorClass#NO_MEM} when the segments of all ranks
-   * add up to more than one mapping can hold (2^31 - 1 bytes).
+   * must run on one host: the segments live in one memory-mapped file.
+   *
+   * @param comm the communicator whose ranks all call this
+   * @param size this rank's segment in bytes, {@code >= 0}
+   * @param dispUnit this rank's displacement unit in bytes, {@code >= 1}
+   * @param info hints ({@link Info}), or {@code null} for none
+   * @return completes with the window once every rank has mapped the segments. Fails at every
+   *     rank when it fails at one: {@link ErrorClass#RMA_SHARED} when the ranks are not on one
+   *     host or the file cannot be created or mapped; {@link ErrorClass#NO_MEM} when the segments
+   *     of all ranks add up to more than one mapping can hold (2^31 - 1 bytes). Fails at the
+   *     calling rank only, as for {@link #create}, with {@link ErrorClass#ARG} for a negative size
+   *     or a displacement unit below 1 and with {@link ErrorClass#COMM}.
    */
   static Future<Win> allocateShared(Comm comm, long size, int dispUnit, Info info) {
     return WindowFactory.allocateShared(comm, size, dispUnit, info);
   }
 
   /**
-   * MPI_Get_address: the address of byte {@code offset} of a native store, usable as a target
-   * displacement of a dynamic window from any rank once the store is attached there.
+   * MPI_Get_address: the address of a byte of a native store, usable as a target displacement
+   * of a dynamic window from any rank once the store is attached there.
+   *
+   * @param memory a native Chronicle store
+   * @param offset a byte offset in it, {@code 0 <= offset <= capacity}
+   * @return the address
+   * @throws RmaException {@link ErrorClass#ARG} for a null or non-native store, or an offset
+   *     outside it
    */
   static long address(BytesStore<?, ?> memory, long offset) {
     return WindowFactory.address(memory, offset);
@@ -129,40 +178,95 @@ public interface Win {
 
   // ------------------------------------------------------------------ attributes
 
-  /** The communicator the window was created over. */
+  /**
+   * The communicator the window was created over.
+   *
+   * @return the communicator
+   */
   Comm comm();
 
-  /** The group of the window (MPI_Win_get_group). */
+  /**
+   * MPI_Win_get_group: the group of the window.
+   *
+   * @return the group of the window's communicator
+   */
   Group group();
 
-  /** This rank's window memory (MPI_WIN_BASE), for local loads and stores. */
+  /**
+   * MPI_WIN_BASE: this rank's window memory, for local loads and stores.
+   *
+   * @return the store behind this rank's part of the window
+   * @throws RmaException {@link ErrorClass#RMA_FLAVOR} for a dynamic window (its memory is
+   *     what was attached), {@link ErrorClass#WIN} after {@link #free()}
+   */
   BytesStore<?, ?> memory();
 
-  /** Size in bytes of this rank's window (MPI_WIN_SIZE). */
+  /**
+   * MPI_WIN_SIZE: the size of this rank's window.
+   *
+   * @return the size in bytes (0 for a dynamic window)
+   */
   long size();
 
-  /** This rank's displacement unit in bytes (MPI_WIN_DISP_UNIT). */
+  /**
+   * MPI_WIN_DISP_UNIT: this rank's displacement unit.
+   *
+   * @return the displacement unit in bytes
+   */
   int dispUnit();
 
-  /** Size in bytes of {@code rank}'s window, as announced at creation. */
+  /**
+   * The size of another rank's window, as announced at creation.
+   *
+   * @param rank a rank of the window
+   * @return the size in bytes
+   * @throws RmaException {@link ErrorClass#RANK} if {@code rank} is not in {@code [0, size())}
+   */
   long size(int rank);
 
-  /** Displacement unit of {@code rank}'s window, as announced at creation. */
+  /**
+   * The displacement unit of another rank's window, as announced at creation.
+   *
+   * @param rank a rank of the window
+   * @return the displacement unit in bytes
+   * @throws RmaException {@link ErrorClass#RANK} if {@code rank} is not in {@code [0, size())}
+   */
   int dispUnit(int rank);
 
-  /** MPI_WIN_CREATE_FLAVOR. */
+  /**
+   * MPI_WIN_CREATE_FLAVOR: how the window's memory was provided.
+   *
+   * @return the flavor
+   */
   Flavor flavor();
 
-  /** MPI_WIN_MODEL. */
+  /**
+   * MPI_WIN_MODEL: the memory model.
+   *
+   * @return always {@link MemoryModel#UNIFIED}
+   */
   MemoryModel model();
 
-  /** The hints in effect (MPI_Win_get_info). */
+  /**
+   * MPI_Win_get_info: the hints in effect.
+   *
+   * @return the hints given at creation, with the defaults of {@link Info#ACCUMULATE_ORDERING},
+   *     {@link Info#ACCUMULATE_OPS} and {@link Info#NO_LOCKS} filled in
+   */
   Info info();
 
-  /** The window's name (MPI_Win_get_name). */
+  /**
+   * MPI_Win_get_name: the window's name.
+   *
+   * @return the name; {@code win} and the window's id until {@link #setName} is called
+   */
   String name();
 
-  /** Sets the window's name (MPI_Win_set_name). */
+  /**
+   * MPI_Win_set_name: names the window, locally (error messages use the name).
+   *
+   * @param name the new name; {@code null} is taken as the empty string
+   */
   void setName(String name);
 
   // ------------------------------------------------------------------ communication
@@ -171,20 +275,66 @@ public interface Win {
    * MPI_Put: writes {@code originCount} elements of {@code originType} from {@code origin} to
    * {@code targetCount} elements of {@code targetType} at displacement {@code targetDisp} of
    * {@code targetRank}'s window.
+   *
+   * @param origin the data ({@code null} with count 0)
+   * @param originOffset where the data starts in {@code origin}: array elements, or bytes of a store
+   * @param originCount the number of elements of {@code originType}
+   * @param originType the origin datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @param targetCount the number of elements of {@code targetType}
+   * @param targetType the target datatype, committed; its type signature must match the origin's
+   * @return completes at origin completion, when {@code origin} may be reused: at once for a target
+   *     in another JVM (the data is packed), when the target has copied it for one in this JVM.
+   *     Fails with the errors listed in the class comment.
    */
   Future<Void> put(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType);
 
-  /** MPI_Put with the same count and datatype at origin and target. */
+  /**
+   * MPI_Put with the same count and datatype at origin and target.
+   *
+   * @param origin the data ({@code null} with count 0)
+   * @param originOffset where the data starts in {@code origin}: array elements, or bytes of a store
+   * @param count the number of elements of {@code type}
+   * @param type the datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @return as {@link #put(Object, int, int, Datatype, int, long, int, Datatype)}
+   */
   default Future<Void> put(Object origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
     return put(origin, originOffset, count, type, targetRank, targetDisp, count, type);
   }
 
-  /** MPI_Get: reads target data into {@code origin}; the future completes when it is there. */
+  /**
+   * MPI_Get: reads {@code targetCount} elements of {@code targetType} at displacement
+   * {@code targetDisp} of {@code targetRank}'s window into {@code origin}.
+   *
+   * @param origin the buffer the data goes to ({@code null} with count 0)
+   * @param originOffset where the data goes in {@code origin}: array elements, or bytes of a store
+   * @param originCount the number of elements of {@code originType}
+   * @param originType the origin datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @param targetCount the number of elements of {@code targetType}
+   * @param targetType the target datatype, committed; its type signature must match the origin's
+   * @return completes when the data is in {@code origin}. Fails with the errors listed in the
+   *     class comment, also with an error the target reports.
+   */
   Future<Void> get(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType);
 
-  /** MPI_Get with the same count and datatype at origin and target. */
+  /**
+   * MPI_Get with the same count and datatype at origin and target.
+   *
+   * @param origin the buffer the data goes to ({@code null} with count 0)
+   * @param originOffset where the data goes in {@code origin}: array elements, or bytes of a store
+   * @param count the number of elements of {@code type}
+   * @param type the datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @return as {@link #get(Object, int, int, Datatype, int, long, int, Datatype)}
+   */
   default Future<Void> get(Object origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
     return get(origin, originOffset, count, type, targetRank, targetDisp, count, type);
   }
@@ -192,12 +342,38 @@ public interface Win {
   /**
    * MPI_Accumulate: {@code target = target op origin}, element-wise atomic with respect to other
    * accumulates on the same location; accumulates of one origin to one target are applied in
-   * order. Both datatypes must be built from the same predefined type.
+   * order.
+   *
+   * @param origin the operands ({@code null} with count 0)
+   * @param originOffset where they start in {@code origin}: array elements, or bytes of a store
+   * @param originCount the number of elements of {@code originType}
+   * @param originType the origin datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @param targetCount the number of elements of {@code targetType}
+   * @param targetType the target datatype, committed; both datatypes must be built from the same
+   *     predefined type
+   * @param op the operation ({@link Op#REPLACE}: an atomic put)
+   * @return completes at origin completion, as {@link #put(Object, int, int, Datatype, int, long,
+   *     int, Datatype) put}. Fails with the errors listed in the class comment:
+   *     {@link ErrorClass#OP} for a null op or one not defined on the datatype,
+   *     {@link ErrorClass#TYPE} when the datatypes are not of one and the same basic type.
    */
   Future<Void> accumulate(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType, Op op);
 
-  /** MPI_Accumulate with the same count and datatype at origin and target. */
+  /**
+   * MPI_Accumulate with the same count and datatype at origin and target.
+   *
+   * @param origin the operands ({@code null} with count 0)
+   * @param originOffset where they start in {@code origin}: array elements, or bytes of a store
+   * @param count the number of elements of {@code type}
+   * @param type the datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @param op the operation
+   * @return as {@link #accumulate(Object, int, int, Datatype, int, long, int, Datatype, Op)}
+   */
   default Future<Void> accumulate(Object origin, int originOffset, int count, Datatype type, int targetRank,
       long targetDisp, Op op) {
     return accumulate(origin, originOffset, count, type, targetRank, targetDisp, count, type, op);
@@ -205,162 +381,388 @@ public interface Win {
 
   /**
    * MPI_Get_accumulate: atomically fetches the target data into {@code result} and then applies
-   * {@code target = target op origin} ({@link Op#NO_OP}: fetch only, {@code origin} may be null).
+   * {@code target = target op origin}.
+   *
+   * @param origin the operands; ignored, and may be {@code null}, with {@link Op#NO_OP}
+   * @param originOffset where they start in {@code origin}: array elements, or bytes of a store
+   * @param originCount the number of elements of {@code originType}
+   * @param originType the origin datatype, committed
+   * @param result the buffer the previous target data goes to
+   * @param resultOffset where it goes in {@code result}
+   * @param resultCount the number of elements of {@code resultType}
+   * @param resultType the result datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @param targetCount the number of elements of {@code targetType}
+   * @param targetType the target datatype, committed; all three datatypes must be built from the
+   *     same predefined type
+   * @param op the operation ({@link Op#NO_OP}: fetch only)
+   * @return completes when the previous target data is in {@code result}. Fails as
+   *     {@link #accumulate(Object, int, int, Datatype, int, long, int, Datatype, Op) accumulate},
+   *     also with an error the target reports.
    */
   Future<Void> getAccumulate(Object origin, int originOffset, int originCount, Datatype originType, Object result,
       int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp, int targetCount,
       Datatype targetType, Op op);
 
-  /** MPI_Fetch_and_op: one element of a predefined {@code type}: result = old target, target = target op origin. */
+  /**
+   * MPI_Fetch_and_op: one element of a predefined datatype: {@code result = old target},
+   * {@code target = target op origin}.
+   *
+   * @param origin the operand; ignored, and may be {@code null}, with {@link Op#NO_OP}
+   * @param originOffset where it is in {@code origin}: array elements, or bytes of a store
+   * @param result the buffer the previous target element goes to
+   * @param resultOffset where it goes in {@code result}
+   * @param type a predefined datatype
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @param op the operation
+   * @return completes when the previous target element is in {@code result}. Fails as
+   *     {@link #getAccumulate getAccumulate}, and with {@link ErrorClass#TYPE} for a derived
+   *     datatype.
+   */
   Future<Void> fetchAndOp(Object origin, int originOffset, Object result, int resultOffset, Datatype type,
       int targetRank, long targetDisp, Op op);
 
-  /** MPI_Fetch_and_op on one {@code long}: completes with the target's previous value. */
+  /**
+   * MPI_Fetch_and_op on one {@code long} ({@link Datatype#LONG}).
+   *
+   * @param value the operand
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (completes with 0)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @param op the operation, defined on LONG
+   * @return completes with the target's previous value. Fails as
+   *     {@link #fetchAndOp(Object, int, Object, int, Datatype, int, long, Op)}.
+   */
   Future<Long> fetchAndOp(long value, int targetRank, long targetDisp, Op op);
 
   /**
-   * MPI_Compare_and_swap: one element of an integer, logical or byte type: result = old target;
-   * if old target equals {@code compare}, target = origin.
+   * MPI_Compare_and_swap: one element of an integer, logical or byte type: {@code result = old
+   * target}; if the old target equals {@code compare}, {@code target = origin}.
+   *
+   * @param origin the new value (copied when issued)
+   * @param originOffset where it is in {@code origin}: array elements, or bytes of a store
+   * @param compare the value to compare with (copied when issued)
+   * @param compareOffset where it is in {@code compare}
+   * @param result the buffer the previous target element goes to
+   * @param resultOffset where it goes in {@code result}
+   * @param type a predefined integer, logical or byte datatype
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @return completes when the previous target element is in {@code result}. Fails with the
+   *     errors listed in the class comment: {@link ErrorClass#TYPE} for a derived, floating or
+   *     pair datatype.
    */
   Future<Void> compareAndSwap(Object origin, int originOffset, Object compare, int compareOffset, Object result,
       int resultOffset, Datatype type, int targetRank, long targetDisp);
 
-  /** MPI_Compare_and_swap on one {@code long}: completes with the target's previous value. */
+  /**
+   * MPI_Compare_and_swap on one {@code long} ({@link Datatype#LONG}).
+   *
+   * @param compare the value to compare with
+   * @param value the new value
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (completes with 0)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @return completes with the target's previous value. Fails as
+   *     {@link #compareAndSwap(Object, int, Object, int, Object, int, Datatype, int, long)}.
+   */
   Future<Long> compareAndSwap(long compare, long value, int targetRank, long targetDisp);
 
   // ------------------------------------------------------------------ active target
 
   /**
    * MPI_Win_fence, collective: closes the current fence epoch and opens the next one (unless
-   * {@link Mode#NOSUCCEED}). Completes when every operation of the closed epoch is complete at
-   * its origin and at its target, everywhere. Operations issued after this call, even before its
-   * future completes, belong to the next epoch (their targets hold them until they have passed
-   * this fence too). Assertions: NOSTORE, NOPUT, NOPRECEDE, NOSUCCEED. Fails with the first
-   * unreported error of the operations it completes; RMA_SYNC with NOPRECEDE when operations were
-   * issued in the fence epoch it closes, or inside a post/start or lock epoch.
+   * {@link Mode#NOSUCCEED}). Operations issued after this call, even before its future
+   * completes, belong to the next epoch (their targets hold them until they have passed this
+   * fence too).
+   *
+   * @param assertions {@link Mode#NOSTORE}, {@link Mode#NOPUT}, {@link Mode#NOPRECEDE},
+   *     {@link Mode#NOSUCCEED}
+   * @return completes when every operation of the closed epoch is complete at its origin and at
+   *     its target, everywhere. Fails with the first unreported error of the operations it
+   *     completes; {@link ErrorClass#RMA_SYNC} inside a post/start or lock epoch, or with
+   *     NOPRECEDE when operations were issued in the fence epoch it closes;
+   *     {@link ErrorClass#ARG} for a null assertion; {@link ErrorClass#WIN} after free; TIMEOUT.
    */
   Future<Void> fence(Mode... assertions);
 
   /**
-   * MPI_Win_post: exposes this rank's window to the ranks of {@code group}; completes at once.
-   * Assertions: NOCHECK, NOSTORE, NOPUT.
+   * MPI_Win_post: exposes this rank's window to the ranks of {@code group}, opening an exposure
+   * epoch.
+   *
+   * @param group the origin ranks that will access this window
+   * @param assertions {@link Mode#NOCHECK}, {@link Mode#NOSTORE}, {@link Mode#NOPUT}
+   * @return completes at once. Fails with {@link ErrorClass#GROUP} for a null group,
+   *     {@link ErrorClass#RANK} for a member outside the window,
+   *     {@link ErrorClass#RMA_SYNC} while an exposure epoch is still open, inside a lock epoch,
+   *     or while a fence epoch with operations is open; {@link ErrorClass#ARG} for a null
+   *     assertion; {@link ErrorClass#WIN} after free.
    */
   Future<Void> post(Group group, Mode... assertions);
 
   /**
-   * MPI_Win_start: opens an access epoch to the ranks of {@code group}; completes once each of
-   * them has posted (at once with {@link Mode#NOCHECK}). Operations may be issued before it
-   * completes: they are held until then. If no post arrives within the job's wait timeout it fails
-   * with TIMEOUT and is withdrawn: the access epoch ends, the operations held for it fail with
-   * that TIMEOUT, a {@code complete} already issued fails with it at once, and the next
-   * {@code complete} fails at once with RMA_SYNC; the window stays usable.
+   * MPI_Win_start: opens an access epoch to the ranks of {@code group}. Operations may be issued
+   * before it completes: they are held until then. If no post arrives within the job's wait
+   * timeout it fails with TIMEOUT and is withdrawn: the access epoch ends, the operations held
+   * for it fail with that TIMEOUT, a {@code complete} already issued fails with it at once, and
+   * the next {@code complete} fails at once with RMA_SYNC; the window stays usable.
+   *
+   * @param group the target ranks this rank will access
+   * @param assertions {@link Mode#NOCHECK}
+   * @return completes once each member of {@code group} has posted (at once with
+   *     {@link Mode#NOCHECK}). Fails with {@link ErrorClass#GROUP} for a null group,
+   *     {@link ErrorClass#RANK} for a member outside the window,
+   *     {@link ErrorClass#RMA_SYNC} while an access epoch is still open, inside a lock epoch,
+   *     or while a fence epoch with operations is open; {@link ErrorClass#ARG} for a null
+   *     assertion; {@link ErrorClass#WIN} after free; TIMEOUT as above.
    */
   Future<Void> start(Group group, Mode... assertions);
 
   /**
-   * MPI_Win_complete: ends the access epoch; completes when its operations are complete at the
-   * origin. Fails with the first unreported error of those operations; RMA_SYNC without a start.
+   * MPI_Win_complete: ends the access epoch opened by {@link #start}.
+   *
+   * @return completes when the epoch's operations are complete at the origin (the targets are
+   *     then told how many to expect). Fails with the first unreported error of those
+   *     operations; {@link ErrorClass#RMA_SYNC} without a start, or after a start that timed out;
+   *     {@link ErrorClass#WIN} after free; TIMEOUT.
    */
   Future<Void> complete();
 
   /**
-   * MPI_Win_wait ({@code wait} is taken by {@link Object}): ends the exposure epoch; completes when
-   * every rank of the post group has called complete and its operations are done here.
+   * MPI_Win_wait ({@code wait} is taken by {@link Object}): ends the exposure epoch opened by
+   * {@link #post}.
+   *
+   * @return completes when every rank of the post group has called complete and its operations
+   *     are done here. Fails with {@link ErrorClass#RMA_SYNC} without a post,
+   *     {@link ErrorClass#WIN} after free, TIMEOUT.
    */
   Future<Void> waitFor();
 
-  /** MPI_Win_test: {@code true} (and the exposure epoch ended) if waitFor would complete now. */
+  /**
+   * MPI_Win_test: {@link #waitFor} if it would complete now.
+   *
+   * @return completes with {@code true} (and the exposure epoch ended) if every rank of the post
+   *     group has completed, else with {@code false} (the epoch stays open). Fails with
+   *     {@link ErrorClass#RMA_SYNC} without a post, {@link ErrorClass#WIN} after free.
+   */
   Future<Boolean> test();
 
   // ------------------------------------------------------------------ passive target
 
   /**
-   * MPI_Win_lock: starts a passive-target access epoch to {@code rank}; completes when the lock
-   * is granted (at once with {@link Mode#NOCHECK}: the target still records the lock, in the
-   * background, and operations issued before it has are held until then; the assertion never
-   * lets an operation past the target's lock check). Operations may be issued before the
-   * future completes: they belong to this epoch. Exclusive locks exclude every other lock;
-   * shared locks exclude exclusive ones; requests are granted in arrival order, so exclusive
-   * requests are not starved. RMA_SYNC if this rank already locks {@code rank}, inside a
-   * fence/post/start epoch, or on a window created with {@code no_locks=true}; RANK for a rank
-   * outside the window's group. {@link Comm#PROC_NULL}: a no-op that succeeds at once (no epoch
-   * is opened).
+   * MPI_Win_lock: starts a passive-target access epoch to {@code rank}. Operations may be issued
+   * before the future completes: they belong to this epoch. Exclusive locks exclude every other
+   * lock; shared locks exclude exclusive ones; requests are granted in arrival order, so exclusive
+   * requests are not starved.
+   *
+   * @param type exclusive or shared
+   * @param rank the target rank, or {@link Comm#PROC_NULL} (a no-op that succeeds at once; no
+   *     epoch is opened)
+   * @param assertions {@link Mode#NOCHECK}: the target still records the lock, in the background,
+   *     and operations issued before it has are held until then; the assertion never lets an
+   *     operation past the target's lock check
+   * @return completes when the lock is granted (at once with NOCHECK). Fails with
+   *     {@link ErrorClass#RMA_SYNC} if this rank already locks {@code rank}, inside lockAll,
+   *     inside a post/start epoch or a fence epoch with operations, or on a window created with
+   *     {@code no_locks=true}; {@link ErrorClass#RANK} for a rank outside the window;
+   *     {@link ErrorClass#ARG} for a null type or assertion; {@link ErrorClass#WIN} after free;
+   *     TIMEOUT when the lock is not granted within the wait timeout (the request is withdrawn).
    */
   Future<Void> lock(LockType type, int rank, Mode... assertions);
 
   /**
-   * MPI_Win_unlock: completes when every operation of the epoch is complete at origin and target
-   * and the lock is released. RMA_SYNC without a matching lock. Fails with the first error of the
-   * epoch's operations that no {@link #flush} has reported. {@link Comm#PROC_NULL}: a no-op.
+   * MPI_Win_unlock: ends the passive-target epoch on {@code rank}.
+   *
+   * @param rank the target rank, or {@link Comm#PROC_NULL} (a no-op)
+   * @return completes when every operation of the epoch is complete at origin and target and the
+   *     lock is released. Fails with the first error of the epoch's operations that no
+   *     {@link #flush} has reported; {@link ErrorClass#RMA_SYNC} without a matching lock or inside
+   *     lockAll; {@link ErrorClass#RANK} for a rank outside the window; {@link ErrorClass#WIN}
+   *     after free; TIMEOUT; the lock's own failure if it was never granted.
    */
   Future<Void> unlock(int rank);
 
-  /** MPI_Win_lock_all: a shared lock on every rank of the window; completes when all are granted. */
+  /**
+   * MPI_Win_lock_all: a shared lock on every rank of the window.
+   *
+   * @param assertions {@link Mode#NOCHECK}, as for {@link #lock}
+   * @return completes when all locks are granted. Fails with {@link ErrorClass#RMA_SYNC} if this
+   *     rank already holds a lock on the window, inside a post/start epoch or a fence epoch with
+   *     operations, or on a window created with {@code no_locks=true}; {@link ErrorClass#ARG}
+   *     for a null assertion; {@link ErrorClass#WIN} after free; TIMEOUT.
+   */
   Future<Void> lockAll(Mode... assertions);
 
   /**
-   * MPI_Win_unlock_all: ends the lockAll epoch (every operation complete, every lock released).
-   * Fails with the first error of the epoch's operations that no flush has reported.
+   * MPI_Win_unlock_all: ends the lockAll epoch.
+   *
+   * @return completes when every operation of the epoch is complete and every lock released.
+   *     Fails with the first error of the epoch's operations that no flush has reported;
+   *     {@link ErrorClass#RMA_SYNC} without a matching lockAll; {@link ErrorClass#WIN} after free;
+   *     TIMEOUT.
    */
   Future<Void> unlockAll();
 
   /**
-   * MPI_Win_flush: completes when every operation issued so far to {@code rank} is complete at
-   * origin and target; the epoch stays open. Fails with the first error among those operations
-   * that no earlier synchronization call has reported; once reported here, an error is not
-   * reported again by a later flush, {@code unlock} or {@code unlockAll}, and the errors of
-   * operations to other targets are left to the calls that complete them (see "Which call reports
-   * a failed operation" above). RMA_SYNC outside a passive-target epoch on {@code rank}.
-   * {@link Comm#PROC_NULL}: a no-op that succeeds at once.
+   * MPI_Win_flush: completes the operations issued so far to {@code rank}; the epoch stays open.
+   * An error reported here is not reported again by a later flush, {@code unlock} or
+   * {@code unlockAll}, and the errors of operations to other targets are left to the calls that
+   * complete them (see "Which call reports a failed operation" above).
+   *
+   * @param rank the target rank, or {@link Comm#PROC_NULL} (a no-op that succeeds at once)
+   * @return completes when every operation issued so far to {@code rank} is complete at origin
+   *     and target. Fails with the first error among those operations that no earlier
+   *     synchronization call has reported; {@link ErrorClass#RMA_SYNC} outside a passive-target
+   *     epoch on {@code rank}; {@link ErrorClass#RANK} for a rank outside the window;
+   *     {@link ErrorClass#WIN} after free; TIMEOUT.
    */
   Future<Void> flush(int rank);
 
-  /** MPI_Win_flush_all: {@link #flush} for every target (and reports errors as it does). */
+  /**
+   * MPI_Win_flush_all: {@link #flush} for every target, reporting errors as it does.
+   *
+   * @return completes when every operation issued so far, to any target, is complete at origin
+   *     and target. Fails with the first unreported error among them;
+   *     {@link ErrorClass#RMA_SYNC} outside a passive-target epoch; {@link ErrorClass#WIN} after
+   *     free; TIMEOUT.
+   */
   Future<Void> flushAll();
 
   /**
-   * MPI_Win_flush_local: completes when every operation issued so far to {@code rank} is complete
-   * at the origin. (vertx-rma completes them at the target too: the stronger guarantee is allowed.)
+   * MPI_Win_flush_local: completes the operations issued so far to {@code rank} at the origin.
+   * vertx-rma completes them at the target too (the stronger guarantee is allowed): it is
+   * {@link #flush}.
+   *
+   * @param rank the target rank, or {@link Comm#PROC_NULL} (a no-op that succeeds at once)
+   * @return as {@link #flush}
    */
   Future<Void> flushLocal(int rank);
 
-  /** MPI_Win_flush_local_all: {@link #flushLocal} for every target. */
+  /**
+   * MPI_Win_flush_local_all: {@link #flushLocal} for every target; it is {@link #flushAll}.
+   *
+   * @return as {@link #flushAll}
+   */
   Future<Void> flushLocalAll();
 
   /**
    * MPI_Win_sync: a memory barrier between this rank's loads/stores and the window (in the unified
-   * model, orders them with shared-memory peers). RMA_SYNC outside a passive-target epoch.
+   * model, orders them with shared-memory peers).
+   *
+   * @return completes at once, after the barrier. Fails with {@link ErrorClass#RMA_SYNC} outside
+   *     a passive-target epoch, {@link ErrorClass#WIN} after free.
    */
   Future<Void> sync();
 
   // ------------------------------------------------------------------ request-based operations
 
   /**
-   * MPI_Rput: {@link #put} inside a passive-target epoch (RMA_SYNC otherwise); the future is the
-   * request: it completes at local completion (the origin buffer may be reused).
+   * MPI_Rput: {@link #put(Object, int, int, Datatype, int, long, int, Datatype) put} inside a
+   * passive-target epoch; the future is the request.
+   *
+   * @param origin the data ({@code null} with count 0)
+   * @param originOffset where the data starts in {@code origin}: array elements, or bytes of a store
+   * @param originCount the number of elements of {@code originType}
+   * @param originType the origin datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @param targetCount the number of elements of {@code targetType}
+   * @param targetType the target datatype, committed
+   * @return completes at local completion (the origin buffer may be reused). Fails as put, and
+   *     with {@link ErrorClass#RMA_SYNC} outside a passive-target epoch on {@code targetRank}.
    */
   Future<Void> rput(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType);
 
-  /** MPI_Rput with the same count and datatype at origin and target. */
+  /**
+   * MPI_Rput with the same count and datatype at origin and target.
+   *
+   * @param origin the data ({@code null} with count 0)
+   * @param originOffset where the data starts in {@code origin}: array elements, or bytes of a store
+   * @param count the number of elements of {@code type}
+   * @param type the datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @return as {@link #rput(Object, int, int, Datatype, int, long, int, Datatype)}
+   */
   default Future<Void> rput(Object origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
     return rput(origin, originOffset, count, type, targetRank, targetDisp, count, type);
   }
 
-  /** MPI_Rget: {@link #get} inside a passive-target epoch; completes when the data is in the origin buffer. */
+  /**
+   * MPI_Rget: {@link #get(Object, int, int, Datatype, int, long, int, Datatype) get} inside a
+   * passive-target epoch; the future is the request.
+   *
+   * @param origin the buffer the data goes to ({@code null} with count 0)
+   * @param originOffset where the data goes in {@code origin}: array elements, or bytes of a store
+   * @param originCount the number of elements of {@code originType}
+   * @param originType the origin datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @param targetCount the number of elements of {@code targetType}
+   * @param targetType the target datatype, committed
+   * @return completes when the data is in {@code origin}. Fails as get, and with
+   *     {@link ErrorClass#RMA_SYNC} outside a passive-target epoch on {@code targetRank}.
+   */
   Future<Void> rget(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType);
 
-  /** MPI_Rget with the same count and datatype at origin and target. */
+  /**
+   * MPI_Rget with the same count and datatype at origin and target.
+   *
+   * @param origin the buffer the data goes to ({@code null} with count 0)
+   * @param originOffset where the data goes in {@code origin}: array elements, or bytes of a store
+   * @param count the number of elements of {@code type}
+   * @param type the datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @return as {@link #rget(Object, int, int, Datatype, int, long, int, Datatype)}
+   */
   default Future<Void> rget(Object origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
     return rget(origin, originOffset, count, type, targetRank, targetDisp, count, type);
   }
 
-  /** MPI_Raccumulate: {@link #accumulate} inside a passive-target epoch; completes at local completion. */
+  /**
+   * MPI_Raccumulate: {@link #accumulate(Object, int, int, Datatype, int, long, int, Datatype, Op)
+   * accumulate} inside a passive-target epoch; the future is the request.
+   *
+   * @param origin the operands ({@code null} with count 0)
+   * @param originOffset where they start in {@code origin}: array elements, or bytes of a store
+   * @param originCount the number of elements of {@code originType}
+   * @param originType the origin datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @param targetCount the number of elements of {@code targetType}
+   * @param targetType the target datatype, committed
+   * @param op the operation
+   * @return completes at local completion (the origin buffer may be reused). Fails as
+   *     accumulate, and with {@link ErrorClass#RMA_SYNC} outside a passive-target epoch on
+   *     {@code targetRank}.
+   */
   Future<Void> raccumulate(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType, Op op);
 
-  /** MPI_Rget_accumulate: {@link #getAccumulate} inside a passive-target epoch; completes when the result is in. */
+  /**
+   * MPI_Rget_accumulate: {@link #getAccumulate getAccumulate} inside a passive-target epoch; the
+   * future is the request.
+   *
+   * @param origin the operands; ignored, and may be {@code null}, with {@link Op#NO_OP}
+   * @param originOffset where they start in {@code origin}: array elements, or bytes of a store
+   * @param originCount the number of elements of {@code originType}
+   * @param originType the origin datatype, committed
+   * @param result the buffer the previous target data goes to
+   * @param resultOffset where it goes in {@code result}
+   * @param resultCount the number of elements of {@code resultType}
+   * @param resultType the result datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @param targetCount the number of elements of {@code targetType}
+   * @param targetType the target datatype, committed
+   * @param op the operation
+   * @return completes when the previous target data is in {@code result}. Fails as
+   *     getAccumulate, and with {@link ErrorClass#RMA_SYNC} outside a passive-target epoch on
+   *     {@code targetRank}.
+   */
   Future<Void> rgetAccumulate(Object origin, int originOffset, int originCount, Datatype originType, Object result,
       int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp, int targetCount,
       Datatype targetType, Op op);
@@ -368,30 +770,49 @@ public interface Win {
   // ------------------------------------------------------------------ dynamic and shared windows
 
   /**
-   * MPI_Win_attach: exposes a native store in this rank's dynamic window (reserved until
-   * detached). RMA_FLAVOR on a window that is not dynamic; RMA_ATTACH if it overlaps attached memory.
+   * MPI_Win_attach: exposes a native store in this rank's dynamic window, addressed by
+   * {@link #address} values; the store is reserved until detached.
+   *
+   * @param memory a native Chronicle store
+   * @return completes once the store is attached. Fails with {@link ErrorClass#RMA_FLAVOR} on a
+   *     window that is not dynamic, {@link ErrorClass#RMA_ATTACH} if it overlaps attached memory,
+   *     {@link ErrorClass#ARG} for a null or non-native store, {@link ErrorClass#WIN} after free.
    */
   Future<Void> attach(BytesStore<?, ?> memory);
 
   /**
-   * MPI_Win_detach: removes an attached store; operations that arrive later fail with RMA_RANGE.
-   * Operations are applied on this rank's event loop, so none is touching the store when detach
-   * completes and the caller may then release it.
+   * MPI_Win_detach: removes an attached store; operations that arrive later fail with
+   * RMA_RANGE. Operations are applied on this rank's event loop, so none is touching the store
+   * when detach completes and the caller may then release it.
+   *
+   * @param memory a store attached with {@link #attach}
+   * @return completes once the store is detached. Fails with {@link ErrorClass#RMA_FLAVOR} on a
+   *     window that is not dynamic, {@link ErrorClass#RMA_ATTACH} if the store is not attached,
+   *     {@link ErrorClass#ARG} for a null or non-native store, {@link ErrorClass#WIN} after free.
    */
   Future<Void> detach(BytesStore<?, ?> memory);
 
   /**
-   * MPI_Win_shared_query: {@code rank}'s segment of a shared-memory window, for direct loads and
-   * stores. RMA_FLAVOR if the window is not a shared-memory window.
+   * MPI_Win_shared_query: a rank's segment of a shared-memory window, for direct loads and
+   * stores.
+   *
+   * @param rank a rank of the window
+   * @return completes at once with the segment. Fails with {@link ErrorClass#RMA_FLAVOR} if the
+   *     window is not a shared-memory window, {@link ErrorClass#RANK} for a rank outside the
+   *     window, {@link ErrorClass#WIN} after free.
    */
   Future<SharedSegment> sharedQuery(int rank);
 
   // ------------------------------------------------------------------ lifetime
 
   /**
-   * MPI_Win_free, collective: completes once every rank has freed the window; then the memory is
-   * released (allocate, shared), unreserved (create) or detached (dynamic). Fails with RMA_SYNC
-   * inside an access, exposure or lock epoch; any later call fails with {@link ErrorClass#WIN}.
+   * MPI_Win_free, collective: frees the window at every rank. Then the memory is released
+   * (allocate, shared), unreserved (create) or detached (dynamic).
+   *
+   * @return completes once every rank has freed the window and the memory is no longer touched.
+   *     Fails with {@link ErrorClass#RMA_SYNC} inside an access, exposure or lock epoch,
+   *     {@link ErrorClass#WIN} when called again, TIMEOUT. Any later call on the window fails
+   *     with {@link ErrorClass#WIN}.
    */
   Future<Void> free();
 }

@@ -34,13 +34,25 @@ import java.util.List;
  */
 public interface World {
 
-  /** The job's name (the same in every JVM of the job). */
+  /**
+   * The job's name.
+   *
+   * @return {@link JobOptions#getJobName()}, the same in every JVM of the job
+   */
   String jobName();
 
-  /** Number of ranks of the whole job ({@code MPI_Comm_size} of the world). */
+  /**
+   * MPI_Comm_size of the world: the number of ranks of the whole job, in every JVM.
+   *
+   * @return {@link JobOptions#getNp()}
+   */
   int size();
 
-  /** The ranks this JVM hosts, in rank order. */
+  /**
+   * The ranks this JVM hosts.
+   *
+   * @return their rank numbers, in rank order (a new list)
+   */
   List<Integer> localRanks();
 
   /**
@@ -59,8 +71,9 @@ public interface World {
    * memory released (windows not freed by then are released too). Every JVM of the job must
    * close its part. Calling it again returns the same future.
    *
-   * @return completes when this JVM's ranks are gone; fails with the barrier's error (e.g.
-   *     {@link ErrorClass#PROC_FAILED} when a rank died) after releasing everything all the same
+   * @return completes when this JVM's ranks are gone; fails with the barrier's error
+   *     ({@link ErrorClass#PROC_FAILED} when a rank died, {@link ErrorClass#TIMEOUT} when a rank in
+   *     another JVM does not close within the wait timeout) after releasing everything all the same
    */
   Future<Void> close();
 }
