@@ -46,6 +46,8 @@ public final class RmaRun {
     long timeoutSeconds = JobOptions.DEFAULT_WAIT_TIMEOUT_MS / 1000;
     int firstRank = -1;
     int rankCount = -1;
+    boolean requireFreedWindows;
+    String report;
     String program;
     List<String> programArgs = new ArrayList<>();
   }
@@ -94,6 +96,12 @@ public final class RmaRun {
           break;
         case "--timeout":
           a.timeoutSeconds = intArg(argv, ++i, s);
+          break;
+        case "--require-freed-windows":
+          a.requireFreedWindows = true;
+          break;
+        case "--report":
+          a.report = strArg(argv, ++i, s);
           break;
         case "--ranks": {
           String[] r = strArg(argv, ++i, s).split(":");
@@ -179,7 +187,7 @@ public final class RmaRun {
   private static int runRanks(Args a, RankProgram program, boolean clustered) {
     JobOptions options = new JobOptions().setNp(a.np).setJobName(a.job).setArgs(a.programArgs)
         .setWaitTimeoutMs(a.timeoutSeconds * 1000).setStartupTimeoutMs(Math.max(60, a.timeoutSeconds) * 1000L)
-        .setClustered(clustered);
+        .setClustered(clustered).setRequireFreedWindows(a.requireFreedWindows);
     if (clustered) {
       options.setLocalRanks(a.firstRank, a.rankCount);
     }
@@ -189,10 +197,51 @@ public final class RmaRun {
       return 0;
     } catch (java.util.concurrent.ExecutionException e) {
       System.err.println("rmarun: job " + a.job + " failed: " + e.getCause().getMessage());
+      report(a, e.getCause());
       return 1;
     } catch (Exception e) {
       System.err.println("rmarun: job " + a.job + " failed: " + e);
+      report(a, e instanceof java.util.concurrent.TimeoutException
+          ? new dev.vertxrma.RmaException(dev.vertxrma.ErrorClass.TIMEOUT, "job " + a.job + " did not end in time", e) : e);
       return 1;
+    }
+  }
+
+  /** Keys of a {@code --report} file: the failure of this JVM's ranks, for the process that started it. */
+  public static final String REPORT_ERROR_CLASS = "errorClass";
+  /** The failure's message (without the error class prefix of an {@code RmaException}). */
+  public static final String REPORT_MESSAGE = "message";
+  /** The failure's stack trace as text. */
+  public static final String REPORT_TRACE = "trace";
+
+  /**
+   * Writes the failure to the {@code --report} file, if one was asked for, as properties
+   * ({@link #REPORT_ERROR_CLASS}, {@link #REPORT_MESSAGE}, {@link #REPORT_TRACE}).
+   */
+  private static void report(Args a, Throwable failure) {
+    if (a.report == null) {
+      return;
+    }
+    java.util.Properties p = new java.util.Properties();
+    String message = String.valueOf(failure.getMessage());
+    if (failure instanceof dev.vertxrma.RmaException) {
+      dev.vertxrma.ErrorClass ec = ((dev.vertxrma.RmaException) failure).errorClass();
+      p.setProperty(REPORT_ERROR_CLASS, ec.name());
+      if (message.startsWith(ec + ": ")) {
+        message = message.substring(ec.toString().length() + 2);
+      }
+    } else {
+      p.setProperty(REPORT_ERROR_CLASS, dev.vertxrma.ErrorClass.OTHER.name());
+      message = failure.toString();
+    }
+    p.setProperty(REPORT_MESSAGE, message);
+    java.io.StringWriter trace = new java.io.StringWriter();
+    failure.printStackTrace(new java.io.PrintWriter(trace));
+    p.setProperty(REPORT_TRACE, trace.toString());
+    try (java.io.Writer w = java.nio.file.Files.newBufferedWriter(java.nio.file.Path.of(a.report))) {
+      p.store(w, "rmarun: failure of ranks " + a.firstRank + ".." + (a.firstRank + a.rankCount - 1) + " of job " + a.job);
+    } catch (java.io.IOException e) {
+      System.err.println("rmarun: cannot write the report " + a.report + ": " + e);
     }
   }
 
