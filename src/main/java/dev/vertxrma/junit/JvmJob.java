@@ -25,7 +25,8 @@ import java.util.stream.Stream;
  * One job split over new JVMs, as {@code bin/rmarun --jvms K} starts them (the same java, JVM
  * flags and class path as this JVM, {@code --ranks first:count} each, the secret in a file only
  * this user can read), with each JVM's output in a file and its failure reported in another.
- * The job's failure is the first one a JVM reported that is not another rank's abort echoed.
+ * The job's failure is the first one a JVM reported that is not the echo of another's (an abort,
+ * a JVM gone).
  */
 final class JvmJob {
 
@@ -183,13 +184,15 @@ final class JvmJob {
         reported.add(r);
       }
     }
-    for (RmaException r : reported) {
-      if (r.errorClass() != ErrorClass.COMM) {
-        return r;
+    // a rank's own failure first; then one JVM seeing another go (it may have gone on purpose,
+    // having failed), then another rank's abort echoed
+    for (ErrorClass echo : new ErrorClass[] {null, ErrorClass.PROC_FAILED, ErrorClass.COMM}) {
+      for (RmaException r : reported) {
+        if (echo == null ? r.errorClass() != ErrorClass.PROC_FAILED && r.errorClass() != ErrorClass.COMM
+            : r.errorClass() == echo) {
+          return r;
+        }
       }
-    }
-    if (!reported.isEmpty()) {
-      return reported.get(0);
     }
     for (Jvm j : all) {
       if (j.process.exitValue() != 0) {
