@@ -121,8 +121,9 @@ public final class RmaJob {
   }
 
   /**
-   * Runs {@code program} on every rank of a new job in this JVM (on one embedded Vert.x instance,
-   * or on two clustered nodes with {@link RmaTest#clustered()}) and waits until it ends.
+   * Runs {@code program} on every rank of a new job in this JVM (on the instances given to
+   * {@link #withVertx}, else on a new embedded Vert.x instance, or on two new clustered nodes
+   * with {@link RmaTest#clustered()}) and waits until it ends.
    *
    * @param program the rank program; with {@link RmaTest#jvms()} above 1 use
    *     {@link #run(Class, String...)}, since a program object cannot go to other JVMs

@@ -25,6 +25,11 @@ import java.util.concurrent.TimeUnit;
  * default) all ranks run embedded in this JVM; with {@code --jvms K} the ranks are split over K
  * local JVMs joined by the clustered event bus on loopback.
  *
+ * <p>A JVM started with {@code --ranks first:count} (by {@code --jvms}, or by
+ * {@code dev.vertxrma.junit.RmaJob}) also takes {@code --require-freed-windows}
+ * ({@link JobOptions#setRequireFreedWindows}) and {@code --report FILE} (its failure, as
+ * properties).
+ *
  * <p>Exit status: 0 when every rank completed; 1 when the job failed, with the failing rank's
  * error on stderr (a rank failed, or a JVM died: {@code rmarun: PROC_FAILED: JVM k (ranks a..b,
  * pid p) of job j was killed by signal 9 (SIGKILL)}); 2 for a usage error.
