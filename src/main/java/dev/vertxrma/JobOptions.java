@@ -24,6 +24,7 @@ public class JobOptions {
   private long waitTimeoutMs = DEFAULT_WAIT_TIMEOUT_MS;
   private List<String> args = new ArrayList<>();
   private String secret;
+  private boolean requireFreedWindows;
 
   /**
    * The number of ranks of the job ({@code mpirun -np}).
@@ -217,6 +218,29 @@ public class JobOptions {
    */
   public JobOptions setSecret(String secret) {
     this.secret = secret;
+    return this;
+  }
+
+  /**
+   * Whether a rank that finalizes with windows it created and never freed fails the job (off by
+   * default: such windows are released with a warning).
+   *
+   * @return {@code true} if unfreed windows fail the job
+   */
+  public boolean isRequireFreedWindows() {
+    return requireFreedWindows;
+  }
+
+  /**
+   * Makes a rank that finalizes (its program's future completed, or {@link World#close()}) while
+   * windows it created are not freed fail with {@link ErrorClass#WIN}, naming the rank and the
+   * windows; the job fails with that error. {@code dev.vertxrma.junit.RmaTest} turns it on.
+   *
+   * @param requireFreedWindows {@code true} to fail the job on unfreed windows
+   * @return these options
+   */
+  public JobOptions setRequireFreedWindows(boolean requireFreedWindows) {
+    this.requireFreedWindows = requireFreedWindows;
     return this;
   }
 

@@ -68,7 +68,7 @@ public final class JobRunner {
     List<Future<String>> deployments = new ArrayList<>();
     return JvmWarmup.ensure(vertx).transform(warm -> {
       for (int r = first; r < first + count; r++) {
-        RankHost host = new RankHost(job, r, program, options.getArgs());
+        RankHost host = new RankHost(job, r, program, options.getArgs(), options.isRequireFreedWindows());
         hosts.add(host);
         deployments.add(vertx.deployVerticle(host));
       }

@@ -24,6 +24,7 @@ public final class RankHost extends VerticleBase {
   private final int requestedRank;
   private final RankProgram program;
   private final List<String> args;
+  private final boolean requireFreed;
   private RankProcess process;
   private WorldComm world;
 
@@ -31,10 +32,20 @@ public final class RankHost extends VerticleBase {
    * @param requestedRank the rank to host, or {@code -1} to take one in the handshake
    */
   public RankHost(JobRuntime job, int requestedRank, RankProgram program, List<String> args) {
+    this(job, requestedRank, program, args, false);
+  }
+
+  /**
+   * @param requestedRank the rank to host, or {@code -1} to take one in the handshake
+   * @param requireFreed  whether finalizing with windows not freed fails the rank
+   *     ({@link dev.vertxrma.JobOptions#isRequireFreedWindows()})
+   */
+  public RankHost(JobRuntime job, int requestedRank, RankProgram program, List<String> args, boolean requireFreed) {
     this.job = job;
     this.requestedRank = requestedRank;
     this.program = program;
     this.args = List.copyOf(args);
+    this.requireFreed = requireFreed;
   }
 
   @Override
@@ -90,7 +101,7 @@ public final class RankHost extends VerticleBase {
           outcome.tryFail(ar.cause());
         }
       });
-      return outcome.future().transform(ar -> {
+      return outcome.future().compose(v -> finalizeCheck()).transform(ar -> {
         if (ar.failed()) {
           RmaException cause = ar.cause() instanceof RmaException ? (RmaException) ar.cause()
               : new RmaException(ErrorClass.OTHER, "rank " + process.rank() + " failed: " + ar.cause(), ar.cause());
@@ -107,7 +118,29 @@ public final class RankHost extends VerticleBase {
 
   /** MPI_Finalize for a rank that ran no program (a world's rank): the final barrier, on the rank's context. */
   public Future<Void> finish() {
-    return world.call(world::barrier);
+    return world.call(() -> finalizeCheck().transform(ar -> {
+      if (ar.failed()) {
+        if (process.failure() == null) {
+          process.abortJob(new RmaException(ErrorClass.COMM, "job " + job.jobName() + " aborted because rank "
+              + process.rank() + " failed: " + ar.cause().getMessage(), ar.cause()));
+        }
+        return Future.failedFuture(ar.cause());
+      }
+      return world.barrier();
+    }));
+  }
+
+  /**
+   * When the job requires it, fails if this rank finalizes with windows (or anything else that
+   * registered a finalize check) not released: MPI_Finalize with windows not freed is erroneous.
+   */
+  private Future<Void> finalizeCheck() {
+    String left = requireFreed ? process.unreleased() : null;
+    if (left == null) {
+      return Future.succeededFuture();
+    }
+    return Future.failedFuture(new RmaException(ErrorClass.WIN, "rank " + process.rank() + " of job " + job.jobName()
+        + " finalized with " + left));
   }
 
   @Override

@@ -34,6 +34,7 @@ public final class RankProcess implements Endpoint {
   private final Consumer<Frame>[] handlers = new Consumer[128];
   private final List<Consumer<RmaException>> failureListeners = new ArrayList<>();
   private final List<Runnable> closeHooks = new ArrayList<>();
+  private final List<java.util.function.Supplier<String>> finalizeChecks = new ArrayList<>();
   private final Consumer<Frame> sink;
   private final Consumer<Frame> inlineSink = this::deliver;
   private final java.util.Map<Class<?>, Object> services = new java.util.concurrent.ConcurrentHashMap<>();
@@ -88,6 +89,26 @@ public final class RankProcess implements Endpoint {
   /** Registers a hook run once when the rank shuts down (releases windows, buffers). */
   public void onClose(Runnable hook) {
     closeHooks.add(hook);
+  }
+
+  /**
+   * Registers a check of what this rank still holds when it finalizes: it returns a description
+   * of what was left unreleased (e.g. windows never freed), or {@code null} if nothing was.
+   */
+  public void onFinalizeCheck(java.util.function.Supplier<String> check) {
+    finalizeChecks.add(check);
+  }
+
+  /** What this rank still holds that it should have released, per {@link #onFinalizeCheck}; {@code null} if nothing. */
+  String unreleased() {
+    List<String> found = new ArrayList<>();
+    for (java.util.function.Supplier<String> check : finalizeChecks) {
+      String s = check.get();
+      if (s != null) {
+        found.add(s);
+      }
+    }
+    return found.isEmpty() ? null : String.join("; ", found);
   }
 
   /**

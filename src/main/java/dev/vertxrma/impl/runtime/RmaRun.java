@@ -30,6 +30,11 @@ import java.util.concurrent.TimeUnit;
  * default) all ranks run embedded in this JVM; with {@code --jvms K} the ranks are split over K
  * local JVMs joined by the clustered event bus on loopback.
  *
+ * <p>A JVM started with {@code --ranks first:count} (by {@code --jvms}, or by
+ * {@code dev.vertxrma.junit.RmaJob}) also takes {@code --require-freed-windows}
+ * ({@link JobOptions#setRequireFreedWindows}) and {@code --report FILE} (its failure, as
+ * properties).
+ *
  * <p>Exit status: 0 when every rank completed; 1 when the job failed, with the failing rank's
  * error on stderr (a rank failed, or a JVM died: {@code rmarun: PROC_FAILED: JVM k (ranks a..b,
  * pid p) of job j was killed by signal 9 (SIGKILL)}); 2 for a usage error.
@@ -51,6 +56,8 @@ public final class RmaRun {
     long timeoutSeconds = JobOptions.DEFAULT_WAIT_TIMEOUT_MS / 1000;
     int firstRank = -1;
     int rankCount = -1;
+    boolean requireFreedWindows;
+    String report;
     String program;
     List<String> programArgs = new ArrayList<>();
   }
@@ -99,6 +106,12 @@ public final class RmaRun {
           break;
         case "--timeout":
           a.timeoutSeconds = intArg(argv, ++i, s);
+          break;
+        case "--require-freed-windows":
+          a.requireFreedWindows = true;
+          break;
+        case "--report":
+          a.report = strArg(argv, ++i, s);
           break;
         case "--ranks": {
           String[] r = strArg(argv, ++i, s).split(":");
@@ -195,7 +208,7 @@ public final class RmaRun {
   private static int runRanks(Args a, Object program, boolean clustered) {
     JobOptions options = new JobOptions().setNp(a.np).setJobName(a.job).setArgs(a.programArgs)
         .setWaitTimeoutMs(a.timeoutSeconds * 1000).setStartupTimeoutMs(Math.max(60, a.timeoutSeconds) * 1000L)
-        .setClustered(clustered);
+        .setClustered(clustered).setRequireFreedWindows(a.requireFreedWindows);
     if (clustered) {
       options.setLocalRanks(a.firstRank, a.rankCount);
     }
@@ -207,10 +220,51 @@ public final class RmaRun {
       return 0;
     } catch (java.util.concurrent.ExecutionException e) {
       System.err.println("rmarun: job " + a.job + " failed: " + e.getCause().getMessage());
+      report(a, e.getCause());
       return 1;
     } catch (Exception e) {
       System.err.println("rmarun: job " + a.job + " failed: " + e);
+      report(a, e instanceof java.util.concurrent.TimeoutException
+          ? new dev.vertxrma.RmaException(dev.vertxrma.ErrorClass.TIMEOUT, "job " + a.job + " did not end in time", e) : e);
       return 1;
+    }
+  }
+
+  /** Keys of a {@code --report} file: the failure of this JVM's ranks, for the process that started it. */
+  public static final String REPORT_ERROR_CLASS = "errorClass";
+  /** The failure's message (without the error class prefix of an {@code RmaException}). */
+  public static final String REPORT_MESSAGE = "message";
+  /** The failure's stack trace as text. */
+  public static final String REPORT_TRACE = "trace";
+
+  /**
+   * Writes the failure to the {@code --report} file, if one was asked for, as properties
+   * ({@link #REPORT_ERROR_CLASS}, {@link #REPORT_MESSAGE}, {@link #REPORT_TRACE}).
+   */
+  private static void report(Args a, Throwable failure) {
+    if (a.report == null) {
+      return;
+    }
+    java.util.Properties p = new java.util.Properties();
+    String message = String.valueOf(failure.getMessage());
+    if (failure instanceof dev.vertxrma.RmaException) {
+      dev.vertxrma.ErrorClass ec = ((dev.vertxrma.RmaException) failure).errorClass();
+      p.setProperty(REPORT_ERROR_CLASS, ec.name());
+      if (message.startsWith(ec + ": ")) {
+        message = message.substring(ec.toString().length() + 2);
+      }
+    } else {
+      p.setProperty(REPORT_ERROR_CLASS, dev.vertxrma.ErrorClass.OTHER.name());
+      message = failure.toString();
+    }
+    p.setProperty(REPORT_MESSAGE, message);
+    java.io.StringWriter trace = new java.io.StringWriter();
+    failure.printStackTrace(new java.io.PrintWriter(trace));
+    p.setProperty(REPORT_TRACE, trace.toString());
+    try (java.io.Writer w = java.nio.file.Files.newBufferedWriter(java.nio.file.Path.of(a.report))) {
+      p.store(w, "rmarun: failure of ranks " + a.firstRank + ".." + (a.firstRank + a.rankCount - 1) + " of job " + a.job);
+    } catch (java.io.IOException e) {
+      System.err.println("rmarun: cannot write the report " + a.report + ": " + e);
     }
   }
 

@@ -6,6 +6,7 @@ import dev.vertxrma.impl.runtime.RankProcess;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -32,6 +33,7 @@ final class WindowRegistry {
     }
     process.onFailure(cause -> new ArrayList<>(windows.values()).forEach(w -> w.fail(cause)));
     process.onClose(this::releaseAll);
+    process.onFinalizeCheck(this::unfreed);
   }
 
   /** The registry of a rank, installed on first use. */
@@ -80,6 +82,22 @@ final class WindowRegistry {
           + " (never created here, or already freed)", false);
     }
     w.onFrame(f);
+  }
+
+  /** The windows this rank created and has not freed, described for a finalize check; {@code null} if none. */
+  private String unfreed() {
+    if (windows.isEmpty()) {
+      return null;
+    }
+    List<WinImpl> left = new ArrayList<>(windows.values());
+    left.sort(java.util.Comparator.comparingInt(WinImpl::id));
+    StringBuilder sb = new StringBuilder().append(left.size()).append(left.size() == 1 ? " window" : " windows")
+        .append(" not freed:");
+    for (WinImpl w : left) {
+      sb.append(' ').append('\'').append(w.name()).append('\'').append(" (id ").append(w.id()).append(", ")
+          .append(w.flavor()).append(" flavor)");
+    }
+    return sb.toString();
   }
 
   private void releaseAll() {
