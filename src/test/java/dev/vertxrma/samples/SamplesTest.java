@@ -92,6 +92,9 @@ class SamplesTest {
         ok("double-buffer-rx", 2, "4", "0", "0"), // converged before the first pass: the loop body never runs
         fails("double-buffer-rx", 2, "1"),
         fails("linked-list-rx", 2, "many"),
+        ok("counter-service", 4),
+        ok("counter-service", 1, "--requests", "50"),
+        fails("counter-service", 2, "--requests", "x"),
         ok("soak", 4, "--seconds", "3"),
         ok("soak", 1, "--seconds", "0"),
         fails("soak", 2, "--seconds", "-1"),
