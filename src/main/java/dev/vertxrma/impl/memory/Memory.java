@@ -33,6 +33,22 @@ public final class Memory {
     }
   }
 
+  /** The native address of a direct NIO buffer's index 0. */
+  public static long directAddress(java.nio.Buffer buffer) {
+    return UNSAFE.getLong(buffer, BUFFER_ADDRESS_OFFSET);
+  }
+
+  /** The offset of {@code java.nio.Buffer.address}, the native address of a direct buffer. */
+  private static final long BUFFER_ADDRESS_OFFSET = bufferAddressOffset();
+
+  private static long bufferAddressOffset() {
+    try {
+      return UNSAFE.objectFieldOffset(java.nio.Buffer.class.getDeclaredField("address"));
+    } catch (NoSuchFieldException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   /** Byte offset of element 0 in arrays of the given class (e.g. {@code double[].class}). */
   public static long arrayBaseOffset(Class<?> arrayClass) {
     return UNSAFE.arrayBaseOffset(arrayClass);

@@ -2,6 +2,7 @@ package dev.vertxrma.impl.memory;
 
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
+import java.nio.ByteBuffer;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -11,13 +12,15 @@ import net.openhft.chronicle.bytes.BytesStore;
  * <p>Accepted buffers: a fixed-size Chronicle {@link BytesStore} in native memory or wrapping a
  * {@code byte[]} (offset in bytes), or a Java primitive array {@code byte[] char[] short[] int[]
  * long[] float[] double[] boolean[]} (offset in elements, as in mpiJava's
- * {@code send(double[] buf, int offset, ...)}). The view keeps a reference to the buffer, so the
+ * {@code send(double[] buf, int offset, ...)}); a Vert.x {@link io.vertx.core.buffer.Buffer} (its
+ * {@code length()} bytes) or a writable {@link ByteBuffer}, direct or array-backed (index 0 to its
+ * {@code limit()}; position ignored), both with the offset in bytes. The view keeps a reference to the buffer, so the
  * memory stays reachable while the view is in use; a native store must not be released meanwhile.
  */
 public final class MemoryRef {
 
-  private static final String ACCEPTED =
-      "a native or byte[]-backed BytesStore, or byte[], char[], short[], int[], long[], float[], double[], boolean[]";
+  private static final String ACCEPTED = "a native or byte[]-backed BytesStore, a Vert.x Buffer, a writable "
+      + "ByteBuffer (direct or array-backed), or byte[], char[], short[], int[], long[], float[], double[], boolean[]";
 
   /** The view of the buffer of a call that passes no buffer ({@code null}) and count 0. */
   private static final MemoryRef EMPTY = new MemoryRef(null, new byte[0], Memory.ARRAY_BYTE_BASE_OFFSET, 0, 0);
@@ -52,6 +55,12 @@ public final class MemoryRef {
     if (buf instanceof BytesStore) {
       return ofStore((BytesStore<?, ?>) buf, offset);
     }
+    if (buf instanceof ByteBuffer) {
+      return ofByteBuffer((ByteBuffer) buf, offset);
+    }
+    if (buf instanceof io.vertx.core.buffer.Buffer) {
+      return ofVertxBuffer((io.vertx.core.buffer.Buffer) buf, offset);
+    }
     Class<?> c = buf.getClass();
     Class<?> component = c.getComponentType();
     if (component == null || !component.isPrimitive()) {
@@ -63,6 +72,44 @@ public final class MemoryRef {
     }
     long scale = Memory.arrayIndexScale(c);
     return new MemoryRef(buf, buf, Memory.arrayBaseOffset(c) + offset * scale, offset * scale, (length - offset) * scale);
+  }
+
+  private static MemoryRef ofByteBuffer(ByteBuffer bb, long offset) {
+    if (bb.isReadOnly()) {
+      throw RmaException.of(ErrorClass.BUFFER, "a read-only ByteBuffer cannot be addressed; pass a writable one");
+    }
+    long length = bb.limit();
+    if (offset < 0 || offset > length) {
+      throw RmaException.of(ErrorClass.BUFFER, "offset %d is outside the ByteBuffer's limit %d", offset, length);
+    }
+    if (bb.isDirect()) {
+      return new MemoryRef(bb, null, Memory.directAddress(bb) + offset, offset, length - offset);
+    }
+    if (bb.hasArray()) {
+      return new MemoryRef(bb, bb.array(), Memory.ARRAY_BYTE_BASE_OFFSET + bb.arrayOffset() + offset, offset,
+          length - offset);
+    }
+    throw RmaException.of(ErrorClass.BUFFER, "ByteBuffer %s is neither direct nor array-backed", bb.getClass().getName());
+  }
+
+  private static MemoryRef ofVertxBuffer(io.vertx.core.buffer.Buffer buf, long offset) {
+    long length = buf.length();
+    if (offset < 0 || offset > length) {
+      throw RmaException.of(ErrorClass.BUFFER, "offset %d is outside the Buffer of length %d", offset, length);
+    }
+    if (!(buf instanceof io.vertx.core.internal.buffer.BufferInternal)) {
+      throw RmaException.of(ErrorClass.BUFFER, "Buffer %s is not a Vert.x core buffer", buf.getClass().getName());
+    }
+    io.netty.buffer.ByteBuf bytes = ((io.vertx.core.internal.buffer.BufferInternal) buf).getByteBuf();
+    if (bytes.hasMemoryAddress()) {
+      return new MemoryRef(buf, null, bytes.memoryAddress() + offset, offset, length - offset);
+    }
+    if (bytes.hasArray()) {
+      return new MemoryRef(buf, bytes.array(), Memory.ARRAY_BYTE_BASE_OFFSET + bytes.arrayOffset() + offset, offset,
+          length - offset);
+    }
+    throw RmaException.of(ErrorClass.BUFFER, "Buffer %s has neither an array nor a native address (a composite "
+        + "buffer?); copy it into Buffer.buffer(bytes)", buf.getClass().getName());
   }
 
   private static MemoryRef ofStore(BytesStore<?, ?> bs, long offset) {
