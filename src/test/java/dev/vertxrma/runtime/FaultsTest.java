@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The failure model over real JVMs: {@code bin/rmarun -np 4 --jvms 2 soak}, with the JVM of ranks
  * 2 and 3 killed ({@code kill -9}) or stopped ({@code kill -STOP}) at known points. The survivors
  * must name the lost ranks with PROC_FAILED within the documented bounds (2 s for a killed JVM,
- * 5 s for a hung one), the launcher must say which JVM died and how, and the job must end with
+ * 6 s for a hung one), the launcher must say which JVM died and how, and the job must end with
  * status 1 within 10 s. Nothing may hang: every wait here is bounded.
  */
 @Tag("multijvm")
@@ -22,7 +22,7 @@ class FaultsTest {
 
   /** Failure detection bounds documented in README ("Failure model"). */
   static final long KILLED_MS = 2_000;
-  static final long HUNG_MS = 5_000;
+  static final long HUNG_MS = 6_000;
   /** From the fault to rmarun's exit. */
   static final long EXIT_MS = 10_000;
 
@@ -64,7 +64,7 @@ class FaultsTest {
   }
 
   @Test
-  void stoppedJvmIsNamedWithinFiveSecondsAndKilled() throws Exception {
+  void stoppedJvmIsNamedWithinSixSecondsAndKilled() throws Exception {
     try (Rmarun run = Rmarun.start("-np", "4", "--jvms", "2", "soak", "--seconds", "120", "--hold-at", "fence")) {
       run.await(run.line("holds before the first fence"), 120, "the soak reaching its fence point");
       ProcessHandle victim = run.await(run.rankJvm(2, 2), 10, "finding the JVM of ranks 2..3");
