@@ -9,9 +9,10 @@ import io.vertx.core.Vertx;
  * any thread: calls made off the rank's own event loop are moved onto it, in call order, and
  * their futures complete there.
  *
- * <p><b>Buffers.</b> A buffer is a Java primitive array ({@code byte[] short[] char[] int[] long[]
- * float[] double[] boolean[]}) with {@code offset} counted in array elements (the mpiJava
- * convention), or a Chronicle {@code BytesStore} with {@code offset} counted in bytes. The
+ * <p><b>Buffers.</b> A buffer is a {@link Buf}: a view of a Java primitive array ({@code byte[]
+ * short[] char[] int[] long[] float[] double[] boolean[]}) with {@code offset} counted in array
+ * elements (the mpiJava convention), or of a Chronicle {@code BytesStore}, a Vert.x
+ * {@code Buffer} or a {@code ByteBuffer} with {@code offset} counted in bytes. The
  * datatype says how {@code count} elements are laid out from there. An array other than a
  * {@code byte[]} must hold the datatype's basic elements ({@code long[]} for LONG and AINT,
  * {@code double[]} for DOUBLE, {@code int[]} for INT and INT_INT, ...); a {@code byte[]} or a
@@ -85,7 +86,7 @@ public interface Comm {
    * that both match a receive are received in send order.
    *
    * @param buf the send buffer ({@code null} with count 0)
-   * @param offset where the data starts in {@code buf}: array elements, or bytes of a store
+   * @param offset where the data starts in {@code buf}: array elements, or bytes for other buffers
    * @param count the number of elements of {@code type}
    * @param type the datatype, committed
    * @param dest the destination rank, or {@link #PROC_NULL} (no-op)
@@ -94,26 +95,26 @@ public interface Comm {
    *     is then on its way. Fails with the argument errors listed in the class comment (RANK,
    *     COUNT, TYPE, BUFFER, ARG, TAG) or COMM.
    */
-  Future<Void> send(Object buf, int offset, int count, Datatype type, int dest, int tag);
+  Future<Void> send(Buf buf, int offset, int count, Datatype type, int dest, int tag);
 
   /**
    * MPI_Isend: identical to {@link #send}, since in a future-based API every call is nonblocking.
    *
    * @param buf the send buffer ({@code null} with count 0)
-   * @param offset where the data starts in {@code buf}: array elements, or bytes of a store
+   * @param offset where the data starts in {@code buf}: array elements, or bytes for other buffers
    * @param count the number of elements of {@code type}
    * @param type the datatype, committed
    * @param dest the destination rank, or {@link #PROC_NULL} (no-op)
    * @param tag the message tag, {@code >= 0}
    * @return as {@link #send}
    */
-  Future<Void> isend(Object buf, int offset, int count, Datatype type, int dest, int tag);
+  Future<Void> isend(Buf buf, int offset, int count, Datatype type, int dest, int tag);
 
   /**
    * MPI_Ssend, synchronous mode.
    *
    * @param buf the send buffer ({@code null} with count 0)
-   * @param offset where the data starts in {@code buf}: array elements, or bytes of a store
+   * @param offset where the data starts in {@code buf}: array elements, or bytes for other buffers
    * @param count the number of elements of {@code type}
    * @param type the datatype, committed
    * @param dest the destination rank, or {@link #PROC_NULL} (no-op)
@@ -121,14 +122,14 @@ public interface Comm {
    * @return completes only once the destination has matched the message with a receive. Fails
    *     as {@link #send}, and with TIMEOUT when no receive matches within the wait timeout.
    */
-  Future<Void> ssend(Object buf, int offset, int count, Datatype type, int dest, int tag);
+  Future<Void> ssend(Buf buf, int offset, int count, Datatype type, int dest, int tag);
 
   /**
    * MPI_Bsend, buffered mode: the message is copied into the buffer attached with
    * {@link #bufferAttach} (circular, contiguous allocation as the standard's model implementation).
    *
    * @param buf the send buffer ({@code null} with count 0)
-   * @param offset where the data starts in {@code buf}: array elements, or bytes of a store
+   * @param offset where the data starts in {@code buf}: array elements, or bytes for other buffers
    * @param count the number of elements of {@code type}
    * @param type the datatype, committed
    * @param dest the destination rank, or {@link #PROC_NULL} (no-op)
@@ -138,13 +139,13 @@ public interface Comm {
    *     the free space of the attached buffer, when no buffer is attached, or while it is being
    *     detached.
    */
-  Future<Void> bsend(Object buf, int offset, int count, Datatype type, int dest, int tag);
+  Future<Void> bsend(Buf buf, int offset, int count, Datatype type, int dest, int tag);
 
   /**
    * MPI_Recv. On a mismatch the buffer is left untouched.
    *
    * @param buf the receive buffer ({@code null} with count 0)
-   * @param offset where the data goes in {@code buf}: array elements, or bytes of a store
+   * @param offset where the data goes in {@code buf}: array elements, or bytes for other buffers
    * @param count the capacity in elements of {@code type}
    * @param type the datatype, committed
    * @param source the source rank, {@link #ANY_SOURCE}, or {@link #PROC_NULL} (completes at once
@@ -156,31 +157,31 @@ public interface Comm {
    *     {@link ErrorClass#TYPE} when it is not a whole number of elements of {@code type},
    *     {@link ErrorClass#TIMEOUT} when no message matches within the wait timeout.
    */
-  Future<Status> recv(Object buf, int offset, int count, Datatype type, int source, int tag);
+  Future<Status> recv(Buf buf, int offset, int count, Datatype type, int source, int tag);
 
   /**
    * MPI_Irecv: identical to {@link #recv}.
    *
    * @param buf the receive buffer ({@code null} with count 0)
-   * @param offset where the data goes in {@code buf}: array elements, or bytes of a store
+   * @param offset where the data goes in {@code buf}: array elements, or bytes for other buffers
    * @param count the capacity in elements of {@code type}
    * @param type the datatype, committed
    * @param source the source rank, {@link #ANY_SOURCE}, or {@link #PROC_NULL}
    * @param tag the tag to match, {@code >= 0}, or {@link #ANY_TAG}
    * @return as {@link #recv}
    */
-  Future<Status> irecv(Object buf, int offset, int count, Datatype type, int source, int tag);
+  Future<Status> irecv(Buf buf, int offset, int count, Datatype type, int source, int tag);
 
   /**
    * MPI_Buffer_attach: gives the library a buffer for buffered sends. Only one buffer per rank.
    *
-   * @param buffer a {@code byte[]} or a {@code BytesStore}
+   * @param buffer a {@link Buf} of a {@code byte[]} or a {@code BytesStore}
    * @param sizeBytes how many bytes of it, from its start, the library may use
    * @return completes at once. Fails with {@link ErrorClass#BUFFER} when a buffer is already
    *     attached, or {@code buffer} is null, of another class, or smaller than
    *     {@code sizeBytes}; {@link ErrorClass#ARG} for a negative size.
    */
-  Future<Void> bufferAttach(Object buffer, int sizeBytes);
+  Future<Void> bufferAttach(Buf buffer, int sizeBytes);
 
   /**
    * MPI_Buffer_detach: takes the attached buffer back.
@@ -189,7 +190,7 @@ public interface Comm {
    *     delivered. Fails with {@link ErrorClass#BUFFER} if none is attached,
    *     {@link ErrorClass#TIMEOUT} when the messages are not delivered within the wait timeout.
    */
-  Future<Object> bufferDetach();
+  Future<Buf> bufferDetach();
 
   // ------------------------------------------------------------------ collectives
 
@@ -206,7 +207,7 @@ public interface Comm {
    * MPI_Bcast from {@code root} (binomial tree).
    *
    * @param buf the data at root, the receive buffer elsewhere ({@code null} with count 0)
-   * @param offset where the data is in {@code buf}: array elements, or bytes of a store
+   * @param offset where the data is in {@code buf}: array elements, or bytes for other buffers
    * @param count the number of elements of {@code type}, the same amount of data at every rank
    * @param type the datatype, committed
    * @param root the rank that broadcasts
@@ -215,7 +216,7 @@ public interface Comm {
    *     {@link ErrorClass#TRUNCATE} when root's data is not the size of this rank's buffer,
    *     TIMEOUT.
    */
-  Future<Void> bcast(Object buf, int offset, int count, Datatype type, int root);
+  Future<Void> bcast(Buf buf, int offset, int count, Datatype type, int root);
 
   /**
    * MPI_Reduce: combines {@code count} elements of every rank's send buffer with {@code op}
@@ -234,7 +235,7 @@ public interface Comm {
    *     {@link ErrorClass#OP} for a null op, one not defined on the datatype, REPLACE or NO_OP,
    *     {@link ErrorClass#TYPE} for a datatype that mixes basic types, TIMEOUT.
    */
-  Future<Void> reduce(Object sendBuf, int sendOffset, Object recvBuf, int recvOffset, int count, Datatype type,
+  Future<Void> reduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
       Op op, int root);
 
   /**
@@ -249,7 +250,7 @@ public interface Comm {
    * @param op the operation; not {@link Op#REPLACE} or {@link Op#NO_OP}
    * @return completes when the result is in {@code recvBuf}. Fails as {@link #reduce}.
    */
-  Future<Void> allreduce(Object sendBuf, int sendOffset, Object recvBuf, int recvOffset, int count, Datatype type,
+  Future<Void> allreduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
       Op op);
 
   /**
@@ -288,7 +289,7 @@ public interface Comm {
    *     {@code recvBuf}). Fails with the argument errors listed in the class comment,
    *     {@link ErrorClass#TRUNCATE} when a block is not the size of a receive block, TIMEOUT.
    */
-  Future<Void> gather(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  Future<Void> gather(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType, int root);
 
   /**
@@ -304,7 +305,7 @@ public interface Comm {
    * @param recvType the receive datatype, committed
    * @return completes when every block is in {@code recvBuf}. Fails as {@link #gather}.
    */
-  Future<Void> allgather(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  Future<Void> allgather(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType);
 
   /**
@@ -323,7 +324,7 @@ public interface Comm {
    *     errors listed in the class comment, {@link ErrorClass#TRUNCATE} when root's block is not
    *     the size of this rank's receive block, TIMEOUT.
    */
-  Future<Void> scatter(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  Future<Void> scatter(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType, int root);
 
   /**
@@ -340,7 +341,7 @@ public interface Comm {
    * @param recvType the receive datatype, committed
    * @return completes when every block is in {@code recvBuf}. Fails as {@link #gather}.
    */
-  Future<Void> alltoall(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  Future<Void> alltoall(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType);
 
   /**

@@ -1,5 +1,6 @@
 package dev.vertxrma.bench;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -82,7 +83,7 @@ public final class BenchProgram implements RankProgram {
         int count = (int) Math.max(1, bytes / 8);
         double[] in = new double[count];
         double[] out = new double[count];
-        return () -> world.allreduce(in, 0, out, 0, count, Datatype.DOUBLE, Op.SUM);
+        return () -> world.allreduce(Buf.of(in), 0, Buf.of(out), 0, count, Datatype.DOUBLE, Op.SUM);
       }
       default:
         throw new IllegalStateException(bench.id + " is not a collective bench");
@@ -135,32 +136,32 @@ public final class BenchProgram implements RankProgram {
     switch (bench) {
       case PUT_LATENCY: {
         byte[] buf = pattern(n);
-        return () -> win.put(buf, 0, n, Datatype.BYTE, target, 0);
+        return () -> win.put(Buf.of(buf), 0, n, Datatype.BYTE, target, 0);
       }
       case GET_LATENCY: {
         byte[] buf = new byte[n];
-        return () -> win.get(buf, 0, n, Datatype.BYTE, target, 0);
+        return () -> win.get(Buf.of(buf), 0, n, Datatype.BYTE, target, 0);
       }
       case ACC_LATENCY: {
         long[] buf = new long[longs];
-        return () -> win.accumulate(buf, 0, longs, Datatype.LONG, target, 0, Op.SUM);
+        return () -> win.accumulate(Buf.of(buf), 0, longs, Datatype.LONG, target, 0, Op.SUM);
       }
       case GET_ACC_LATENCY: {
         long[] buf = new long[longs];
         long[] result = new long[longs];
-        return () -> win.getAccumulate(buf, 0, longs, Datatype.LONG, result, 0, longs, Datatype.LONG, target, 0,
+        return () -> win.getAccumulate(Buf.of(buf), 0, longs, Datatype.LONG, Buf.of(result), 0, longs, Datatype.LONG, target, 0,
             longs, Datatype.LONG, Op.SUM);
       }
       case FOP_LATENCY: {
         long[] one = {1};
         long[] result = new long[1];
-        return () -> win.fetchAndOp(one, 0, result, 0, Datatype.LONG, target, 0, Op.SUM);
+        return () -> win.fetchAndOp(Buf.of(one), 0, Buf.of(result), 0, Datatype.LONG, target, 0, Op.SUM);
       }
       case CAS_LATENCY: {
         long[] value = {1};
         long[] compare = {0};
         long[] result = new long[1];
-        return () -> win.compareAndSwap(value, 0, compare, 0, result, 0, Datatype.LONG, target, 0);
+        return () -> win.compareAndSwap(Buf.of(value), 0, Buf.of(compare), 0, Buf.of(result), 0, Datatype.LONG, target, 0);
       }
       case PUT_BW:
       case GET_BW:
@@ -182,7 +183,7 @@ public final class BenchProgram implements RankProgram {
       round.clear();
       for (int j = 0; j < Bench.BW_WINDOW; j++) {
         int at = (int) (j % (window / n) * n);
-        round.add(put ? win.put(buf, at, n, Datatype.BYTE, target, at) : win.get(buf, at, n, Datatype.BYTE, target, at));
+        round.add(put ? win.put(Buf.of(buf), at, n, Datatype.BYTE, target, at) : win.get(Buf.of(buf), at, n, Datatype.BYTE, target, at));
       }
       round.add(win.flush(target));
       return Future.all(round);

@@ -1,5 +1,6 @@
 package dev.vertxrma.rx;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Group;
@@ -103,7 +104,7 @@ public final class RxComm {
    * @param tag message tag
    * @return completes at local completion of the send
    */
-  public Completable send(Object buf, int offset, int count, Datatype type, int dest, int tag) {
+  public Completable send(Buf buf, int offset, int count, Datatype type, int dest, int tag) {
     return Deferred.completable(() -> comm.send(buf, offset, count, type, dest, tag));
   }
 
@@ -119,7 +120,7 @@ public final class RxComm {
    * @param tag message tag
    * @return the request: completes at local completion of the send
    */
-  public Completable isend(Object buf, int offset, int count, Datatype type, int dest, int tag) {
+  public Completable isend(Buf buf, int offset, int count, Datatype type, int dest, int tag) {
     return Deferred.completable(() -> comm.isend(buf, offset, count, type, dest, tag));
   }
 
@@ -135,7 +136,7 @@ public final class RxComm {
    * @param tag message tag
    * @return completes when a receive has matched the message
    */
-  public Completable ssend(Object buf, int offset, int count, Datatype type, int dest, int tag) {
+  public Completable ssend(Buf buf, int offset, int count, Datatype type, int dest, int tag) {
     return Deferred.completable(() -> comm.ssend(buf, offset, count, type, dest, tag));
   }
 
@@ -151,7 +152,7 @@ public final class RxComm {
    * @param tag message tag
    * @return completes when the message is buffered
    */
-  public Completable bsend(Object buf, int offset, int count, Datatype type, int dest, int tag) {
+  public Completable bsend(Buf buf, int offset, int count, Datatype type, int dest, int tag) {
     return Deferred.completable(() -> comm.bsend(buf, offset, count, type, dest, tag));
   }
 
@@ -167,7 +168,7 @@ public final class RxComm {
    * @param tag message tag or {@link Comm#ANY_TAG}
    * @return the status of the received message
    */
-  public Single<Status> recv(Object buf, int offset, int count, Datatype type, int source, int tag) {
+  public Single<Status> recv(Buf buf, int offset, int count, Datatype type, int source, int tag) {
     return Deferred.single(() -> comm.recv(buf, offset, count, type, source, tag));
   }
 
@@ -183,7 +184,7 @@ public final class RxComm {
    * @param tag message tag or {@link Comm#ANY_TAG}
    * @return the request: the status of the received message
    */
-  public Single<Status> irecv(Object buf, int offset, int count, Datatype type, int source, int tag) {
+  public Single<Status> irecv(Buf buf, int offset, int count, Datatype type, int source, int tag) {
     return Deferred.single(() -> comm.irecv(buf, offset, count, type, source, tag));
   }
 
@@ -191,11 +192,11 @@ public final class RxComm {
    * MPI_Buffer_attach ({@link Comm#bufferAttach}): completes once the buffer is attached for
    * buffered sends. Fails with BUFFER when one is attached already.
    *
-   * @param buffer a {@code byte[]} or a {@code BytesStore}
+   * @param buffer a {@link Buf} of a {@code byte[]} or a {@code BytesStore}
    * @param sizeBytes bytes of {@code buffer} to use
    * @return completes when the buffer is attached
    */
-  public Completable bufferAttach(Object buffer, int sizeBytes) {
+  public Completable bufferAttach(Buf buffer, int sizeBytes) {
     return Deferred.completable(() -> comm.bufferAttach(buffer, sizeBytes));
   }
 
@@ -205,7 +206,7 @@ public final class RxComm {
    *
    * @return the buffer that was attached
    */
-  public Single<Object> bufferDetach() {
+  public Single<Buf> bufferDetach() {
     return Deferred.single(comm::bufferDetach);
   }
 
@@ -232,7 +233,7 @@ public final class RxComm {
    * @param root the broadcasting rank
    * @return completes when this rank has the data
    */
-  public Completable bcast(Object buf, int offset, int count, Datatype type, int root) {
+  public Completable bcast(Buf buf, int offset, int count, Datatype type, int root) {
     return Deferred.completable(() -> comm.bcast(buf, offset, count, type, root));
   }
 
@@ -250,13 +251,13 @@ public final class RxComm {
    * @param root the rank that receives the result
    * @return completes when this rank's part of the reduction is done
    */
-  public Completable reduce(Object sendBuf, int sendOffset, Object recvBuf, int recvOffset, int count, Datatype type,
+  public Completable reduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
       Op op, int root) {
     return Deferred.completable(() -> comm.reduce(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op, root));
   }
 
   /**
-   * MPI_Allreduce ({@link Comm#allreduce(Object, int, Object, int, int, Datatype, Op)}): completes
+   * MPI_Allreduce ({@link Comm#allreduce(Buf, int, Buf, int, int, Datatype, Op)}): completes
    * once the result is in {@code recvBuf}. Fails with COUNT, TYPE, OP, BUFFER, COMM or TIMEOUT.
    *
    * @param sendBuf this rank's operand
@@ -268,7 +269,7 @@ public final class RxComm {
    * @param op the reduction
    * @return completes when this rank has the result
    */
-  public Completable allreduce(Object sendBuf, int sendOffset, Object recvBuf, int recvOffset, int count,
+  public Completable allreduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count,
       Datatype type, Op op) {
     return Deferred.completable(() -> comm.allreduce(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op));
   }
@@ -312,7 +313,7 @@ public final class RxComm {
    * @param root the rank that receives the blocks
    * @return completes when this rank's part of the gather is done
    */
-  public Completable gather(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  public Completable gather(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType, int root) {
     return Deferred.completable(() -> comm.gather(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset,
         recvCount, recvType, root));
@@ -332,7 +333,7 @@ public final class RxComm {
    * @param recvType their datatype
    * @return completes when this rank holds every block
    */
-  public Completable allgather(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  public Completable allgather(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType) {
     return Deferred.completable(() -> comm.allgather(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset,
         recvCount, recvType));
@@ -353,7 +354,7 @@ public final class RxComm {
    * @param root the rank that sends the blocks
    * @return completes when this rank has its block
    */
-  public Completable scatter(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  public Completable scatter(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType, int root) {
     return Deferred.completable(() -> comm.scatter(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset,
         recvCount, recvType, root));
@@ -373,7 +374,7 @@ public final class RxComm {
    * @param recvType their datatype
    * @return completes when this rank holds every block sent to it
    */
-  public Completable alltoall(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  public Completable alltoall(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType) {
     return Deferred.completable(() -> comm.alltoall(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset,
         recvCount, recvType));

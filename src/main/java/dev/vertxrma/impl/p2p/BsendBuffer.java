@@ -28,13 +28,13 @@ final class BsendBuffer {
     }
   }
 
-  private final Object userBuffer;
+  private final dev.vertxrma.Buf userBuffer;
   private final MemoryRef memory;
   private final long capacity;
   private final ArrayDeque<Entry> queue = new ArrayDeque<>();
-  private Promise<Object> detachPromise;
+  private Promise<dev.vertxrma.Buf> detachPromise;
 
-  BsendBuffer(Object userBuffer, MemoryRef memory, long capacity) {
+  BsendBuffer(dev.vertxrma.Buf userBuffer, MemoryRef memory, long capacity) {
     this.userBuffer = userBuffer;
     this.memory = memory;
     this.capacity = capacity;
@@ -106,7 +106,7 @@ final class BsendBuffer {
   }
 
   /** Starts detaching: completes with the user's buffer once every message was delivered. */
-  Future<Object> detach(Promise<Object> promise) {
+  Future<dev.vertxrma.Buf> detach(Promise<dev.vertxrma.Buf> promise) {
     detachPromise = promise;
     reclaim();
     if (queue.isEmpty()) {

@@ -252,7 +252,7 @@ public final class PointToPoint {
   }
 
   /** MPI_Buffer_attach. */
-  public Future<Void> bufferAttach(Object buffer, int size) {
+  public Future<Void> bufferAttach(dev.vertxrma.Buf buffer, int size) {
     if (bsend != null) {
       return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER,
           "rank %d already has a buffer attached; detach it first (one buffer per rank)", ep.rank()));
@@ -260,9 +260,10 @@ public final class PointToPoint {
     if (size < 0) {
       return ep.context().failedFuture(RmaException.of(ErrorClass.ARG, "buffer size %d is negative", size));
     }
-    if (!(buffer instanceof byte[]) && !(buffer instanceof net.openhft.chronicle.bytes.BytesStore)) {
+    Object memory = buffer == null ? null : buffer.memory();
+    if (!(memory instanceof byte[]) && !(memory instanceof net.openhft.chronicle.bytes.BytesStore)) {
       return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER,
-          "bufferAttach takes a byte[] or a BytesStore, not %s", buffer == null ? "null" : buffer.getClass().getName()));
+          "bufferAttach takes a byte[] or a BytesStore, not %s", memory == null ? "null" : memory.getClass().getName()));
     }
     MemoryRef mem = MemoryRef.of(buffer, 0);
     if (mem.bytesAvailable() < size) {
@@ -274,12 +275,12 @@ public final class PointToPoint {
   }
 
   /** MPI_Buffer_detach: completes with the buffer once every buffered message was delivered. */
-  public Future<Object> bufferDetach() {
+  public Future<dev.vertxrma.Buf> bufferDetach() {
     if (bsend == null) {
       return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER, "rank %d has no buffer attached", ep.rank()));
     }
     BsendBuffer b = bsend;
-    Promise<Object> p = ep.context().promise();
+    Promise<dev.vertxrma.Buf> p = ep.context().promise();
     return ep.withTimeout(b.detach(p), "bufferDetach").andThen(ar -> {
       if (bsend == b) {
         bsend = null;

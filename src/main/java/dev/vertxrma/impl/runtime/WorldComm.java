@@ -1,5 +1,6 @@
 package dev.vertxrma.impl.runtime;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -132,7 +133,7 @@ public final class WorldComm implements Comm {
    *     count, or a buffer too small from {@code offset} for the count (see also
    *     {@link MemoryRef#of}); TYPE for an array whose element type contradicts the datatype
    */
-  public static MemoryRef buffer(Object buf, int offset, int count, TypeMap type, String what) {
+  public static MemoryRef buffer(Buf buf, int offset, int count, TypeMap type, String what) {
     if (count < 0) {
       throw RmaException.of(ErrorClass.COUNT, "%s: count %d is negative", what, count);
     }
@@ -144,8 +145,9 @@ public final class WorldComm implements Comm {
           + "pass no buffer)", what, count);
     }
     MemoryRef mem = MemoryRef.of(buf, offset);
-    if (buf.getClass().isArray()) {
-      DatatypeEngine.checkArrayElements(buf.getClass().getComponentType(), type, what);
+    Class<?> kind = mem.buffer().getClass();
+    if (kind.isArray()) {
+      DatatypeEngine.checkArrayElements(kind.getComponentType(), type, what);
     }
     if (!DatatypeEngine.fits(type, count, mem.bytesBefore(), mem.bytesBefore() + mem.bytesAvailable())) {
       DatatypeEngine.checkAccess(type, count, mem, what + " buffer"); // throws, with the message
@@ -203,7 +205,7 @@ public final class WorldComm implements Comm {
 
   // ------------------------------------------------------------------ point-to-point
 
-  private Future<Void> send(Object buf, int offset, int count, Datatype type, int dest, int tag, SendMode mode,
+  private Future<Void> send(Buf buf, int offset, int count, Datatype type, int dest, int tag, SendMode mode,
       String what) {
     return call(() -> {
       TypeMap t = typeMap(type, what);
@@ -215,36 +217,36 @@ public final class WorldComm implements Comm {
   }
 
   @Override
-  public Future<Void> send(Object buf, int offset, int count, Datatype type, int dest, int tag) {
+  public Future<Void> send(Buf buf, int offset, int count, Datatype type, int dest, int tag) {
     return send(buf, offset, count, type, dest, tag, SendMode.STANDARD, "send");
   }
 
   @Override
-  public Future<Void> isend(Object buf, int offset, int count, Datatype type, int dest, int tag) {
+  public Future<Void> isend(Buf buf, int offset, int count, Datatype type, int dest, int tag) {
     return send(buf, offset, count, type, dest, tag, SendMode.STANDARD, "isend");
   }
 
   @Override
-  public Future<Void> ssend(Object buf, int offset, int count, Datatype type, int dest, int tag) {
+  public Future<Void> ssend(Buf buf, int offset, int count, Datatype type, int dest, int tag) {
     return send(buf, offset, count, type, dest, tag, SendMode.SYNCHRONOUS, "ssend");
   }
 
   @Override
-  public Future<Void> bsend(Object buf, int offset, int count, Datatype type, int dest, int tag) {
+  public Future<Void> bsend(Buf buf, int offset, int count, Datatype type, int dest, int tag) {
     return send(buf, offset, count, type, dest, tag, SendMode.BUFFERED, "bsend");
   }
 
   @Override
-  public Future<Status> recv(Object buf, int offset, int count, Datatype type, int source, int tag) {
+  public Future<Status> recv(Buf buf, int offset, int count, Datatype type, int source, int tag) {
     return recv(buf, offset, count, type, source, tag, "recv");
   }
 
   @Override
-  public Future<Status> irecv(Object buf, int offset, int count, Datatype type, int source, int tag) {
+  public Future<Status> irecv(Buf buf, int offset, int count, Datatype type, int source, int tag) {
     return recv(buf, offset, count, type, source, tag, "irecv");
   }
 
-  private Future<Status> recv(Object buf, int offset, int count, Datatype type, int source, int tag, String what) {
+  private Future<Status> recv(Buf buf, int offset, int count, Datatype type, int source, int tag, String what) {
     return call(() -> {
       TypeMap t = typeMap(type, what);
       MemoryRef mem = buffer(buf, offset, count, t, what);
@@ -255,12 +257,12 @@ public final class WorldComm implements Comm {
   }
 
   @Override
-  public Future<Void> bufferAttach(Object buffer, int sizeBytes) {
+  public Future<Void> bufferAttach(Buf buffer, int sizeBytes) {
     return call(() -> p2p.bufferAttach(buffer, sizeBytes));
   }
 
   @Override
-  public Future<Object> bufferDetach() {
+  public Future<Buf> bufferDetach() {
     return call(p2p::bufferDetach);
   }
 
@@ -272,7 +274,7 @@ public final class WorldComm implements Comm {
   }
 
   @Override
-  public Future<Void> bcast(Object buf, int offset, int count, Datatype type, int root) {
+  public Future<Void> bcast(Buf buf, int offset, int count, Datatype type, int root) {
     return call(() -> {
       TypeMap t = typeMap(type, "bcast");
       MemoryRef mem = buffer(buf, offset, count, t, "bcast");
@@ -312,7 +314,7 @@ public final class WorldComm implements Comm {
   }
 
   @Override
-  public Future<Void> reduce(Object sendBuf, int sendOffset, Object recvBuf, int recvOffset, int count,
+  public Future<Void> reduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count,
       Datatype type, Op op, int root) {
     return call(() -> {
       TypeMap t = typeMap(type, "reduce");
@@ -332,7 +334,7 @@ public final class WorldComm implements Comm {
   }
 
   @Override
-  public Future<Void> allreduce(Object sendBuf, int sendOffset, Object recvBuf, int recvOffset, int count,
+  public Future<Void> allreduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count,
       Datatype type, Op op) {
     return call(() -> {
       TypeMap t = typeMap(type, "allreduce");
@@ -352,14 +354,14 @@ public final class WorldComm implements Comm {
   public Future<Double> allreduce(double value, Op op) {
     double[] in = {value};
     double[] out = new double[1];
-    return allreduce(in, 0, out, 0, 1, Datatype.DOUBLE, op).map(v -> out[0]);
+    return allreduce(Buf.of(in), 0, Buf.of(out), 0, 1, Datatype.DOUBLE, op).map(v -> out[0]);
   }
 
   @Override
   public Future<Long> allreduce(long value, Op op) {
     long[] in = {value};
     long[] out = new long[1];
-    return allreduce(in, 0, out, 0, 1, Datatype.LONG, op).map(v -> out[0]);
+    return allreduce(Buf.of(in), 0, Buf.of(out), 0, 1, Datatype.LONG, op).map(v -> out[0]);
   }
 
   private static final class Blocks {
@@ -368,7 +370,7 @@ public final class WorldComm implements Comm {
     final int count;
     final int ranks;
 
-    Blocks(Object buf, int offset, int count, Datatype type, int ranks, String what) {
+    Blocks(Buf buf, int offset, int count, Datatype type, int ranks, String what) {
       this.type = typeMap(type, what);
       this.count = count;
       this.ranks = ranks;
@@ -397,7 +399,7 @@ public final class WorldComm implements Comm {
   }
 
   @Override
-  public Future<Void> gather(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  public Future<Void> gather(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType, int root) {
     return call(() -> {
       checkRoot(root, "gather");
@@ -415,7 +417,7 @@ public final class WorldComm implements Comm {
   }
 
   @Override
-  public Future<Void> allgather(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  public Future<Void> allgather(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType) {
     return call(() -> {
       Blocks in = new Blocks(sendBuf, sendOffset, sendCount, sendType, 1, "allgather send");
@@ -430,7 +432,7 @@ public final class WorldComm implements Comm {
   }
 
   @Override
-  public Future<Void> scatter(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  public Future<Void> scatter(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType, int root) {
     return call(() -> {
       checkRoot(root, "scatter");
@@ -451,7 +453,7 @@ public final class WorldComm implements Comm {
   }
 
   @Override
-  public Future<Void> alltoall(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  public Future<Void> alltoall(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType) {
     return call(() -> {
       Blocks in = new Blocks(sendBuf, sendOffset, sendCount, sendType, size(), "alltoall send");
