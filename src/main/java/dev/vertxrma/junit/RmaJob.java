@@ -238,9 +238,7 @@ public final class RmaJob {
   }
 
   private static JobOptions copy(JobOptions o) {
-    return new JobOptions().setNp(o.getNp()).setJobName(o.getJobName()).setSecret(o.getSecret())
-        .setWaitTimeoutMs(o.getWaitTimeoutMs()).setStartupTimeoutMs(o.getStartupTimeoutMs()).setArgs(o.getArgs())
-        .setRequireFreedWindows(o.isRequireFreedWindows());
+    return new JobOptions(o);
   }
 
   private static void checkThread() {

@@ -57,6 +57,7 @@ public final class RmaRun {
     int firstRank = -1;
     int rankCount = -1;
     boolean requireFreedWindows;
+    boolean virtualThreads;
     String report;
     String program;
     List<String> programArgs = new ArrayList<>();
@@ -68,7 +69,7 @@ public final class RmaRun {
       a = parse(argv);
     } catch (IllegalArgumentException e) {
       System.err.println("rmarun: " + e.getMessage());
-      System.err.println("usage: rmarun -np N [--jvms K] [--job NAME] [--timeout SECONDS] PROGRAM [ARGS...]");
+      System.err.println("usage: rmarun -np N [--jvms K] [--job NAME] [--timeout SECONDS] [--virtual-threads] PROGRAM [ARGS...]");
       return 2;
     }
     Object program;
@@ -110,6 +111,9 @@ public final class RmaRun {
         case "--require-freed-windows":
           a.requireFreedWindows = true;
           break;
+        case "--virtual-threads":
+          a.virtualThreads = true;
+          break;
         case "--report":
           a.report = strArg(argv, ++i, s);
           break;
@@ -136,6 +140,13 @@ public final class RmaRun {
     }
     if (a.jvms < 1 || a.jvms > a.np) {
       throw new IllegalArgumentException("--jvms " + a.jvms + " must be between 1 and np=" + a.np);
+    }
+    if (a.virtualThreads) {
+      try {
+        RankHost.deployment(true);
+      } catch (dev.vertxrma.RmaException e) {
+        throw new IllegalArgumentException("--virtual-threads: " + e.getMessage());
+      }
     }
     return a;
   }
@@ -208,7 +219,8 @@ public final class RmaRun {
   private static int runRanks(Args a, Object program, boolean clustered) {
     JobOptions options = new JobOptions().setNp(a.np).setJobName(a.job).setArgs(a.programArgs)
         .setWaitTimeoutMs(a.timeoutSeconds * 1000).setStartupTimeoutMs(Math.max(60, a.timeoutSeconds) * 1000L)
-        .setClustered(clustered).setRequireFreedWindows(a.requireFreedWindows);
+        .setClustered(clustered).setRequireFreedWindows(a.requireFreedWindows)
+        .setVirtualThreads(a.virtualThreads);
     if (clustered) {
       options.setLocalRanks(a.firstRank, a.rankCount);
     }
@@ -395,6 +407,9 @@ public final class RmaRun {
         List<String> cmd = javaCommand(RmaRun.class.getName());
         cmd.addAll(List.of("-np", String.valueOf(a.np), "--job", a.job, "--timeout", String.valueOf(a.timeoutSeconds),
             "--ranks", first + ":" + (next - first), a.program));
+        if (a.virtualThreads) {
+          cmd.add(cmd.size() - 1, "--virtual-threads");
+        }
         cmd.addAll(a.programArgs);
         ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
         pb.environment().put(dev.vertxrma.impl.transport.JobSecret.FILE_ENV, secretFile.toString());

@@ -73,7 +73,8 @@ public final class WorldComm implements Comm {
    * result is a {@link RankFuture}: a loop of calls runs in bounded stack.
    */
   public <T> Future<T> call(Supplier<Future<T>> body) {
-    if (Vertx.currentContext() == rp.context() && io.vertx.core.Context.isOnEventLoopThread()) {
+    // on the rank's own thread (its event loop, or its virtual thread): no hop
+    if (rp.context().isRunningOnContext()) {
       return adopt(invoke(body));
     }
     RankFuture<T> p = RankFuture.promise(rp.context());
