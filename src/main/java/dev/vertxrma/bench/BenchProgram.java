@@ -24,6 +24,10 @@ import java.util.function.Supplier;
  * (see {@link Row}). Started by {@link RmaBench} through {@code rmarun}; arguments are a
  * {@link BenchPlan}. Every bench does exactly what {@code bench/native/rmabench_native.c} does
  * with MPICH, so the two rows compare like with like.
+ *
+ * <p>On virtual-thread ranks ({@code rmabench --virtual-threads}) every round is written in the
+ * blocking style instead: each call of the round is awaited before the next is made
+ * ({@link #steps}), as an MPI program would.
  */
 public final class BenchProgram implements RankProgram {
 
@@ -44,6 +48,31 @@ public final class BenchProgram implements RankProgram {
             .compose(v -> win.free()));
   }
 
+  /**
+   * The calls of one round, one after the other: chained with {@code compose} on an event loop;
+   * on a virtual thread each awaited in turn (the round's future is then complete when returned).
+   */
+  @SafeVarargs
+  static Supplier<Future<?>> steps(Supplier<? extends Future<?>>... calls) {
+    io.vertx.core.Context ctx = io.vertx.core.Vertx.currentContext();
+    if (ctx != null && ctx.threadingModel() == io.vertx.core.ThreadingModel.VIRTUAL_THREAD) {
+      return () -> {
+        for (Supplier<? extends Future<?>> call : calls) {
+          call.get().await();
+        }
+        return Future.succeededFuture();
+      };
+    }
+    return () -> {
+      Future<?> f = calls[0].get();
+      for (int k = 1; k < calls.length; k++) {
+        Supplier<? extends Future<?>> next = calls[k];
+        f = f.compose(v -> next.get().mapEmpty());
+      }
+      return f;
+    };
+  }
+
   private static Future<Void> runPoint(Comm world, Win win, BenchPlan plan, BenchPlan.Point p) {
     Bench bench = p.bench();
     long bytes = p.bytes();
@@ -54,7 +83,7 @@ public final class BenchProgram implements RankProgram {
     int target = world.size() - 1;
     Future<Void> measured;
     if (!bench.oneSided()) {
-      Supplier<Future<?>> op = collective(world, win, bench, bytes);
+      Supplier<Future<?>> op = steps(collective(world, win, bench, bytes));
       Future<Void> loop = Rma.repeat(warmup + iters, i -> lat.time(i, op));
       measured = bench == Bench.FENCE ? loop.compose(v -> win.fence(Mode.NOSUCCEED)) : loop;
     } else {
@@ -100,28 +129,29 @@ public final class BenchProgram implements RankProgram {
         if (rank != ORIGIN) {
           return Future.succeededFuture();
         }
-        Supplier<Future<?>> opFlush = () -> op.get().compose(v -> win.flush(target));
+        Supplier<Future<?>> opFlush = steps(op, () -> win.flush(target));
         return win.lockAll().compose(v -> Rma.repeat(rounds, i -> lat.time(i, opFlush))).compose(v -> win.unlockAll());
       case LOCK:
         if (rank != ORIGIN) {
           return Future.succeededFuture();
         }
-        return Rma.repeat(rounds, i -> lat.time(i,
-            () -> win.lock(LockType.SHARED, target).compose(v -> op.get()).compose(v -> win.unlock(target))));
+        Supplier<Future<?>> locked = steps(() -> win.lock(LockType.SHARED, target), op, () -> win.unlock(target));
+        return Rma.repeat(rounds, i -> lat.time(i, locked));
       case FENCE:
-        Supplier<Future<?>> epoch = rank == ORIGIN ? () -> op.get().compose(v -> win.fence()) : win::fence;
+        Supplier<Future<?>> epoch = rank == ORIGIN ? steps(op, win::fence) : steps(win::fence);
         // a plain first fence, as the native twin does (MPI_Win_fence(0))
         return win.fence().compose(v -> Rma.repeat(rounds, i -> lat.time(i, epoch)))
             .compose(v -> win.fence(Mode.NOSUCCEED));
       case PSCW:
         if (rank == ORIGIN) {
           Group targets = Group.of(rank, target);
-          return Rma.repeat(rounds, i -> lat.time(i,
-              () -> win.start(targets).compose(v -> op.get()).compose(v -> win.complete())));
+          Supplier<Future<?>> access = steps(() -> win.start(targets), op, win::complete);
+          return Rma.repeat(rounds, i -> lat.time(i, access));
         }
         if (rank == target) {
           Group origins = Group.of(rank, ORIGIN);
-          return Rma.repeat(rounds, i -> win.post(origins).compose(v -> win.waitFor()));
+          Supplier<Future<?>> exposure = steps(() -> win.post(origins), win::waitFor);
+          return Rma.repeat(rounds, i -> exposure.get());
         }
         return Future.succeededFuture();
       default:

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vertxrma.testing.Rmarun;
+import dev.vertxrma.testing.VirtualThreadsAvailable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,7 +21,7 @@ class VirtualThreadSamplesTest {
 
   @BeforeAll
   static void needsJava21() {
-    VirtualThreadsTest.needsJava21();
+    VirtualThreadsAvailable.assume(VirtualThreadSamplesTest.class);
   }
 
   @ParameterizedTest(name = "{0} -np {1} --jvms {2}")

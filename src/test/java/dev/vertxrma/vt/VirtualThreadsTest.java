@@ -2,7 +2,6 @@ package dev.vertxrma.vt;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
@@ -14,6 +13,7 @@ import dev.vertxrma.RankProgram;
 import dev.vertxrma.Rma;
 import dev.vertxrma.Win;
 import dev.vertxrma.testing.Jobs;
+import dev.vertxrma.testing.VirtualThreadsAvailable;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -34,16 +34,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Tag("vt")
 class VirtualThreadsTest {
 
-  static final String NEEDS = "needs Java 21+ (virtual threads); this JVM is Java " + Runtime.version()
-      + ": set RMA_VT_JAVA to a JDK 21+ java, or install one under /usr/lib/jvm (bin/vt-jdk/bin/java finds it)";
-
   @BeforeAll
   static void needsJava21() {
-    boolean ok = Runtime.version().feature() >= 21;
-    if (!ok) {
-      System.err.println("VirtualThreadsTest SKIPPED: " + NEEDS);
-    }
-    assumeTrue(ok, NEEDS);
+    VirtualThreadsAvailable.assume(VirtualThreadsTest.class);
   }
 
   static JobOptions vt(int np) {
