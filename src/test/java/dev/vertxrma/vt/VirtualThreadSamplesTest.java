@@ -5,8 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vertxrma.testing.Rmarun;
 import dev.vertxrma.testing.VirtualThreadsAvailable;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -35,6 +44,32 @@ class VirtualThreadSamplesTest {
       assertEquals(0, status, out);
       assertTrue(out.contains("out| " + sample + ": verified"), out);
     }
+  }
+
+  /** The Vert.x application launcher with {@code "virtualThreads": true}: three instances, three ranks. */
+  @Test
+  void theVertxLauncherRunsVirtualThreadRanks() throws Exception {
+    File home = Rmarun.home();
+    List<String> cmd = new ArrayList<>(List.of(System.getProperty("java.home") + "/bin/java"));
+    for (String line : Files.readAllLines(home.toPath().resolve("conf/jvm.options"))) {
+      if (!line.isBlank() && !line.startsWith("#")) {
+        cmd.add(line.trim());
+      }
+    }
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.vertx.launcher.application.VertxApplication",
+        "dev.vertxrma.samples.LinkedListVt", "-instances", "3", "-conf",
+        "{\"np\":3,\"virtualThreads\":true,\"job\":\"vt-" + UUID.randomUUID().toString().substring(0, 8) + "\"}"));
+    Path out = Files.createTempFile("launcher", ".out");
+    Process p = new ProcessBuilder(cmd).directory(home).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    boolean finished = p.waitFor(120, TimeUnit.SECONDS);
+    String output = Files.readString(out, StandardCharsets.UTF_8);
+    if (!finished) {
+      p.destroyForcibly();
+    }
+    Files.deleteIfExists(out);
+    assertTrue(finished, "the launcher did not exit after the job\n" + output);
+    assertEquals(0, p.exitValue(), output);
+    assertTrue(output.contains("linked-list-vt: verified 3 ranks"), output);
   }
 
   @ParameterizedTest
