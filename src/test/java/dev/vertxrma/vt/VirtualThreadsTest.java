@@ -12,6 +12,8 @@ import dev.vertxrma.Op;
 import dev.vertxrma.RankProgram;
 import dev.vertxrma.Rma;
 import dev.vertxrma.Win;
+import dev.vertxrma.junit.RmaJob;
+import dev.vertxrma.junit.RmaTest;
 import dev.vertxrma.testing.Jobs;
 import dev.vertxrma.testing.VirtualThreadsAvailable;
 import io.vertx.core.Context;
@@ -196,5 +198,22 @@ class VirtualThreadsTest {
       }
       return win.free();
     });
+  }
+
+  /** {@code @RmaTest(virtualThreads = true)}: a user's JUnit test of a blocking-style program, in this JVM and over two. */
+  @RmaTest(ranks = 3, virtualThreads = true)
+  void theJUnitExtensionRunsVirtualThreadRanks(RmaJob job) {
+    job.withVertx(Jobs.embedded()).run((world, args) -> {
+      assertEquals(ThreadingModel.VIRTUAL_THREAD, io.vertx.core.Vertx.currentContext().threadingModel());
+      long sum = world.allreduce((long) world.rank(), Op.SUM).await();
+      assertEquals(3L, sum);
+      return Future.succeededFuture();
+    });
+  }
+
+  @Tag("multijvm")
+  @RmaTest(ranks = 4, jvms = 2, virtualThreads = true)
+  void theJUnitExtensionRunsVirtualThreadRanksOverTwoJvms(RmaJob job) {
+    job.run(dev.vertxrma.samples.LinkedListVt.class);
   }
 }
