@@ -1,5 +1,6 @@
 package dev.vertxrma.p2p;
 
+import static dev.vertxrma.testing.RmaAssertions.assertError;
 import static dev.vertxrma.testing.RmaAssertions.expectError;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -262,6 +264,24 @@ class ProbeSendrecvTest {
               return null;
             }))));
     assertEquals(null, failure);
+  }
+
+  /** A probe waiting when another rank fails the job fails with COMM at once, not at its timeout. */
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void pendingProbeFailsWhenTheJobAborts(Mode mode) {
+    AtomicReference<Throwable> probeFailure = new AtomicReference<>();
+    Throwable failure = Jobs.runExpectingFailure(mode, Jobs.options(2), (world, args) -> {
+      if (world.rank() == 1) {
+        return world.barrier().compose(v -> Future.failedFuture(new IllegalStateException("rank 1 gives up")));
+      }
+      Future<Status> pending = world.probe(1, 5);
+      pending.onFailure(probeFailure::set);
+      return world.barrier().compose(v -> pending);
+    });
+    assertTrue(failure != null && failure.getMessage().contains("rank 1 gives up"), String.valueOf(failure));
+    Jobs.eventually(() -> probeFailure.get() != null, 10, "the pending probe failed");
+    assertError(probeFailure.get(), ErrorClass.COMM, "rank 1", "gives up");
   }
 
   // ------------------------------------------------------------------ sendrecv / sendrecvReplace
