@@ -31,8 +31,14 @@ import net.openhft.chronicle.bytes.BytesStore;
  * A call with count 0 may pass {@code null} for its buffer. Misuse that Java's types cannot
  * express (an offset past the end, a store released meanwhile) fails the call's future with
  * {@link ErrorClass#BUFFER} and leaves every window unchanged.
+ *
+ * <p>{@link Comm#IN_PLACE} is a {@code Buf} of its own: MPI_IN_PLACE, accepted by the collective
+ * calls that document it and refused with {@link ErrorClass#BUFFER} everywhere else.
  */
 public final class Buf {
+
+  /** The one instance behind {@link Comm#IN_PLACE}; it views no memory. */
+  static final Buf IN_PLACE = new Buf(null);
 
   private final Object memory;
 
@@ -109,7 +115,8 @@ public final class Buf {
   /**
    * The memory this buffer views.
    *
-   * @return the array, {@link BytesStore}, Vert.x {@code Buffer} or {@link ByteBuffer} given to {@code of}
+   * @return the array, {@link BytesStore}, Vert.x {@code Buffer} or {@link ByteBuffer} given to
+   *     {@code of}; {@code null} for {@link Comm#IN_PLACE}, which views no memory
    */
   public Object memory() {
     return memory;
@@ -117,6 +124,9 @@ public final class Buf {
 
   @Override
   public String toString() {
+    if (this == IN_PLACE) {
+      return "Buf[IN_PLACE]";
+    }
     return "Buf[" + (memory == null ? "null" : memory.getClass().getSimpleName()) + "]";
   }
 }
