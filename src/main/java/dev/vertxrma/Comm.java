@@ -562,4 +562,31 @@ public interface Comm {
    * @param reason why, for the error messages
    */
   void abort(String reason);
+
+  /**
+   * MPI_Comm_get_errhandler: the error handler of this communicator.
+   *
+   * @return the handler; {@link ErrorHandler#ERRORS_RETURN} until one is set
+   */
+  ErrorHandler getErrhandler();
+
+  /**
+   * MPI_Comm_set_errhandler: from now on, every call on this communicator that fails (its
+   * point-to-point and collective calls, and the creation of windows over it) shows its
+   * {@link RmaException} to {@code handler} on this rank's context, before its future fails.
+   * Local to the calling rank. A lambda is MPI_Comm_create_errhandler.
+   *
+   * @param handler the handler, or {@link ErrorHandler#ERRORS_RETURN} / {@link ErrorHandler#ERRORS_ARE_FATAL}
+   * @throws RmaException {@link ErrorClass#ARG} for {@code null}
+   */
+  void setErrhandler(ErrorHandler handler);
+
+  /**
+   * MPI_Comm_call_errhandler: calls this communicator's error handler with {@code error}, as
+   * if a call had failed with it (with {@link ErrorHandler#ERRORS_ARE_FATAL}, aborts the job).
+   *
+   * @param error the error to report
+   * @return completes once the handler has run on the rank's context
+   */
+  Future<Void> callErrhandler(RmaException error);
 }

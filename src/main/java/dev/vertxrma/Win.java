@@ -269,6 +269,34 @@ public interface Win {
    */
   void setName(String name);
 
+  /**
+   * MPI_Win_get_errhandler: the error handler of this window.
+   *
+   * @return the handler; {@link ErrorHandler#ERRORS_RETURN} until one is set
+   */
+  ErrorHandler getErrhandler();
+
+  /**
+   * MPI_Win_set_errhandler: from now on, every call on this window that fails (operations,
+   * synchronizations, attach/detach, free) shows its {@link RmaException} to {@code handler} on
+   * this rank's context, before its future fails (a failure passed on through nested calls, as
+   * from {@code rput} to its {@code put}, is shown once). Local to the calling rank. A lambda is
+   * MPI_Win_create_errhandler.
+   *
+   * @param handler the handler, or {@link ErrorHandler#ERRORS_RETURN} / {@link ErrorHandler#ERRORS_ARE_FATAL}
+   * @throws RmaException {@link ErrorClass#ARG} for {@code null}
+   */
+  void setErrhandler(ErrorHandler handler);
+
+  /**
+   * MPI_Win_call_errhandler: calls this window's error handler with {@code error}, as if a call
+   * had failed with it (with {@link ErrorHandler#ERRORS_ARE_FATAL}, aborts the job).
+   *
+   * @param error the error to report
+   * @return completes once the handler has run on the rank's context
+   */
+  Future<Void> callErrhandler(RmaException error);
+
   // ------------------------------------------------------------------ communication
 
   /**

@@ -3,6 +3,8 @@ package dev.vertxrma.rx;
 import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.ErrorHandler;
 import dev.vertxrma.DetachedBuffer;
 import dev.vertxrma.Group;
 import dev.vertxrma.Op;
@@ -536,5 +538,33 @@ public final class RxComm {
    */
   public void abort(String reason) {
     comm.abort(reason);
+  }
+
+  /**
+   * MPI_Comm_get_errhandler ({@link Comm#getErrhandler}).
+   *
+   * @return the handler
+   */
+  public ErrorHandler getErrhandler() {
+    return comm.getErrhandler();
+  }
+
+  /**
+   * MPI_Comm_set_errhandler ({@link Comm#setErrhandler}), at once.
+   *
+   * @param handler the handler
+   */
+  public void setErrhandler(ErrorHandler handler) {
+    comm.setErrhandler(handler);
+  }
+
+  /**
+   * MPI_Comm_call_errhandler ({@link Comm#callErrhandler}), on subscription.
+   *
+   * @param error the error to report
+   * @return completes once the handler has run
+   */
+  public Completable callErrhandler(RmaException error) {
+    return Deferred.completable(() -> comm.callErrhandler(error));
   }
 }

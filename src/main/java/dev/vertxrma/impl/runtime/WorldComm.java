@@ -5,6 +5,7 @@ import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.DetachedBuffer;
 import dev.vertxrma.ErrorClass;
+import dev.vertxrma.ErrorHandler;
 import dev.vertxrma.Group;
 import dev.vertxrma.Op;
 import dev.vertxrma.RmaException;
@@ -41,9 +42,12 @@ public final class WorldComm implements Comm {
   private final Group group;
   /** Handed out for every call that succeeds at once with no value: it never changes. */
   private final RankFuture<?> succeeded;
+  private final ErrorHandling errors;
 
   WorldComm(RankProcess rp, PointToPoint p2p, Collectives coll) {
     this.rp = rp;
+    this.errors = new ErrorHandling("the world communicator of rank " + rp.rank(),
+        e -> abort("ERRORS_ARE_FATAL: " + e.getMessage()));
     this.succeeded = RankFuture.succeeded(rp.context());
     this.p2p = p2p;
     this.coll = coll;
@@ -73,9 +77,20 @@ public final class WorldComm implements Comm {
   /**
    * Runs {@code body} on the rank's context (hopping there if needed) and turns a thrown
    * {@link RmaException} into a failed future; fails with COMM once the job has ended. The
-   * result is a {@link RankFuture}: a loop of calls runs in bounded stack.
+   * result is a {@link RankFuture}: a loop of calls runs in bounded stack. A failure is shown
+   * to the communicator's error handler first.
    */
   public <T> Future<T> call(Supplier<Future<T>> body) {
+    return errors.apply(callRaw(body));
+  }
+
+  /** {@link #call(Supplier)} for a call on a window: its failure goes to the window's handler. */
+  public <T> Future<T> call(ErrorHandling handling, Supplier<Future<T>> body) {
+    return handling.apply(callRaw(body));
+  }
+
+  /** {@link #call(Supplier)} without an error handler (the library's own calls: running the program, finalizing). */
+  public <T> Future<T> callRaw(Supplier<Future<T>> body) {
     // on the rank's own thread (its event loop, or its virtual thread): no hop
     if (rp.context().isRunningOnContext()) {
       return adopt(invoke(body));
@@ -675,6 +690,24 @@ public final class WorldComm implements Comm {
         unpackAll(out, parts, inPlace, "alltoall");
         return null;
       });
+    });
+  }
+
+  @Override
+  public ErrorHandler getErrhandler() {
+    return errors.get();
+  }
+
+  @Override
+  public void setErrhandler(ErrorHandler handler) {
+    errors.set(handler);
+  }
+
+  @Override
+  public Future<Void> callErrhandler(RmaException error) {
+    return callRaw(() -> {
+      errors.call(error);
+      return rp.context().succeededFuture();
     });
   }
 

@@ -4,6 +4,7 @@ import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
+import dev.vertxrma.ErrorHandler;
 import dev.vertxrma.Group;
 import dev.vertxrma.Info;
 import dev.vertxrma.LockType;
@@ -19,6 +20,7 @@ import dev.vertxrma.impl.memory.SharedMapping;
 import dev.vertxrma.impl.memory.WindowMemory;
 import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.ops.TypeMap;
+import dev.vertxrma.impl.runtime.ErrorHandling;
 import dev.vertxrma.impl.runtime.WorldComm;
 import dev.vertxrma.impl.sync.CompletionTracker;
 import dev.vertxrma.impl.sync.PassiveEpoch;
@@ -58,6 +60,7 @@ final class WinImpl implements Win {
   private final Info info;
   private final Collectives coll;
   private final CompletionTracker tracker;
+  private final ErrorHandling errors;
   private final PscwEpoch pscw;
   /**
    * The exposure epoch in issue order: set by {@code post}, cleared by {@code waitFor} (or a
@@ -102,6 +105,8 @@ final class WinImpl implements Win {
     this.info = effectiveInfo(info);
     this.coll = new Collectives(rp, comm.p2p(), collectiveContext(id));
     this.tracker = new CompletionTracker(rp.context(), rp.size());
+    this.errors = new ErrorHandling("window " + id + " of rank " + rank,
+        e -> comm.abort("ERRORS_ARE_FATAL on window " + this.name + ": " + e.getMessage()));
     this.pscw = new PscwEpoch(rp.context(), rank, rp.size());
     this.passive = new PassiveEpoch(rank, rp.size());
     this.noLocks = "true".equalsIgnoreCase(this.info.get(Info.NO_LOCKS));
@@ -214,6 +219,24 @@ final class WinImpl implements Win {
     this.name = name == null ? "" : name;
   }
 
+  @Override
+  public ErrorHandler getErrhandler() {
+    return errors.get();
+  }
+
+  @Override
+  public void setErrhandler(ErrorHandler handler) {
+    errors.set(handler);
+  }
+
+  @Override
+  public Future<Void> callErrhandler(RmaException error) {
+    return comm.callRaw(() -> {
+      errors.call(error);
+      return rp.context().succeededFuture();
+    });
+  }
+
   // ------------------------------------------------------------------ checks
 
   private void checkLive(String call) {
@@ -283,7 +306,7 @@ final class WinImpl implements Win {
    * {@code body} gets the synchronization mode the operation was issued under.
    */
   private <T> Future<T> op(int targetRank, String call, IntFunction<Future<T>> body) {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       if (targetRank < 0 || targetRank >= rp.size()) {
         return body.apply(0); // PROC_NULL (no-op) or a bad rank (the body fails): nothing to count
       }
@@ -309,7 +332,7 @@ final class WinImpl implements Win {
       }
       Issued issued = new Issued();
       Future<T> result = gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
-          : comm.call(() -> {
+          : comm.call(errors, () -> {
             Future<T> f = runNow(body, issuedIn);
             issued.sent = takeLastSent();
             return f;
@@ -637,7 +660,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> fence(Mode... assertions) {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       checkLive("fence");
       int bits = Mode.bits(assertions);
       if (pscw.accessGroup() != null || exposure != null) {
@@ -701,7 +724,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> post(Group group, Mode... assertions) {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       checkLive("post");
       int bits = Mode.bits(assertions);
       if (group == null) {
@@ -729,7 +752,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> start(Group group, Mode... assertions) {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       checkLive("start");
       int bits = Mode.bits(assertions);
       if (group == null) {
@@ -750,7 +773,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> complete() {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       checkLive("complete");
       Future<Void> started = pscw.startedForComplete();
       long[] issuedBefore = tracker.snapshot();
@@ -772,7 +795,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> waitFor() {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       checkLive("waitFor");
       Group group = exposure;
       if (group == null) {
@@ -785,7 +808,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Boolean> test() {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       checkLive("test");
       if (exposure == null) {
         throw RmaException.of(ErrorClass.RMA_SYNC, "test at rank %d without a matching post", rank);
@@ -803,7 +826,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> lock(LockType type, int targetRank, Mode... assertions) {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       checkLive("lock");
       int bits = Mode.bits(assertions);
       if (type == null) {
@@ -831,7 +854,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> unlock(int targetRank) {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       checkLive("unlock");
       if (targetRank == Comm.PROC_NULL) {
         return rp.context().succeededFuture();
@@ -843,7 +866,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> lockAll(Mode... assertions) {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       checkLive("lockAll");
       int bits = Mode.bits(assertions);
       checkLockable("lockAll");
@@ -853,7 +876,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> unlockAll() {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       checkLive("unlockAll");
       return passiveSync.unlockAll();
     });
@@ -861,7 +884,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> flush(int targetRank) {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       checkLive("flush");
       if (targetRank == Comm.PROC_NULL) {
         return rp.context().succeededFuture();
@@ -873,7 +896,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> flushAll() {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       checkLive("flushAll");
       return passiveSync.flushAll();
     });
@@ -891,7 +914,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> sync() {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       checkLive("sync");
       return passiveSync.sync();
     });
@@ -900,7 +923,7 @@ final class WinImpl implements Win {
   // ------------------------------------------------------------------ request-based operations
 
   private <T> Future<T> request(int targetRank, String call, Supplier<Future<T>> op) {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       if (targetRank != Comm.PROC_NULL) {
         checkRank(targetRank, call);
         passiveSync.checkHeld(targetRank, call);
@@ -942,7 +965,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> attach(BytesStore<?, ?> store) {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       checkLive("attach");
       requireDynamic("attach");
       return targetWindow.attach(store);
@@ -951,7 +974,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> detach(BytesStore<?, ?> store) {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       checkLive("detach");
       requireDynamic("detach");
       return targetWindow.detach(store);
@@ -968,7 +991,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<SharedSegment> sharedQuery(int targetRank) {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       checkLive("sharedQuery");
       if (mapping == null) {
         throw RmaException.of(ErrorClass.RMA_FLAVOR, "sharedQuery on window %s of flavor %s: only windows from "
@@ -985,7 +1008,7 @@ final class WinImpl implements Win {
 
   /** Sends a raw frame as this rank and completes with the reply (tests forge frames with it). */
   Future<Frame> requestRaw(int dst, Frame f) {
-    return comm.call(() -> rp.request(dst, f));
+    return comm.call(errors, () -> rp.request(dst, f));
   }
 
   /** A frame for this window's target side, from any thread. */
@@ -997,7 +1020,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> free() {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       checkLive("free");
       if (pscw.accessGroup() != null || exposure != null) {
         throw RmaException.of(ErrorClass.RMA_SYNC, "free of window %s at rank %d inside a post/start epoch "
