@@ -13,6 +13,7 @@ import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Op;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.memory.Memory;
+import dev.vertxrma.testing.FixedWidthModel;
 import io.vertx.core.buffer.Buffer;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -44,7 +45,7 @@ class FixedWidthTypesTest {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // An exact model: the element's bits as the integer they mean, arithmetic in BigInteger
+  // The exact model (FixedWidthModel): the element's bits as the integer they mean, BigInteger arithmetic
 
   static boolean unsigned(BasicType t) {
     for (int i = 0; i < FIXED.length; i++) {
@@ -57,46 +58,17 @@ class FixedWidthTypesTest {
 
   /** The integer an element of {@code t} with these low bits stands for. */
   static BigInteger meaning(BasicType t, long bits) {
-    int width = 8 * t.size();
-    BigInteger v = new BigInteger(Long.toUnsignedString(bits)).mod(BigInteger.ONE.shiftLeft(width));
-    if (!unsigned(t) && v.testBit(width - 1)) {
-      v = v.subtract(BigInteger.ONE.shiftLeft(width));
-    }
-    return v;
+    return FixedWidthModel.meaning(t.size(), unsigned(t), bits);
   }
 
   /** The low {@code 8 * size} bits of {@code v}, sign-extended the way the Java array of the width holds them. */
   static long narrow(BasicType t, BigInteger v) {
-    long bits = v.longValue(); // low 64 bits of the two's complement
-    switch (t.size()) {
-      case 1: return (byte) bits;
-      case 2: return (short) bits;
-      case 4: return (int) bits;
-      default: return bits;
-    }
+    return FixedWidthModel.narrow(t.size(), v);
   }
 
-  /** {@code dst op src} on elements of {@code t}, exactly, then reduced modulo 2^n. */
+  /** {@code dst op src} on elements of {@code t}, exactly (BigInteger), then reduced modulo 2^n. */
   static long model(BasicType t, Op op, long dst, long src) {
-    BigInteger a = meaning(t, dst);
-    BigInteger b = meaning(t, src);
-    BigInteger r;
-    switch (op) {
-      case SUM: r = a.add(b); break;
-      case PROD: r = a.multiply(b); break;
-      case MAX: r = a.max(b); break;
-      case MIN: r = a.min(b); break;
-      case LAND: r = BigInteger.valueOf(a.signum() != 0 && b.signum() != 0 ? 1 : 0); break;
-      case LOR: r = BigInteger.valueOf(a.signum() != 0 || b.signum() != 0 ? 1 : 0); break;
-      case LXOR: r = BigInteger.valueOf((a.signum() != 0) != (b.signum() != 0) ? 1 : 0); break;
-      case BAND: r = a.and(b); break;
-      case BOR: r = a.or(b); break;
-      case BXOR: r = a.xor(b); break;
-      case REPLACE: r = b; break;
-      case NO_OP: r = a; break;
-      default: throw new AssertionError(op);
-    }
-    return narrow(t, r);
+    return FixedWidthModel.apply(t.size(), unsigned(t), op, dst, src);
   }
 
   /** A Java array of the width of {@code t} (byte[], short[], int[], long[]) holding {@code values}. */
