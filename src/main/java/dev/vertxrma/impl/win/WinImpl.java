@@ -1036,6 +1036,11 @@ final class WinImpl implements Win {
     int[] ranks = new int[job.length];
     for (int i = 0; i < job.length; i++) {
       ranks[i] = rp.rankOf(job[i]);
+      int np = registry.process().size();
+      if (job[i] >= np) {
+        throw RmaException.of(ErrorClass.RANK, "%s group %s names rank %d, the job has %d ranks", call, group, job[i],
+            np);
+      }
       if (ranks[i] < 0) {
         throw RmaException.of(ErrorClass.GROUP, "%s group %s names job rank %d, which is not in the communicator of "
             + "window %s", call, group, job[i], name);
