@@ -87,6 +87,16 @@ public final class PointToPoint {
       return PointToPoint.this.recvBytes(this, job(source), tag);
     }
 
+    /** MPI_Buffer_attach: the rank's one buffer (errors name this communicator's rank). */
+    public Future<Void> bufferAttach(dev.vertxrma.Buf buffer, int size) {
+      return PointToPoint.this.bufferAttach(buffer, size, comm.rank());
+    }
+
+    /** MPI_Buffer_detach (errors name this communicator's rank). */
+    public Future<dev.vertxrma.DetachedBuffer> bufferDetach() {
+      return PointToPoint.this.bufferDetach(comm.rank());
+    }
+
     /** The communicator rank of job rank {@code jobRank} (a message's source). */
     int rankOf(int jobRank) {
       return comm.rankOf(jobRank);
@@ -198,14 +208,15 @@ public final class PointToPoint {
         return ep.withTimeout(ep.request(dest, f).<Void>mapEmpty(), "ssend to rank " + ch.rankOf(dest));
       case BUFFERED:
       default:
-        return bsend(f, buf, type, count, dest);
+        return bsend(f, buf, type, count, dest, ch.rankOf(dest));
     }
   }
 
-  private Future<Void> bsend(Frame f, MemoryRef buf, TypeMap type, int count, int dest) {
+  /** Buffered send to job rank {@code dest}, rank {@code commDest} of the sending communicator (for messages). */
+  private Future<Void> bsend(Frame f, MemoryRef buf, TypeMap type, int count, int dest, int commDest) {
     long bytes = type.size() * (long) count;
     BsendBuffer b = bsend != null ? bsend : new BsendBuffer(null, null, 0);
-    BsendBuffer.Entry entry = b.allocate(bytes, dest);
+    BsendBuffer.Entry entry = b.allocate(bytes, commDest);
     // the copy into the attached buffer is what frees the user's buffer at once
     MemoryRef region = b.memory();
     long at = region.address() + entry.offset + Comm.BSEND_OVERHEAD;
@@ -436,11 +447,10 @@ public final class PointToPoint {
     }
   }
 
-  /** MPI_Buffer_attach. */
-  public Future<Void> bufferAttach(dev.vertxrma.Buf buffer, int size) {
+  private Future<Void> bufferAttach(dev.vertxrma.Buf buffer, int size, int rank) {
     if (bsend != null) {
       return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER,
-          "rank %d already has a buffer attached; detach it first (one buffer per rank)", ep.rank()));
+          "rank %d already has a buffer attached; detach it first (one buffer per rank)", rank));
     }
     if (size < 0) {
       return ep.context().failedFuture(RmaException.of(ErrorClass.ARG, "buffer size %d is negative", size));
@@ -461,9 +471,9 @@ public final class PointToPoint {
   }
 
   /** MPI_Buffer_detach: completes with the buffer and its size once every buffered message was delivered. */
-  public Future<dev.vertxrma.DetachedBuffer> bufferDetach() {
+  private Future<dev.vertxrma.DetachedBuffer> bufferDetach(int rank) {
     if (bsend == null) {
-      return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER, "rank %d has no buffer attached", ep.rank()));
+      return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER, "rank %d has no buffer attached", rank));
     }
     BsendBuffer b = bsend;
     Promise<dev.vertxrma.DetachedBuffer> p = ep.context().promise();

@@ -457,12 +457,12 @@ public final class CommImpl implements Comm {
 
   @Override
   public Future<Void> bufferAttach(Buf buffer, int sizeBytes) {
-    return call(() -> p2p.bufferAttach(buffer, sizeBytes));
+    return call(() -> ch.bufferAttach(buffer, sizeBytes));
   }
 
   @Override
   public Future<DetachedBuffer> bufferDetach() {
-    return call(p2p::bufferDetach);
+    return call(ch::bufferDetach);
   }
 
   // ------------------------------------------------------------------ collectives
