@@ -235,7 +235,8 @@ public final class RmaBench implements Callable<Integer> {
   /** Runs {@code program} as a job of {@code np} ranks over the plan's JVMs and collects its rows. */
   private List<Row> runJob(Class<?> program, BenchPlan plan, String impl, Progress progress) throws BenchFailure {
     List<String> cmd = RmaRun.javaCommand(RmaRun.class.getName());
-    cmd.addAll(List.of("-np", String.valueOf(np), "--jvms", String.valueOf(plan.jvms()),
+    // --quiet: rmabench draws its own progress
+    cmd.addAll(List.of("--quiet", "-np", String.valueOf(np), "--jvms", String.valueOf(plan.jvms()),
         "--job", "rmabench-" + UUID.randomUUID().toString().substring(0, 8), "--timeout", "120", program.getName()));
     cmd.addAll(plan.toArgs());
     return MeasuringProcess.run(impl, cmd, java.util.Map.of(), timeoutSeconds, progress);
