@@ -14,14 +14,17 @@ import java.util.Locale;
  * The launcher's one-line report of a multi-JVM job's startup on stderr: how many of its JVMs
  * are in the cluster, how many ranks have been heard of, and when all have joined. The JVMs
  * report to it through {@link StartupProgress#reportTo} (a connection to {@link #port()} on
- * loopback). On a terminal the line is redrawn in place and ended when the job has started (or
- * before anything else is printed); elsewhere each new state is a line of its own.
+ * loopback). On a terminal the line is redrawn in place and ended when every rank has joined (or
+ * before rmarun prints anything else); elsewhere each new state is a line of its own.
  *
  * <pre>
- * rmarun: starting 2 JVMs for 4 ranks of job demo…
- * rmarun: 2/2 JVMs in the cluster, joined 3/4 ranks…
+ * rmarun: starting 2 JVMs for 4 ranks of job demo...
+ * rmarun: 2/2 JVMs in the cluster, joined 3/4 ranks...
  * rmarun: all 4 ranks joined (9.8 s)
  * </pre>
+ *
+ * "Joined" counts the rank instances the JVMs' handshakes have heard of; once all are, the
+ * report ends (the handshakes then complete in a moment, or fail the job with a reason).
  */
 final class LaunchProgress implements AutoCloseable {
 
@@ -54,7 +57,7 @@ final class LaunchProgress implements AutoCloseable {
     Thread acceptor = new Thread(this::accept, "rmarun-progress-accept");
     acceptor.setDaemon(true);
     acceptor.start();
-    show("starting " + ranksOf.length + " JVMs for " + np + " ranks of job " + job + "…");
+    show("starting " + ranksOf.length + " JVMs for " + np + " ranks of job " + job + "...");
   }
 
   /** The loopback port the JVMs report to. */
@@ -115,14 +118,16 @@ final class LaunchProgress implements AutoCloseable {
       clustered += inCluster[k] ? 1 : 0;
       ready += joined[k];
     }
-    if (ready == np) {
+    // every rank heard of is the end of the report: the ranks finish their handshake and start
+    // printing at once, so a line still open on the terminal would run into theirs
+    if (ready == np || heard == np) {
       show(String.format(Locale.ROOT, "all %d ranks joined (%.1f s)", np, (System.nanoTime() - start) / 1e9));
       end();
       finished = true;
     } else if (heard == 0) {
-      show(clustered + "/" + ranksOf.length + " JVMs in the cluster…");
+      show(clustered + "/" + ranksOf.length + " JVMs in the cluster...");
     } else {
-      show(clustered + "/" + ranksOf.length + " JVMs in the cluster, joined " + heard + "/" + np + " ranks…");
+      show(clustered + "/" + ranksOf.length + " JVMs in the cluster, joined " + heard + "/" + np + " ranks...");
     }
   }
 

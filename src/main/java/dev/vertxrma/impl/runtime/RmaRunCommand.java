@@ -403,7 +403,7 @@ public final class RmaRunCommand {
     } catch (RmaException e) {
       String m = firstLine(stripClass(e));
       // a schema error lists every element Hazelcast knows: the start says what and where
-      throw new UsageError(m.length() > 400 ? m.substring(0, 400) + "…" : m);
+      throw new UsageError(m.length() > 400 ? m.substring(0, 400) + "..." : m);
     } finally {
       System.setErr(err);
       hazelcast.setLevel(level);
