@@ -24,8 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link MultiJvmTest}): help, version and usage errors from the script (status 2, one line, no
  * stack trace, before any JVM starts); a user's program compiled by the test, run from
  * {@code -cp} over two JVMs with {@code -x}, {@code --conf} and {@code --tag-output}, and the
- * startup progress on stderr; and {@code -x} for an embedded job, which then runs in a JVM of its
- * own.
+ * startup progress on stderr; {@code -x} for an embedded job, which then runs in a JVM of its
+ * own; and the launcher's main class in a JVM without picocli.
  */
 @Tag("multijvm")
 class RmaRunLauncherTest {
@@ -127,6 +127,48 @@ class RmaRunLauncherTest {
     assertTrue(o.err().contains("rmarun: starting 2 JVMs for 3 ranks of job "), o.toString());
     assertTrue(o.err().contains("rmarun: all 3 ranks joined ("), o.toString());
     assertNoStackTrace(o);
+  }
+
+  /**
+   * A JVM without picocli (an optional dependency: {@code RmaJob} starts rank JVMs with a user's
+   * test class path, which may lack it) still runs ranks, and still refuses a bad option in one
+   * line.
+   */
+  @Test
+  void ranksRunWithoutPicocli() throws Exception {
+    List<String> cp = new ArrayList<>();
+    for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
+      if (!e.contains("picocli")) {
+        cp.add(e);
+      }
+    }
+    List<String> java = new ArrayList<>(List.of(System.getProperty("java.home") + "/bin/java"));
+    for (String line : Files.readAllLines(Rmarun.home().toPath().resolve("conf/jvm.options"))) {
+      if (!line.isBlank() && !line.startsWith("#")) {
+        java.add(line.trim());
+      }
+    }
+    java.addAll(List.of("-cp", String.join(File.pathSeparator, cp), "dev.vertxrma.impl.runtime.RmaRun"));
+    Outcome ok = run(java, "-np", "3", "--tag-output", "--", "twisted");
+    assertEquals(0, ok.exit(), ok.toString());
+    assertTrue(ok.out().contains("[0] twisted: verified"), ok.toString());
+    assertUsageError(run(java, "-np", "3", "--bogus", "twisted"), "Unknown option: '--bogus'");
+  }
+
+  private Outcome run(List<String> java, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(java);
+    cmd.addAll(List.of(args));
+    File out = Files.createTempFile(tmp, "java", ".out").toFile();
+    File err = Files.createTempFile(tmp, "java", ".err").toFile();
+    Process p = new ProcessBuilder(cmd).redirectOutput(out).redirectError(err).start();
+    boolean finished = p.waitFor(WAIT_SECONDS, TimeUnit.SECONDS);
+    if (!finished) {
+      p.destroyForcibly();
+    }
+    Outcome o = new Outcome(finished ? p.exitValue() : -1, Files.readString(out.toPath(), StandardCharsets.UTF_8),
+        Files.readString(err.toPath(), StandardCharsets.UTF_8));
+    assertTrue(finished, "did not finish\n" + o);
+    return o;
   }
 
   /** {@code -x} without {@code --jvms}: the embedded job runs in a JVM of its own that has the variable. */

@@ -53,6 +53,22 @@ public final class RmaRun {
     System.exit(run(argv));
   }
 
+  /**
+   * Whether picocli is on the class path (an optional dependency: a JVM that runs ranks for
+   * {@code dev.vertxrma.junit.RmaJob} in a user's project may lack it). {@link RmaRunCli} is only
+   * loaded when it is, since loading it loads picocli's classes.
+   */
+  private static final boolean PICOCLI = picocliAvailable();
+
+  private static boolean picocliAvailable() {
+    try {
+      Class.forName("picocli.CommandLine", false, RmaRun.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+  }
+
   static int run(String[] argv) {
     return run(argv, System.out, System.err);
   }
@@ -66,7 +82,7 @@ public final class RmaRun {
   public static int run(String[] argv, PrintStream out, PrintStream err) {
     RmaRunCommand a = new RmaRunCommand();
     try {
-      boolean go = RmaRunCli.available() ? RmaRunCli.parse(a, argv, out) : a.parsePlain(argv, out);
+      boolean go = PICOCLI ? RmaRunCli.parse(a, argv, out) : a.parsePlain(argv, out);
       if (!go) {
         return 0;
       }

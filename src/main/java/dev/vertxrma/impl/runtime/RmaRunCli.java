@@ -8,22 +8,13 @@ import picocli.CommandLine;
 /**
  * The picocli side of {@code rmarun}'s command line ({@link RmaRunCommand} holds the options):
  * parsing, {@code --help} and {@code --version}. Kept apart so that a JVM without picocli (picocli
- * is an optional dependency of the library) can still run ranks: {@link RmaRun} uses this class
- * only when picocli is there, and {@link RmaRunCommand#parsePlain} otherwise.
+ * is an optional dependency of the library) can still run ranks: {@link RmaRun} loads this class
+ * only when picocli is there (loading it needs picocli's classes), and uses
+ * {@link RmaRunCommand#parsePlain} otherwise.
  */
 final class RmaRunCli {
 
   private RmaRunCli() {
-  }
-
-  /** Whether picocli can be loaded. */
-  static boolean available() {
-    try {
-      Class.forName("picocli.CommandLine", false, RmaRunCli.class.getClassLoader());
-      return true;
-    } catch (ClassNotFoundException | LinkageError e) {
-      return false;
-    }
   }
 
   /**
