@@ -282,7 +282,9 @@ public final class RmaRunCommand {
     if (conf != null) {
       checkConf();
     }
-    if (ranks != null || jvms > 1) {
+    if (ranks == null && jvms > 1) {
+      // the launcher of a clustered job (its JVMs, and those RmaJob starts, meet a bad file when
+      // they join the cluster: ARG, naming it)
       checkClusterConfig();
     }
     loader = userClasspath.isEmpty() ? RmaRunCommand.class.getClassLoader() : userLoader();
@@ -392,6 +394,8 @@ public final class RmaRunCommand {
   private void checkClusterConfig() {
     // Hazelcast logs a malformed file at length and its XML parser prints to stderr: quiet while
     // checking, the one-line error says it all (nothing else runs in this JVM yet)
+    // (the console handler takes System.err when made: make it now, with the real one)
+    java.util.logging.Logger.getLogger("").getHandlers();
     java.util.logging.Logger hazelcast = java.util.logging.Logger.getLogger("com.hazelcast");
     java.util.logging.Level level = hazelcast.getLevel();
     java.io.PrintStream err = System.err;
