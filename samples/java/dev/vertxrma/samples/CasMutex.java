@@ -33,6 +33,7 @@
 // Usage: rmarun -np N cas-mutex [R]     (entries per rank, default 50; any N >= 1)
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -138,9 +139,9 @@ public final class CasMutex extends RankVerticle {
   private Future<Void> checkFinalState() {
     long[] atA = new long[SLOTS];
     long[] c = new long[1];
-    return win.getAccumulate(null, 0, SLOTS, Datatype.LONG, atA, 0, SLOTS, Datatype.LONG, A, 0, SLOTS, Datatype.LONG,
+    return win.getAccumulate(null, 0, SLOTS, Datatype.LONG, Buf.of(atA), 0, SLOTS, Datatype.LONG, A, 0, SLOTS, Datatype.LONG,
         Op.NO_OP)
-        .compose(v -> win.getAccumulate(null, 0, 1, Datatype.LONG, c, 0, 1, Datatype.LONG, counterRank, COUNTER, 1,
+        .compose(v -> win.getAccumulate(null, 0, 1, Datatype.LONG, Buf.of(c), 0, 1, Datatype.LONG, counterRank, COUNTER, 1,
             Datatype.LONG, Op.NO_OP))
         .compose(v -> win.flushAll())
         .map(v -> {

@@ -17,6 +17,7 @@
 // Usage: rmarun -np N counter [C]     (increments per rank, default 1000; any N >= 1)
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -75,7 +76,7 @@ public final class Counter extends RankVerticle {
             .compose(v -> win.unlock(0))
             .compose(v -> world.barrier()) // every increment is complete at rank 0
             .compose(v -> rank == 0 ? readFinal(win, finalValue) : Future.succeededFuture())
-            .compose(v -> world.gather(mine, 0, c, Datatype.LONG, all, 0, c, Datatype.LONG, 0))
+            .compose(v -> world.gather(Buf.of(mine), 0, c, Datatype.LONG, Buf.of(all), 0, c, Datatype.LONG, 0))
             .compose(v -> {
               checkOwnOrder(rank, mine);
               if (rank == 0) {
@@ -102,7 +103,7 @@ public final class Counter extends RankVerticle {
   private Future<Void> readFinal(Win win, long[] out) {
     long[] buf = new long[1];
     return win.lock(LockType.SHARED, 0)
-        .compose(v -> win.get(buf, 0, 1, Datatype.LONG, 0, 0))
+        .compose(v -> win.get(Buf.of(buf), 0, 1, Datatype.LONG, 0, 0))
         .compose(v -> win.unlock(0))
         .map(v -> {
           out[0] = buf[0];

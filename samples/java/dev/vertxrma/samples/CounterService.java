@@ -16,6 +16,7 @@
 // exactly its observations.
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -172,14 +173,14 @@ public final class CounterService implements WorldProgram {
     }
     Win w = origin();
     int owner = bin % world.size();
-    return w.accumulate(new long[] {1}, 0, 1, Datatype.LONG, owner, 1 + bin / world.size(), Op.SUM)
+    return w.accumulate(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, owner, 1 + bin / world.size(), Op.SUM)
         .compose(v -> w.flush(owner));
   }
 
   private Future<Long> count() {
     Win w = origin();
     long[] value = new long[1];
-    return w.get(value, 0, 1, Datatype.LONG, 0, 0).compose(v -> w.flush(0)).map(v -> value[0]);
+    return w.get(Buf.of(value), 0, 1, Datatype.LONG, 0, 0).compose(v -> w.flush(0)).map(v -> value[0]);
   }
 
   private Future<long[]> histogram() {
@@ -187,7 +188,7 @@ public final class CounterService implements WorldProgram {
     long[] bins = new long[BINS];
     List<Future<Void>> gets = new ArrayList<>();
     for (int b = 0; b < BINS; b++) {
-      gets.add(w.get(bins, b, 1, Datatype.LONG, b % world.size(), 1 + b / world.size()));
+      gets.add(w.get(Buf.of(bins), b, 1, Datatype.LONG, b % world.size(), 1 + b / world.size()));
     }
     return Future.all(gets).compose(v -> w.flushAll()).map(v -> bins);
   }
@@ -277,7 +278,7 @@ public final class CounterService implements WorldProgram {
         Comm comm = world.rank(r);
         long[] send = r == local.get(0) ? mine : new long[mine.length];
         long[] recv = r == local.get(0) ? all : new long[mine.length];
-        merged.add(comm.allreduce(send, 0, recv, 0, mine.length, Datatype.LONG, Op.BOR));
+        merged.add(comm.allreduce(Buf.of(send), 0, Buf.of(recv), 0, mine.length, Datatype.LONG, Op.BOR));
       }
       return Future.all(merged).compose(m -> {
         if (!local.contains(0)) {

@@ -1,5 +1,6 @@
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Op;
 import dev.vertxrma.Win;
@@ -30,11 +31,11 @@ final class CriticalSection {
           }
           return win.flush(occupancyRank);
         })
-        .compose(v -> win.get(c, 0, 1, Datatype.LONG, counterRank, counterDisp))
+        .compose(v -> win.get(Buf.of(c), 0, 1, Datatype.LONG, counterRank, counterDisp))
         .compose(v -> win.flush(counterRank))
         .compose(v -> {
           c[0]++;
-          return win.put(c, 0, 1, Datatype.LONG, counterRank, counterDisp);
+          return win.put(Buf.of(c), 0, 1, Datatype.LONG, counterRank, counterDisp);
         })
         .compose(v -> win.flush(counterRank))
         .compose(v -> win.fetchAndOp(-1, occupancyRank, occupancyDisp, Op.SUM))

@@ -62,6 +62,7 @@
 // Usage: rmarun -np N double-buffer [points-per-rank (>= 2) [tolerance [max-iters]]]   (any N >= 1)
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Group;
@@ -133,7 +134,7 @@ public final class DoubleBuffer extends RankVerticle {
           return posted.compose(v -> world.barrier());
         })
         .compose(v -> HeatRod.loop(this::iterate))
-        .compose(v -> rod.verify(world, a[0], 0, steps, residual, 2,
+        .compose(v -> rod.verify(world, Buf.of(a[0]), 0, steps, residual, 2,
             () -> win[0].free().compose(v2 -> win[1].free())));
   }
 
@@ -208,8 +209,8 @@ public final class DoubleBuffer extends RankVerticle {
 
   /** The gets of one half: the neighbours' second points of A[w] into tobuf[w] (PROC_NULL: no-op). */
   private Future<Void> getSecondPoints(int w) {
-    Future<Void> fromLeft = win[w].get(tobuf[w], 0, 1, Datatype.DOUBLE, rod.left, n - 2);
-    Future<Void> fromRight = win[w].get(tobuf[w], 1, 1, Datatype.DOUBLE, rod.right, 1);
+    Future<Void> fromLeft = win[w].get(Buf.of(tobuf[w]), 0, 1, Datatype.DOUBLE, rod.left, n - 2);
+    Future<Void> fromRight = win[w].get(Buf.of(tobuf[w]), 1, 1, Datatype.DOUBLE, rod.right, 1);
     return Future.all(fromLeft, fromRight).mapEmpty();
   }
 

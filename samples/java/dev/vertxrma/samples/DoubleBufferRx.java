@@ -14,6 +14,7 @@
 // Usage: rmarun -np N double-buffer-rx [points-per-rank (>= 2) [tolerance [max-iters]]]   (any N >= 1)
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Group;
@@ -88,7 +89,7 @@ public final class DoubleBufferRx extends RankVerticle {
         })
         // while (!converged(A0, A1)) { ... }
         .andThen(RxRma.repeatUntil(() -> converged ? Single.just(true) : pass().toSingle(() -> converged)))
-        .andThen(Completable.defer(() -> Completable.fromCompletionStage(rod.verify(world.delegate(), a[0], 0,
+        .andThen(Completable.defer(() -> Completable.fromCompletionStage(rod.verify(world.delegate(), Buf.of(a[0]), 0,
             steps, residual, 2, () -> Future.fromCompletionStage(win[0].free().andThen(win[1].free())
                 .toCompletionStage(null))).toCompletionStage())));
   }
@@ -161,8 +162,8 @@ public final class DoubleBufferRx extends RankVerticle {
   /** The gets of one half: the neighbours' second points of A[w] into tobuf[w] (PROC_NULL: no-op). */
   private Completable getSecondPoints(int w) {
     return Completable.mergeArray(
-        win[w].get(tobuf[w], 0, 1, Datatype.DOUBLE, rod.left, n - 2),
-        win[w].get(tobuf[w], 1, 1, Datatype.DOUBLE, rod.right, 1));
+        win[w].get(Buf.of(tobuf[w]), 0, 1, Datatype.DOUBLE, rod.left, n - 2),
+        win[w].get(Buf.of(tobuf[w]), 1, 1, Datatype.DOUBLE, rod.right, 1));
   }
 
   /** After the wait: what the gets brought, for the next update2. */

@@ -20,6 +20,7 @@
 // Usage: rmarun -np 2 exchange [count]     (count floats per message, default 1000)
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -80,7 +81,7 @@ public final class Exchange extends RankVerticle {
           // rank's error the launcher reports names the wrong value
           byte[] mine = firstFailure();
           byte[] all = new byte[2 * REPORT_BYTES];
-          return world.allgather(mine, 0, REPORT_BYTES, Datatype.BYTE, all, 0, REPORT_BYTES, Datatype.BYTE)
+          return world.allgather(Buf.of(mine), 0, REPORT_BYTES, Datatype.BYTE, Buf.of(all), 0, REPORT_BYTES, Datatype.BYTE)
               .compose(x -> Future.failedFuture(new IllegalStateException("exchange: " + total
                   + " check(s) failed; rank 0: " + report(all, 0) + "; rank 1: " + report(all, 1))));
         });
@@ -139,8 +140,8 @@ public final class Exchange extends RankVerticle {
     int other = 1 - rank;
     float[] sendbuf = sendData(rank, TAG_STANDARD, count);
     float[] recvbuf = new float[count];
-    return world.send(sendbuf, 0, count, Datatype.FLOAT, other, TAG_STANDARD)
-        .compose(v -> world.recv(recvbuf, 0, count, Datatype.FLOAT, other, TAG_STANDARD))
+    return world.send(Buf.of(sendbuf), 0, count, Datatype.FLOAT, other, TAG_STANDARD)
+        .compose(v -> world.recv(Buf.of(recvbuf), 0, count, Datatype.FLOAT, other, TAG_STANDARD))
         .map(st -> {
           check("standard send/recv", st, recvbuf, other, TAG_STANDARD, count);
           return null;
@@ -154,20 +155,20 @@ public final class Exchange extends RankVerticle {
     float[] sendbuf = sendData(rank, TAG_BUFFERED, count);
     float[] recvbuf = new float[count];
     byte[] attached = new byte[count * 4 + Comm.BSEND_OVERHEAD];
-    return world.bufferAttach(attached, attached.length)
-        .compose(v -> world.bsend(sendbuf, 0, count, Datatype.FLOAT, other, TAG_BUFFERED))
+    return world.bufferAttach(Buf.of(attached), attached.length)
+        .compose(v -> world.bsend(Buf.of(sendbuf), 0, count, Datatype.FLOAT, other, TAG_BUFFERED))
         .compose(v -> {
           // the message was copied into the attached buffer: the send buffer may be reused at once
           Arrays.fill(sendbuf, -1f);
-          return world.recv(recvbuf, 0, count, Datatype.FLOAT, other, TAG_BUFFERED);
+          return world.recv(Buf.of(recvbuf), 0, count, Datatype.FLOAT, other, TAG_BUFFERED);
         })
         .compose(st -> {
           check("buffered bsend/recv", st, recvbuf, other, TAG_BUFFERED, count);
           return world.bufferDetach();
         })
         .map(detached -> {
-          if (detached != attached) {
-            failures.add("buffered: bufferDetach returned " + describe(detached) + ", not the byte[" + attached.length
+          if (detached.memory() != attached) {
+            failures.add("buffered: bufferDetach returned " + describe(detached.memory()) + ", not the byte[" + attached.length
                 + "] that was attached");
           }
           return null;
@@ -180,8 +181,8 @@ public final class Exchange extends RankVerticle {
     int other = 1 - rank;
     float[] sendbuf = sendData(rank, TAG_OVERFLOW, count);
     byte[] small = new byte[count * 4 + Comm.BSEND_OVERHEAD - 1];
-    return world.bufferAttach(small, small.length)
-        .compose(v -> world.bsend(sendbuf, 0, count, Datatype.FLOAT, other, TAG_OVERFLOW)
+    return world.bufferAttach(Buf.of(small), small.length)
+        .compose(v -> world.bsend(Buf.of(sendbuf), 0, count, Datatype.FLOAT, other, TAG_OVERFLOW)
             .transform(ar -> {
               if (ar.succeeded()) {
                 failures.add(String.format("overflow: bsend of %d bytes + %d overhead succeeded with an attached "
@@ -199,8 +200,8 @@ public final class Exchange extends RankVerticle {
               return world.bufferDetach();
             }))
         .map(detached -> {
-          if (detached != small) {
-            failures.add("overflow: bufferDetach returned " + describe(detached) + ", not the byte[" + small.length
+          if (detached.memory() != small) {
+            failures.add("overflow: bufferDetach returned " + describe(detached.memory()) + ", not the byte[" + small.length
                 + "] that was attached");
           }
           return null;

@@ -23,6 +23,7 @@
 // Usage: rmarun -np N fence-put [points-per-rank [tolerance [max-iters]]]   (any N >= 1)
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Info;
@@ -65,7 +66,7 @@ public final class FencePut extends RankVerticle {
           rod.initPlanes(a);
           return HeatRod.loop(this::iterate);
         })
-        .compose(v -> rod.verify(world, a, rod.byteAt(plane(), 1), steps, residual, 1, () -> win.free()));
+        .compose(v -> rod.verify(world, Buf.of(a), rod.byteAt(plane(), 1), steps, residual, 1, () -> win.free()));
   }
 
   /** The plane holding the current iterate. */
@@ -88,9 +89,9 @@ public final class FencePut extends RankVerticle {
       localResidual = rod.relaxPlanes(a, p, q, 1, n);
       return win.fence(Mode.NOPRECEDE).compose(v -> {
         // my first point -> left neighbour's right halo; my last point -> right neighbour's left halo
-        Future<Void> toLeft = win.put(a, rod.byteAt(q, 1), 1, Datatype.DOUBLE, rod.left,
+        Future<Void> toLeft = win.put(Buf.of(a), rod.byteAt(q, 1), 1, Datatype.DOUBLE, rod.left,
             rod.slot(q, n + 1));
-        Future<Void> toRight = win.put(a, rod.byteAt(q, n), 1, Datatype.DOUBLE, rod.right,
+        Future<Void> toRight = win.put(Buf.of(a), rod.byteAt(q, n), 1, Datatype.DOUBLE, rod.right,
             rod.slot(q, 0));
         Future<Void> fence = win.fence(Mode.NOSTORE, Mode.NOSUCCEED);
         return Future.all(toLeft, toRight, fence);

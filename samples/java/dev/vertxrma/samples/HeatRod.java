@@ -18,6 +18,7 @@
 //                        (defaults 8 2e-4 2000)
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -225,10 +226,10 @@ final class HeatRod {
    * steps, residual and every point exactly. Rank 0 prints the {@code verified} line, or fails
    * with {@link ErrorClass#OTHER} naming the first difference.
    */
-  Future<Void> verify(Comm world, Object block, int offset, int steps, double residual, int checkEvery,
+  Future<Void> verify(Comm world, Buf block, int offset, int steps, double residual, int checkEvery,
       Supplier<Future<?>> free) {
     double[] all = rank == 0 ? new double[total] : new double[0];
-    return world.gather(block, offset, n, Datatype.DOUBLE, all, 0, n, Datatype.DOUBLE, 0)
+    return world.gather(block, offset, n, Datatype.DOUBLE, Buf.of(all), 0, n, Datatype.DOUBLE, 0)
         .compose(v -> free.get())
         .compose(v -> rank == 0 ? compare(all, steps, residual, checkEvery) : Future.succeededFuture());
   }

@@ -41,6 +41,7 @@
 // Usage: rmarun -np N linked-list [NUM_ELEMS]     (default 10; any N >= 1)
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -123,7 +124,7 @@ public final class LinkedList extends RankVerticle {
           })
           : Future.succeededFuture();
       return head
-          .compose(v -> world.bcast(headDisp, 0, 1, Datatype.AINT, 0)) // the head pointer to everyone
+          .compose(v -> world.bcast(Buf.of(headDisp), 0, 1, Datatype.AINT, 0)) // the head pointer to everyone
           .compose(v -> {
             tail = new Ptr(0, headDisp[0]);
             return win.lockAll();
@@ -134,7 +135,7 @@ public final class LinkedList extends RankVerticle {
           .compose(v -> procid == 0 ? verify(new Ptr(0, headDisp[0]), nproc, walked) : Future.succeededFuture())
           .compose(v -> world.barrier()) // rank 0 has finished reading every element
           .compose(v -> freeElems())
-          .compose(v -> world.allreduce(new long[] {staleTails, chasePolls}, 0, stats, 0, 2, Datatype.LONG, Op.SUM))
+          .compose(v -> world.allreduce(Buf.of(new long[] {staleTails, chasePolls}), 0, Buf.of(stats), 0, 2, Datatype.LONG, Op.SUM))
           .compose(v -> win.free());
     })
         .compose(v -> world.allreduce((long) failures.size(), Op.SUM))
@@ -191,12 +192,12 @@ public final class LinkedList extends RankVerticle {
     return Spin.until(() -> {
       int[] nextRank = {NIL_RANK};
       Ptr t = tail;
-      return win.compareAndSwap(new int[] {newElem.rank()}, 0, new int[] {NIL_RANK}, 0, nextRank, 0, Datatype.INT,
+      return win.compareAndSwap(Buf.of(new int[] {newElem.rank()}), 0, Buf.of(new int[] {NIL_RANK}), 0, Buf.of(nextRank), 0, Datatype.INT,
               t.rank(), t.disp() + NEXT_RANK)
           .compose(v -> win.flush(t.rank()))
           .compose(v -> {
             if (nextRank[0] == NIL_RANK) { // success: link the displacement too
-              return win.accumulate(new long[] {newElem.disp()}, 0, 1, Datatype.AINT, t.rank(),
+              return win.accumulate(Buf.of(new long[] {newElem.disp()}), 0, 1, Datatype.AINT, t.rank(),
                   t.disp() + NEXT_DISP, Op.REPLACE)
                   .compose(x -> win.flush(t.rank()))
                   .map(x -> {
@@ -220,7 +221,7 @@ public final class LinkedList extends RankVerticle {
     return Spin.until(() -> {
       nextDisp[0] = NIL_DISP;
       chasePolls++;
-      return win.getAccumulate(null, 0, 0, Datatype.AINT, nextDisp, 0, 1, Datatype.AINT, t.rank(),
+      return win.getAccumulate(null, 0, 0, Datatype.AINT, Buf.of(nextDisp), 0, 1, Datatype.AINT, t.rank(),
               t.disp() + NEXT_DISP, 1, Datatype.AINT, Op.NO_OP)
           .compose(v -> win.flush(t.rank()))
           .map(v -> nextDisp[0] != NIL_DISP);
@@ -255,8 +256,8 @@ public final class LinkedList extends RankVerticle {
     long[] disp = new long[1];
     int[] rankAndValue = new int[2]; // next.rank and value are adjacent ints
     win.lock(LockType.SHARED, at.rank())
-        .compose(v -> win.get(disp, 0, 1, Datatype.AINT, at.rank(), at.disp() + NEXT_DISP))
-        .compose(v -> win.get(rankAndValue, 0, 2, Datatype.INT, at.rank(), at.disp() + NEXT_RANK))
+        .compose(v -> win.get(Buf.of(disp), 0, 1, Datatype.AINT, at.rank(), at.disp() + NEXT_DISP))
+        .compose(v -> win.get(Buf.of(rankAndValue), 0, 2, Datatype.INT, at.rank(), at.disp() + NEXT_RANK))
         .compose(v -> win.unlock(at.rank()))
         .onComplete(ar -> {
           if (ar.failed()) { // a corrupt pointer led outside every attached element

@@ -15,6 +15,7 @@
 // Usage: rmarun -np N linked-list-rx [NUM_ELEMS]     (default 10; any N >= 1)
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -105,7 +106,7 @@ public final class LinkedListRx extends RankVerticle {
           ? allocElem(HEAD_VALUE).doOnSuccess(disp -> headDisp[0] = disp).ignoreElement()
           : Completable.complete();
       return head
-          .andThen(world.bcast(headDisp, 0, 1, Datatype.AINT, 0)) // the head pointer to everyone
+          .andThen(world.bcast(Buf.of(headDisp), 0, 1, Datatype.AINT, 0)) // the head pointer to everyone
           .andThen(Completable.defer(() -> {
             tail = new Ptr(0, headDisp[0]);
             return win.lockAll();
@@ -117,7 +118,7 @@ public final class LinkedListRx extends RankVerticle {
               : Completable.complete()))
           .andThen(world.barrier()) // rank 0 has finished reading every element
           .andThen(Completable.defer(this::freeElems))
-          .andThen(Completable.defer(() -> world.allreduce(new long[] {staleTails, chasePolls}, 0, stats, 0, 2,
+          .andThen(Completable.defer(() -> world.allreduce(Buf.of(new long[] {staleTails, chasePolls}), 0, Buf.of(stats), 0, 2,
               Datatype.LONG, Op.SUM)))
           .andThen(win.free());
     })
@@ -178,12 +179,12 @@ public final class LinkedListRx extends RankVerticle {
     return spin(() -> {
       int[] nextRank = {NIL_RANK};
       Ptr t = tail;
-      return win.compareAndSwap(new int[] {newElem.rank()}, 0, new int[] {NIL_RANK}, 0, nextRank, 0, Datatype.INT,
+      return win.compareAndSwap(Buf.of(new int[] {newElem.rank()}), 0, Buf.of(new int[] {NIL_RANK}), 0, Buf.of(nextRank), 0, Datatype.INT,
               t.rank(), t.disp() + NEXT_RANK)
           .andThen(win.flush(t.rank()))
           .andThen(Single.defer(() -> {
             if (nextRank[0] == NIL_RANK) { // success: link the displacement too
-              return win.accumulate(new long[] {newElem.disp()}, 0, 1, Datatype.AINT, t.rank(),
+              return win.accumulate(Buf.of(new long[] {newElem.disp()}), 0, 1, Datatype.AINT, t.rank(),
                       t.disp() + NEXT_DISP, Op.REPLACE)
                   .andThen(win.flush(t.rank()))
                   .toSingle(() -> {
@@ -207,7 +208,7 @@ public final class LinkedListRx extends RankVerticle {
     return spin(() -> {
       nextDisp[0] = NIL_DISP;
       chasePolls++;
-      return win.getAccumulate(null, 0, 0, Datatype.AINT, nextDisp, 0, 1, Datatype.AINT, t.rank(),
+      return win.getAccumulate(null, 0, 0, Datatype.AINT, Buf.of(nextDisp), 0, 1, Datatype.AINT, t.rank(),
               t.disp() + NEXT_DISP, 1, Datatype.AINT, Op.NO_OP)
           .andThen(win.flush(t.rank()))
           .toSingle(() -> nextDisp[0] != NIL_DISP);
@@ -258,8 +259,8 @@ public final class LinkedListRx extends RankVerticle {
     long[] disp = new long[1];
     int[] rankAndValue = new int[2]; // next.rank and value are adjacent ints
     return win.lock(LockType.SHARED, here.rank())
-        .andThen(win.get(disp, 0, 1, Datatype.AINT, here.rank(), here.disp() + NEXT_DISP))
-        .andThen(win.get(rankAndValue, 0, 2, Datatype.INT, here.rank(), here.disp() + NEXT_RANK))
+        .andThen(win.get(Buf.of(disp), 0, 1, Datatype.AINT, here.rank(), here.disp() + NEXT_DISP))
+        .andThen(win.get(Buf.of(rankAndValue), 0, 2, Datatype.INT, here.rank(), here.disp() + NEXT_RANK))
         .andThen(win.unlock(here.rank()))
         .toSingle(() -> {
           Ptr next = new Ptr(rankAndValue[0], disp[0]);

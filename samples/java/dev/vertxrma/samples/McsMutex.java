@@ -33,6 +33,7 @@
 // Usage: rmarun -np N mcs-mutex [R]     (critical sections per rank, default 30; any N >= 1)
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -101,7 +102,7 @@ public final class McsMutex extends RankVerticle {
           .compose(v -> win.unlockAll())
           .compose(v -> world.barrier()) // every critical section is complete at rank 0
           .compose(v -> me == 0 ? readState(finalState) : Future.succeededFuture())
-          .compose(v -> world.allreduce(new long[] {queued, polls}, 0, stats, 0, 2, Datatype.LONG, Op.SUM))
+          .compose(v -> world.allreduce(Buf.of(new long[] {queued, polls}), 0, Buf.of(stats), 0, 2, Datatype.LONG, Op.SUM))
           .compose(v -> {
             if (me == 0) {
               checkFinal(finalState, np, rounds);
@@ -130,7 +131,7 @@ public final class McsMutex extends RankVerticle {
   private Future<Void> acquire() {
     int[] pred = new int[1];
     return replace(me, NEXT, NIL)
-        .compose(v -> win.fetchAndOp(new int[] {me}, 0, pred, 0, Datatype.INT, 0, TAIL, Op.REPLACE))
+        .compose(v -> win.fetchAndOp(Buf.of(new int[] {me}), 0, Buf.of(pred), 0, Datatype.INT, 0, TAIL, Op.REPLACE))
         .compose(v -> win.flush(0))
         .compose(v -> {
           if (pred[0] == NIL) {
@@ -156,7 +157,7 @@ public final class McsMutex extends RankVerticle {
             return Future.succeededFuture(next[0]);
           }
           int[] old = new int[1];
-          return win.compareAndSwap(new int[] {NIL}, 0, new int[] {me}, 0, old, 0, Datatype.INT, 0, TAIL)
+          return win.compareAndSwap(Buf.of(new int[] {NIL}), 0, Buf.of(new int[] {me}), 0, Buf.of(old), 0, Datatype.INT, 0, TAIL)
               .compose(x -> win.flush(0))
               .compose(x -> {
                 if (old[0] == me) {
@@ -172,19 +173,19 @@ public final class McsMutex extends RankVerticle {
   /** The critical section: a non-atomic increment of the counter at rank 0, with an occupancy check. */
   private Future<Void> criticalSection(int round) {
     int[] value = new int[1];
-    return win.fetchAndOp(new int[] {1}, 0, value, 0, Datatype.INT, 0, INSIDE, Op.SUM)
+    return win.fetchAndOp(Buf.of(new int[] {1}), 0, Buf.of(value), 0, Datatype.INT, 0, INSIDE, Op.SUM)
         .compose(v -> win.flush(0))
         .compose(v -> {
           if (value[0] != 0) {
             failures.add(String.format("rank %d entered critical section %d while %d other holder(s) were inside", me,
                 round, value[0]));
           }
-          return win.get(value, 0, 1, Datatype.INT, 0, COUNTER);
+          return win.get(Buf.of(value), 0, 1, Datatype.INT, 0, COUNTER);
         })
         .compose(v -> win.flush(0))
-        .compose(v -> win.put(new int[] {value[0] + 1}, 0, 1, Datatype.INT, 0, COUNTER))
+        .compose(v -> win.put(Buf.of(new int[] {value[0] + 1}), 0, 1, Datatype.INT, 0, COUNTER))
         .compose(v -> win.flush(0))
-        .compose(v -> win.fetchAndOp(new int[] {-1}, 0, value, 0, Datatype.INT, 0, INSIDE, Op.SUM))
+        .compose(v -> win.fetchAndOp(Buf.of(new int[] {-1}), 0, Buf.of(value), 0, Datatype.INT, 0, INSIDE, Op.SUM))
         .compose(v -> win.flush(0))
         .map(v -> {
           if (value[0] != 1) {
@@ -199,13 +200,13 @@ public final class McsMutex extends RankVerticle {
 
   /** target[disp] = value, atomically (accumulate REPLACE), complete at the target. */
   private Future<Void> replace(int target, int disp, int value) {
-    return win.accumulate(new int[] {value}, 0, 1, Datatype.INT, target, disp, Op.REPLACE)
+    return win.accumulate(Buf.of(new int[] {value}), 0, 1, Datatype.INT, target, disp, Op.REPLACE)
         .compose(v -> win.flush(target));
   }
 
   /** out[0] = target[disp], atomically (get-accumulate NO_OP). */
   private Future<Void> fetch(int target, int disp, int[] out) {
-    return win.getAccumulate(null, 0, 0, Datatype.INT, out, 0, 1, Datatype.INT, target, disp, 1, Datatype.INT,
+    return win.getAccumulate(null, 0, 0, Datatype.INT, Buf.of(out), 0, 1, Datatype.INT, target, disp, 1, Datatype.INT,
         Op.NO_OP).compose(v -> win.flush(target));
   }
 
@@ -224,7 +225,7 @@ public final class McsMutex extends RankVerticle {
   /** Rank 0 reads its window with a get under a lock of its own. */
   private Future<Void> readState(int[] out) {
     return win.lock(LockType.SHARED, 0)
-        .compose(v -> win.get(out, 0, WINDOW_INTS, Datatype.INT, 0, 0))
+        .compose(v -> win.get(Buf.of(out), 0, WINDOW_INTS, Datatype.INT, 0, 0))
         .compose(v -> win.unlock(0));
   }
 

@@ -45,6 +45,7 @@
 // Usage: rmarun -np 2 peterson [R]     (entries per rank, default 200)
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -131,15 +132,15 @@ public final class Peterson extends RankVerticle {
   private Future<Void> lock() {
     long[] one = {1};
     long[] turn = {other}; // A writes T=1, B writes T=0
-    return win.accumulate(one, 0, 1, Datatype.LONG, rank, FLAG, Op.REPLACE)
+    return win.accumulate(Buf.of(one), 0, 1, Datatype.LONG, rank, FLAG, Op.REPLACE)
         .compose(v -> win.flush(rank))
-        .compose(v -> win.accumulate(turn, 0, 1, Datatype.LONG, A, TURN, Op.REPLACE))
+        .compose(v -> win.accumulate(Buf.of(turn), 0, 1, Datatype.LONG, A, TURN, Op.REPLACE))
         .compose(v -> win.flush(A))
         .compose(v -> {
           long[] f = new long[1];
           long[] t = {other};
           // the first read of the other's flag; t is known (we just wrote it)
-          return win.getAccumulate(null, 0, 1, Datatype.LONG, f, 0, 1, Datatype.LONG, other, FLAG, 1, Datatype.LONG,
+          return win.getAccumulate(null, 0, 1, Datatype.LONG, Buf.of(f), 0, 1, Datatype.LONG, other, FLAG, 1, Datatype.LONG,
               Op.NO_OP)
               .compose(x -> win.flush(other))
               .compose(x -> Spin.until(() -> {
@@ -147,9 +148,9 @@ public final class Peterson extends RankVerticle {
                   return Future.succeededFuture(true);
                 }
                 waits++;
-                Future<Void> readFlag = win.getAccumulate(null, 0, 1, Datatype.LONG, f, 0, 1, Datatype.LONG, other,
+                Future<Void> readFlag = win.getAccumulate(null, 0, 1, Datatype.LONG, Buf.of(f), 0, 1, Datatype.LONG, other,
                     FLAG, 1, Datatype.LONG, Op.NO_OP);
-                Future<Void> readTurn = win.getAccumulate(null, 0, 1, Datatype.LONG, t, 0, 1, Datatype.LONG, A, TURN,
+                Future<Void> readTurn = win.getAccumulate(null, 0, 1, Datatype.LONG, Buf.of(t), 0, 1, Datatype.LONG, A, TURN,
                     1, Datatype.LONG, Op.NO_OP);
                 // A: Y is at B and T at A -> MPI_Win_flush_all; B: X and T are both at A -> MPI_Win_flush(A)
                 Future<Void> flushed = rank == A ? win.flushAll() : win.flush(A);
@@ -167,7 +168,7 @@ public final class Peterson extends RankVerticle {
   /** MPI_Accumulate(my flag, MPI_REPLACE, 0) + flush. */
   private Future<Void> unlock() {
     long[] zero = {0};
-    return win.accumulate(zero, 0, 1, Datatype.LONG, rank, FLAG, Op.REPLACE).compose(v -> win.flush(rank));
+    return win.accumulate(Buf.of(zero), 0, 1, Datatype.LONG, rank, FLAG, Op.REPLACE).compose(v -> win.flush(rank));
   }
 
   /** At rank A after both ranks are done: C = 2R, both flags down, nobody inside. */
@@ -175,9 +176,9 @@ public final class Peterson extends RankVerticle {
     long[] c = new long[1];
     long[] atA = new long[SLOTS];
     long[] atB = new long[SLOTS];
-    return win.getAccumulate(null, 0, SLOTS, Datatype.LONG, atA, 0, SLOTS, Datatype.LONG, A, 0, SLOTS, Datatype.LONG,
+    return win.getAccumulate(null, 0, SLOTS, Datatype.LONG, Buf.of(atA), 0, SLOTS, Datatype.LONG, A, 0, SLOTS, Datatype.LONG,
         Op.NO_OP)
-        .compose(v -> win.getAccumulate(null, 0, SLOTS, Datatype.LONG, atB, 0, SLOTS, Datatype.LONG, B, 0, SLOTS,
+        .compose(v -> win.getAccumulate(null, 0, SLOTS, Datatype.LONG, Buf.of(atB), 0, SLOTS, Datatype.LONG, B, 0, SLOTS,
             Datatype.LONG, Op.NO_OP))
         .compose(v -> win.flushAll())
         .map(v -> {

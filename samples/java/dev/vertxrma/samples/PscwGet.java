@@ -27,6 +27,7 @@
 // Usage: rmarun -np N pscw-get [points-per-rank [tolerance [max-iters]]]   (any N >= 1)
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Group;
@@ -77,7 +78,7 @@ public final class PscwGet extends RankVerticle {
           rod.initPlanes(a);
           return HeatRod.loop(this::iterate);
         })
-        .compose(v -> rod.verify(world, a, rod.byteAt(steps % 2, 1), steps, residual, 1, () -> win.free()));
+        .compose(v -> rod.verify(world, Buf.of(a), rod.byteAt(steps % 2, 1), steps, residual, 1, () -> win.free()));
   }
 
   /** One pass of {@code while (!converged(A)) { ... }}; completes with false once converged. */
@@ -100,8 +101,8 @@ public final class PscwGet extends RankVerticle {
           .compose(v -> win.start(fromgroup))
           .compose(v -> {
             // the left neighbour's new last point and the right neighbour's new first point
-            Future<Void> fromLeft = win.get(tobuf, 0, 1, Datatype.DOUBLE, rod.left, rod.slot(q, n));
-            Future<Void> fromRight = win.get(tobuf, 1, 1, Datatype.DOUBLE, rod.right, rod.slot(q, 1));
+            Future<Void> fromLeft = win.get(Buf.of(tobuf), 0, 1, Datatype.DOUBLE, rod.left, rod.slot(q, n));
+            Future<Void> fromRight = win.get(Buf.of(tobuf), 1, 1, Datatype.DOUBLE, rod.right, rod.slot(q, 1));
             // update_core(A): points 2..n-1, concurrently with the gets
             localResidual = Math.max(localResidual, rod.relaxPlanes(a, p, q, 2, n - 1));
             Future<Void> complete = win.complete();

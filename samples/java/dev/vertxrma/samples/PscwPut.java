@@ -24,6 +24,7 @@
 // Usage: rmarun -np N pscw-put [points-per-rank [tolerance [max-iters]]]   (any N >= 1)
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Group;
@@ -71,7 +72,7 @@ public final class PscwPut extends RankVerticle {
           rod.initPlanes(a);
           return HeatRod.loop(this::iterate);
         })
-        .compose(v -> rod.verify(world, a, rod.byteAt(steps % 2, 1), steps, residual, 1, () -> win.free()));
+        .compose(v -> rod.verify(world, Buf.of(a), rod.byteAt(steps % 2, 1), steps, residual, 1, () -> win.free()));
   }
 
   /** One pass of {@code while (!converged(A)) { ... }}; completes with false once converged. */
@@ -91,8 +92,8 @@ public final class PscwPut extends RankVerticle {
           .compose(v -> win.start(togroup))
           .compose(v -> {
             // my first point -> left neighbour's right halo; my last point -> right neighbour's left halo
-            Future<Void> toLeft = win.put(a, rod.byteAt(q, 1), 1, Datatype.DOUBLE, rod.left, rod.slot(q, n + 1));
-            Future<Void> toRight = win.put(a, rod.byteAt(q, n), 1, Datatype.DOUBLE, rod.right, rod.slot(q, 0));
+            Future<Void> toLeft = win.put(Buf.of(a), rod.byteAt(q, 1), 1, Datatype.DOUBLE, rod.left, rod.slot(q, n + 1));
+            Future<Void> toRight = win.put(Buf.of(a), rod.byteAt(q, n), 1, Datatype.DOUBLE, rod.right, rod.slot(q, 0));
             Future<Void> complete = win.complete();
             return Future.all(toLeft, toRight, complete);
           })

@@ -1,5 +1,6 @@
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -47,7 +48,7 @@ final class RankChecks {
     String mine = failures.isEmpty() ? "" : failures.size() + " failed, first: " + failures.get(0);
     byte[] text = Arrays.copyOf(mine.getBytes(StandardCharsets.UTF_8), REPORT_BYTES);
     byte[] all = new byte[REPORT_BYTES * world.size()];
-    return world.allgather(text, 0, REPORT_BYTES, Datatype.BYTE, all, 0, REPORT_BYTES, Datatype.BYTE)
+    return world.allgather(Buf.of(text), 0, REPORT_BYTES, Datatype.BYTE, Buf.of(all), 0, REPORT_BYTES, Datatype.BYTE)
         .compose(v -> {
           StringBuilder sb = new StringBuilder(sample + ": " + total + " check(s) failed");
           for (int r = 0; r < world.size(); r++) {

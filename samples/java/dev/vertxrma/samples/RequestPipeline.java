@@ -38,6 +38,7 @@
 // Usage: rmarun -np N request-pipeline [M [N [NSTEPS]]]     (defaults 3 64 24; N >= 2 ranks)
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -124,8 +125,8 @@ public final class RequestPipeline extends RankVerticle {
           long[] mine = {getsOverlappingPut, maxPutsIncomplete, putsCompleteAtIssue, waitanyCalls, waitanyWaited,
               rank == TARGET ? 0 : Math.max(0, mySteps.length - 1)};
           long[] maxes = new long[mine.length];
-          return world.allreduce(mine, 0, stats, 0, mine.length, Datatype.LONG, Op.SUM)
-              .compose(x -> world.allreduce(mine, 0, maxes, 0, mine.length, Datatype.LONG, Op.MAX))
+          return world.allreduce(Buf.of(mine), 0, Buf.of(stats), 0, mine.length, Datatype.LONG, Op.SUM)
+              .compose(x -> world.allreduce(Buf.of(mine), 0, Buf.of(maxes), 0, mine.length, Datatype.LONG, Op.MAX))
               .map(x -> {
                 stats[1] = maxes[1]; // the most incomplete at once on any origin
                 return null;
@@ -213,10 +214,10 @@ public final class RequestPipeline extends RankVerticle {
       if (incompletePuts() > 0) {
         getsOverlappingPut++;
       }
-      return win.rget(data, j * n, n, Datatype.DOUBLE, TARGET, (long) i * n)
+      return win.rget(Buf.of(data), j * n, n, Datatype.DOUBLE, TARGET, (long) i * n)
           .map(v -> {
             compute(i, j);
-            Future<Void> put = win.rput(data, j * n, n, Datatype.DOUBLE, TARGET, (long) i * n);
+            Future<Void> put = win.rput(Buf.of(data), j * n, n, Datatype.DOUBLE, TARGET, (long) i * n);
             putReq[j] = put;
             if (put.isComplete()) {
               putsCompleteAtIssue++;

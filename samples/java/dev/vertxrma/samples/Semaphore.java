@@ -41,6 +41,7 @@
 // Usage: rmarun -np N semaphore [K [R]]     (K permits, default 2; R entries per rank, default 20)
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -123,10 +124,10 @@ public final class Semaphore extends RankVerticle {
   /** MPI_Accumulate(X, MPI_SUM, -1), then get-accumulate(NO_OP) + flush until X is 0. */
   private Future<Void> countdown() {
     long[] minusOne = {-1};
-    return win.accumulate(minusOne, 0, 1, Datatype.LONG, A, X, Op.SUM)
+    return win.accumulate(Buf.of(minusOne), 0, 1, Datatype.LONG, A, X, Op.SUM)
         .compose(v -> Spin.until(() -> {
           long[] z = new long[1];
-          return win.getAccumulate(null, 0, 1, Datatype.LONG, z, 0, 1, Datatype.LONG, A, X, 1, Datatype.LONG,
+          return win.getAccumulate(null, 0, 1, Datatype.LONG, Buf.of(z), 0, 1, Datatype.LONG, A, X, 1, Datatype.LONG,
               Op.NO_OP)
               .compose(x -> win.flush(A))
               .map(x -> {
@@ -152,7 +153,7 @@ public final class Semaphore extends RankVerticle {
     return Spin.until(() -> {
       long[] minusOne = {-1};
       long[] old = new long[1];
-      return win.getAccumulate(minusOne, 0, 1, Datatype.LONG, old, 0, 1, Datatype.LONG, A, S, 1, Datatype.LONG,
+      return win.getAccumulate(Buf.of(minusOne), 0, 1, Datatype.LONG, Buf.of(old), 0, 1, Datatype.LONG, A, S, 1, Datatype.LONG,
           Op.SUM)
           .compose(v -> win.flush(A))
           .compose(v -> {
@@ -164,7 +165,7 @@ public final class Semaphore extends RankVerticle {
             }
             retries++;
             long[] plusOne = {1};
-            return win.accumulate(plusOne, 0, 1, Datatype.LONG, A, S, Op.SUM)
+            return win.accumulate(Buf.of(plusOne), 0, 1, Datatype.LONG, A, S, Op.SUM)
                 .compose(x -> win.flush(A))
                 .map(x -> false);
           });
@@ -182,7 +183,7 @@ public final class Semaphore extends RankVerticle {
           if (occupancy > permits) {
             checks.fail("enter: %d ranks inside the region guarded by a %d-permit semaphore", occupancy, permits);
           }
-          return win.accumulate(one, 0, 1, Datatype.LONG, A, ENTRIES, Op.SUM);
+          return win.accumulate(Buf.of(one), 0, 1, Datatype.LONG, A, ENTRIES, Op.SUM);
         })
         .compose(v -> win.flush(A))
         // while this rank holds a permit, S cannot be back to K
@@ -209,7 +210,7 @@ public final class Semaphore extends RankVerticle {
   /** MPI_Accumulate(S, MPI_SUM, +1) + MPI_Win_flush(A). */
   private Future<Void> release() {
     long[] plusOne = {1};
-    return win.accumulate(plusOne, 0, 1, Datatype.LONG, A, S, Op.SUM).compose(v -> win.flush(A));
+    return win.accumulate(Buf.of(plusOne), 0, 1, Datatype.LONG, A, S, Op.SUM).compose(v -> win.flush(A));
   }
 
   // ------------------------------------------------------------------ final checks
@@ -217,7 +218,7 @@ public final class Semaphore extends RankVerticle {
   /** At rank A, after everybody is done: X = 0, S = K, nobody inside, size*R entries. */
   private Future<Void> checkFinalState() {
     long[] all = new long[SLOTS];
-    return win.getAccumulate(null, 0, SLOTS, Datatype.LONG, all, 0, SLOTS, Datatype.LONG, A, 0, SLOTS,
+    return win.getAccumulate(null, 0, SLOTS, Datatype.LONG, Buf.of(all), 0, SLOTS, Datatype.LONG, A, 0, SLOTS,
         Datatype.LONG, Op.NO_OP)
         .compose(v -> win.flush(A))
         .map(v -> {

@@ -36,6 +36,7 @@
 // Usage: rmarun -np N shared-sync [ROUNDS [W]]     (N even; defaults 100 rounds, W = 16 longs)
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -137,8 +138,8 @@ public final class SharedSync extends RankVerticle {
     long[] msg = {round};
     long[] ack = new long[1];
     return win.sync()
-        .compose(v -> world.send(msg, 0, 1, Datatype.LONG, peer, TAG_X_READY))
-        .compose(v -> world.recv(ack, 0, 1, Datatype.LONG, peer, TAG_Y_READY))
+        .compose(v -> world.send(Buf.of(msg), 0, 1, Datatype.LONG, peer, TAG_X_READY))
+        .compose(v -> world.recv(Buf.of(ack), 0, 1, Datatype.LONG, peer, TAG_Y_READY))
         .compose(st -> {
           checkMessage("A", st, ack[0], round, TAG_Y_READY);
           return win.sync();
@@ -153,7 +154,7 @@ public final class SharedSync extends RankVerticle {
   private Future<Void> roundB(int round) {
     int pair = rank / 2;
     long[] msg = new long[1];
-    return world.recv(msg, 0, 1, Datatype.LONG, peer, TAG_X_READY)
+    return world.recv(Buf.of(msg), 0, 1, Datatype.LONG, peer, TAG_X_READY)
         .compose(st -> {
           checkMessage("B", st, msg[0], round, TAG_X_READY);
           return win.sync();
@@ -165,7 +166,7 @@ public final class SharedSync extends RankVerticle {
           }
           return win.sync();
         })
-        .compose(v -> world.send(msg, 0, 1, Datatype.LONG, peer, TAG_Y_READY));
+        .compose(v -> world.send(Buf.of(msg), 0, 1, Datatype.LONG, peer, TAG_Y_READY));
   }
 
   private void checkMessage(String who, Status st, long got, int round, int tag) {

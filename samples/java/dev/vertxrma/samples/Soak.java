@@ -26,6 +26,7 @@
 //   flush  the others put to R and flush, over and over, while R does nothing
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -158,15 +159,15 @@ public final class Soak extends RankVerticle {
     }
     long[] mine = {rank + 1L};
     for (int t = 0; t < np; t++) {
-      fenceWin.put(out, t * K, K, Datatype.LONG, t, (long) rank * K);
-      fenceWin.accumulate(mine, 0, 1, Datatype.LONG, t, (long) np * K, Op.SUM);
+      fenceWin.put(Buf.of(out), t * K, K, Datatype.LONG, t, (long) rank * K);
+      fenceWin.accumulate(Buf.of(mine), 0, 1, Datatype.LONG, t, (long) np * K, Op.SUM);
       ops += 2;
     }
     fences += 2;
     return fenceWin.fence().compose(v -> {
       checkOwnFenceWindow(round);
       for (int t = 0; t < np; t++) {
-        fenceWin.get(back, t * K, K, Datatype.LONG, t, (long) rank * K);
+        fenceWin.get(Buf.of(back), t * K, K, Datatype.LONG, t, (long) rank * K);
         ops++;
       }
       return fenceWin.fence(Mode.NOSTORE);
@@ -207,7 +208,7 @@ public final class Soak extends RankVerticle {
       int t = rnd.nextInt(np);
       int slot = rnd.nextInt(C);
       long[] value = {rnd.nextInt(1000) + 1};
-      counterWin.accumulate(value, 0, 1, Datatype.LONG, t, slot, Op.SUM);
+      counterWin.accumulate(Buf.of(value), 0, 1, Datatype.LONG, t, slot, Op.SUM);
       ops++;
     }
     List<Future<Long>> mine = new ArrayList<>(TICKETS);
@@ -228,12 +229,12 @@ public final class Soak extends RankVerticle {
     ops += 2;
     return lockWin.lock(LockType.EXCLUSIVE, t)
         .compose(v -> {
-          lockWin.get(value, 0, 1, Datatype.LONG, t, 0);
+          lockWin.get(Buf.of(value), 0, 1, Datatype.LONG, t, 0);
           return lockWin.flush(t);
         })
         .compose(v -> {
           value[0]++;
-          lockWin.put(value, 0, 1, Datatype.LONG, t, 0);
+          lockWin.put(Buf.of(value), 0, 1, Datatype.LONG, t, 0);
           return lockWin.unlock(t);
         });
   }
@@ -269,7 +270,7 @@ public final class Soak extends RankVerticle {
 
   private Future<Integer> flushForever(int target) {
     long[] one = {1};
-    counterWin.put(one, 0, 1, Datatype.LONG, target, 0);
+    counterWin.put(Buf.of(one), 0, 1, Datatype.LONG, target, 0);
     ops++;
     return counterWin.flush(target).compose(v -> flushForever(target));
   }
@@ -282,7 +283,7 @@ public final class Soak extends RankVerticle {
         .compose(v -> world.barrier()) // every operation of every rank is complete
         .compose(v -> {
           checkReplay(rounds);
-          return world.gather(mine, 0, mine.length, Datatype.LONG, all, 0, mine.length, Datatype.LONG, 0);
+          return world.gather(Buf.of(mine), 0, mine.length, Datatype.LONG, Buf.of(all), 0, mine.length, Datatype.LONG, 0);
         })
         .compose(v -> {
           if (rank == 0) {

@@ -26,6 +26,7 @@
 // Usage: rmarun -np N twisted [mx [my]]    (defaults 60 60, my = mx if only mx is given; any N >= 1)
 package dev.vertxrma.samples;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -161,7 +162,7 @@ public final class Twisted extends RankVerticle {
     Future<Void> ready;
     if (ix != 0) {
       // MPI_IRECV(bufr(jsta), ...inext...); MPI_WAIT(ireqr); MPI_WAIT(ireqs); x(ista-1,j) = bufr(j)
-      ready = world.irecv(bufr, jsta, jlen, Datatype.DOUBLE, inext, TAG)
+      ready = world.irecv(Buf.of(bufr), jsta, jlen, Datatype.DOUBLE, inext, TAG)
           .compose(st -> expectCount(st, jlen, "Loop A halo row " + (ista - 1)))
           .compose(v -> ireqs)
           .map(v -> {
@@ -183,7 +184,7 @@ public final class Twisted extends RankVerticle {
         for (int j = jsta; j <= jend; j++) {
           bufs[j] = x[at(iend, j)];
         }
-        ireqs = world.isend(bufs, jsta, jlen, Datatype.DOUBLE, iprev, TAG);
+        ireqs = world.isend(Buf.of(bufs), jsta, jlen, Datatype.DOUBLE, iprev, TAG);
       }
       return Future.succeededFuture();
     });
@@ -200,7 +201,7 @@ public final class Twisted extends RankVerticle {
     Future<Void> ready;
     if (iy != 0) {
       // MPI_IRECV(x(ista,jsta-1), ilen, ...iprev...); MPI_WAIT(ireqr); MPI_WAIT(ireqs)
-      ready = world.irecv(x, at(ista, jsta - 1), ilen, Datatype.DOUBLE, iprev, TAG)
+      ready = world.irecv(Buf.of(x), at(ista, jsta - 1), ilen, Datatype.DOUBLE, iprev, TAG)
           .compose(st -> expectCount(st, ilen, "Loop B halo column " + (jsta - 1)))
           .compose(v -> ireqs);
     } else {
@@ -213,7 +214,7 @@ public final class Twisted extends RankVerticle {
         }
       }
       if (iy != nprocs - 1) {
-        ireqs = world.isend(x, at(ista, jend), ilen, Datatype.DOUBLE, inext, TAG);
+        ireqs = world.isend(Buf.of(x), at(ista, jend), ilen, Datatype.DOUBLE, inext, TAG);
       }
       return Future.succeededFuture();
     });
@@ -251,8 +252,8 @@ public final class Twisted extends RankVerticle {
     }
     double[] result = myrank == 0 ? new double[n] : null;
     int[] counts = myrank == 0 ? new int[n] : null;
-    return world.reduce(mine, 0, result, 0, n, Datatype.DOUBLE, Op.SUM, 0)
-        .compose(v -> world.reduce(owned, 0, counts, 0, n, Datatype.INT, Op.SUM, 0))
+    return world.reduce(Buf.of(mine), 0, Buf.of(result), 0, n, Datatype.DOUBLE, Op.SUM, 0)
+        .compose(v -> world.reduce(Buf.of(owned), 0, Buf.of(counts), 0, n, Datatype.INT, Op.SUM, 0))
         .compose(v -> myrank == 0 ? compare(result, counts) : Future.succeededFuture());
   }
 

@@ -2,6 +2,7 @@ package dev.vertxrma;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.util.Optional;
 
 /**
  * A communicator (MPI_Comm): the ranks of a job and the point-to-point and collective operations
@@ -9,9 +10,10 @@ import io.vertx.core.Vertx;
  * any thread: calls made off the rank's own event loop are moved onto it, in call order, and
  * their futures complete there.
  *
- * <p><b>Buffers.</b> A buffer is a Java primitive array ({@code byte[] short[] char[] int[] long[]
- * float[] double[] boolean[]}) with {@code offset} counted in array elements (the mpiJava
- * convention), or a Chronicle {@code BytesStore} with {@code offset} counted in bytes. The
+ * <p><b>Buffers.</b> A buffer is a {@link Buf}: a view of a Java primitive array ({@code byte[]
+ * short[] char[] int[] long[] float[] double[] boolean[]}) with {@code offset} counted in array
+ * elements (the mpiJava convention), or of a Chronicle {@code BytesStore}, a Vert.x
+ * {@code Buffer} or a {@code ByteBuffer} with {@code offset} counted in bytes. The
  * datatype says how {@code count} elements are laid out from there. An array other than a
  * {@code byte[]} must hold the datatype's basic elements ({@code long[]} for LONG and AINT,
  * {@code double[]} for DOUBLE, {@code int[]} for INT and INT_INT, ...); a {@code byte[]} or a
@@ -26,7 +28,8 @@ import io.vertx.core.Vertx;
  * LONG, say), {@link ErrorClass#BUFFER} for a buffer that is null (with a positive count), too
  * small from its offset, of an unsupported class or released, {@link ErrorClass#ARG} for a
  * Chronicle {@code Bytes} (which may move; pass its {@code BytesStore}) or a store that is
- * neither native nor backed by a {@code byte[]}, {@link ErrorClass#TAG} for a negative tag.
+ * neither native nor backed by a {@code byte[]}, {@link ErrorClass#TAG} for a negative tag,
+ * {@link ErrorClass#BUFFER} for {@link #IN_PLACE} where a call does not accept it.
  * Then, for every call: {@link ErrorClass#TIMEOUT} when a wait exceeds
  * {@link JobOptions#getWaitTimeoutMs()}, {@link ErrorClass#PROC_FAILED} when a rank the call
  * waits for is lost, {@link ErrorClass#COMM} for a call made after the job ended (aborted, failed,
@@ -42,6 +45,33 @@ public interface Comm {
   int PROC_NULL = -2;
   /** Bytes that {@code bsend} adds to each message in the attached buffer (MPI_BSEND_OVERHEAD). */
   int BSEND_OVERHEAD = 32;
+  /** MPI_UNDEFINED (MPICH's value): e.g. {@link Status#count(Datatype)} of a message that is not a whole number of elements. */
+  int UNDEFINED = -32766;
+
+  /**
+   * MPI_IN_PLACE: passed as a buffer, says "the data is already where the result goes". Accepted
+   * only where MPI accepts it, with MPI's meaning:
+   * <ul>
+   *   <li>as the send buffer of {@link #allreduce(Buf, int, Buf, int, int, Datatype, Op) allreduce},
+   *       {@link #scan}, {@link #exscan}, {@link #reduceScatter} and {@link #reduceScatterBlock}
+   *       at any rank: the input is taken from the receive buffer, which the result replaces;</li>
+   *   <li>as the send buffer of {@link #reduce} at root only: root's input is taken from its
+   *       receive buffer;</li>
+   *   <li>as the send buffer of {@link #gather} at root and of {@link #allgather} at any rank:
+   *       this rank's block is already in its place in the receive buffer (block {@code rank()});
+   *       send count and type are ignored;</li>
+   *   <li>as the send buffer of {@link #alltoall} at any rank: the blocks to send are taken from
+   *       the receive buffer (with the receive count and type) and replaced by the blocks
+   *       received;</li>
+   *   <li>as the receive buffer of {@link #scatter} at root: root's block stays in the send
+   *       buffer; receive count and type are ignored.</li>
+   * </ul>
+   * Anywhere else (a receive buffer, a send buffer at a non-root rank of reduce or gather, a
+   * point-to-point or window call) it fails the call with {@link ErrorClass#BUFFER}, as MPICH
+   * does, before anything is sent. As in MPI, the ranks of one collective call need not agree on
+   * using it.
+   */
+  Buf IN_PLACE = Buf.IN_PLACE;
 
   /**
    * MPI_Comm_rank: this process's rank in the communicator.
@@ -85,7 +115,7 @@ public interface Comm {
    * that both match a receive are received in send order.
    *
    * @param buf the send buffer ({@code null} with count 0)
-   * @param offset where the data starts in {@code buf}: array elements, or bytes of a store
+   * @param offset where the data starts in {@code buf}: array elements, or bytes for other buffers
    * @param count the number of elements of {@code type}
    * @param type the datatype, committed
    * @param dest the destination rank, or {@link #PROC_NULL} (no-op)
@@ -94,26 +124,26 @@ public interface Comm {
    *     is then on its way. Fails with the argument errors listed in the class comment (RANK,
    *     COUNT, TYPE, BUFFER, ARG, TAG) or COMM.
    */
-  Future<Void> send(Object buf, int offset, int count, Datatype type, int dest, int tag);
+  Future<Void> send(Buf buf, int offset, int count, Datatype type, int dest, int tag);
 
   /**
    * MPI_Isend: identical to {@link #send}, since in a future-based API every call is nonblocking.
    *
    * @param buf the send buffer ({@code null} with count 0)
-   * @param offset where the data starts in {@code buf}: array elements, or bytes of a store
+   * @param offset where the data starts in {@code buf}: array elements, or bytes for other buffers
    * @param count the number of elements of {@code type}
    * @param type the datatype, committed
    * @param dest the destination rank, or {@link #PROC_NULL} (no-op)
    * @param tag the message tag, {@code >= 0}
    * @return as {@link #send}
    */
-  Future<Void> isend(Object buf, int offset, int count, Datatype type, int dest, int tag);
+  Future<Void> isend(Buf buf, int offset, int count, Datatype type, int dest, int tag);
 
   /**
    * MPI_Ssend, synchronous mode.
    *
    * @param buf the send buffer ({@code null} with count 0)
-   * @param offset where the data starts in {@code buf}: array elements, or bytes of a store
+   * @param offset where the data starts in {@code buf}: array elements, or bytes for other buffers
    * @param count the number of elements of {@code type}
    * @param type the datatype, committed
    * @param dest the destination rank, or {@link #PROC_NULL} (no-op)
@@ -121,14 +151,14 @@ public interface Comm {
    * @return completes only once the destination has matched the message with a receive. Fails
    *     as {@link #send}, and with TIMEOUT when no receive matches within the wait timeout.
    */
-  Future<Void> ssend(Object buf, int offset, int count, Datatype type, int dest, int tag);
+  Future<Void> ssend(Buf buf, int offset, int count, Datatype type, int dest, int tag);
 
   /**
    * MPI_Bsend, buffered mode: the message is copied into the buffer attached with
    * {@link #bufferAttach} (circular, contiguous allocation as the standard's model implementation).
    *
    * @param buf the send buffer ({@code null} with count 0)
-   * @param offset where the data starts in {@code buf}: array elements, or bytes of a store
+   * @param offset where the data starts in {@code buf}: array elements, or bytes for other buffers
    * @param count the number of elements of {@code type}
    * @param type the datatype, committed
    * @param dest the destination rank, or {@link #PROC_NULL} (no-op)
@@ -138,13 +168,13 @@ public interface Comm {
    *     the free space of the attached buffer, when no buffer is attached, or while it is being
    *     detached.
    */
-  Future<Void> bsend(Object buf, int offset, int count, Datatype type, int dest, int tag);
+  Future<Void> bsend(Buf buf, int offset, int count, Datatype type, int dest, int tag);
 
   /**
    * MPI_Recv. On a mismatch the buffer is left untouched.
    *
    * @param buf the receive buffer ({@code null} with count 0)
-   * @param offset where the data goes in {@code buf}: array elements, or bytes of a store
+   * @param offset where the data goes in {@code buf}: array elements, or bytes for other buffers
    * @param count the capacity in elements of {@code type}
    * @param type the datatype, committed
    * @param source the source rank, {@link #ANY_SOURCE}, or {@link #PROC_NULL} (completes at once
@@ -156,40 +186,123 @@ public interface Comm {
    *     {@link ErrorClass#TYPE} when it is not a whole number of elements of {@code type},
    *     {@link ErrorClass#TIMEOUT} when no message matches within the wait timeout.
    */
-  Future<Status> recv(Object buf, int offset, int count, Datatype type, int source, int tag);
+  Future<Status> recv(Buf buf, int offset, int count, Datatype type, int source, int tag);
 
   /**
    * MPI_Irecv: identical to {@link #recv}.
    *
    * @param buf the receive buffer ({@code null} with count 0)
-   * @param offset where the data goes in {@code buf}: array elements, or bytes of a store
+   * @param offset where the data goes in {@code buf}: array elements, or bytes for other buffers
    * @param count the capacity in elements of {@code type}
    * @param type the datatype, committed
    * @param source the source rank, {@link #ANY_SOURCE}, or {@link #PROC_NULL}
    * @param tag the tag to match, {@code >= 0}, or {@link #ANY_TAG}
    * @return as {@link #recv}
    */
-  Future<Status> irecv(Object buf, int offset, int count, Datatype type, int source, int tag);
+  Future<Status> irecv(Buf buf, int offset, int count, Datatype type, int source, int tag);
+
+  /**
+   * MPI_Probe: waits for a message that a receive of {@code source}/{@code tag} would match,
+   * without receiving it. The message stays queued: a later {@link #recv} with the status's
+   * source and tag receives exactly this message (the first match, in arrival order; MPI's
+   * non-overtaking rule). Only messages that no posted receive has taken are seen: a message
+   * arriving while a matching {@link #irecv} is posted goes to that receive.
+   *
+   * @param source the source rank, {@link #ANY_SOURCE}, or {@link #PROC_NULL} (completes at once
+   *     with source PROC_NULL, tag ANY_TAG and count 0)
+   * @param tag the tag to match, {@code >= 0}, or {@link #ANY_TAG}
+   * @return completes, as soon as such a message has arrived, with its status: real source and
+   *     tag, {@link Status#byteCount()} the message's size, and {@link Status#count()} that size
+   *     in bytes (a probe knows no datatype; {@link Status#count(Datatype)} gives the count in
+   *     another, MPI_Get_count). Fails with {@link ErrorClass#RANK} for a source outside the
+   *     communicator, {@link ErrorClass#TAG} for a negative tag other than ANY_TAG,
+   *     {@link ErrorClass#TIMEOUT} when no message matches within the wait timeout.
+   */
+  Future<Status> probe(int source, int tag);
+
+  /**
+   * MPI_Iprobe: looks, once, for a message that a receive of {@code source}/{@code tag} would
+   * match, without receiving it. The MPI flag is the presence of the status: the future never
+   * waits for a message; it completes with {@code Optional.empty()} when none has arrived yet
+   * (MPI's {@code flag = false}). Call it again to poll: each call lets the rank's event loop
+   * deliver what has arrived meanwhile, and {@link Rma#repeatUntil} polls in constant stack.
+   *
+   * @param source the source rank, {@link #ANY_SOURCE}, or {@link #PROC_NULL} (completes with
+   *     the PROC_NULL status, as {@link #probe})
+   * @param tag the tag to match, {@code >= 0}, or {@link #ANY_TAG}
+   * @return completes at once with the status of the first matching message that has arrived and
+   *     not been received (as {@link #probe} reports it; the message stays queued), or with an
+   *     empty {@link Optional} if there is none. Fails with {@link ErrorClass#RANK} or
+   *     {@link ErrorClass#TAG} as {@link #probe}.
+   */
+  Future<Optional<Status>> iprobe(int source, int tag);
+
+  /**
+   * MPI_Sendrecv: sends one message and receives one, in one call that cannot deadlock however
+   * the ranks pair up (a ring shift, an exchange with a neighbour, a message to self). The send
+   * is standard mode and this rank's data is copied out when the call is made; the two buffers
+   * must not overlap (use {@link #sendrecvReplace} for one buffer).
+   *
+   * @param sendBuf the send buffer ({@code null} with sendCount 0)
+   * @param sendOffset where the data starts in {@code sendBuf}: array elements, or bytes for other buffers
+   * @param sendCount the number of elements of {@code sendType} to send
+   * @param sendType the send datatype, committed
+   * @param dest the destination rank, or {@link #PROC_NULL} (nothing is sent)
+   * @param sendTag the tag of the message sent, {@code >= 0}
+   * @param recvBuf the receive buffer ({@code null} with recvCount 0)
+   * @param recvOffset where the data goes in {@code recvBuf}
+   * @param recvCount the capacity in elements of {@code recvType}
+   * @param recvType the receive datatype, committed
+   * @param source the source rank, {@link #ANY_SOURCE}, or {@link #PROC_NULL} (nothing is received)
+   * @param recvTag the tag to match, {@code >= 0}, or {@link #ANY_TAG}
+   * @return completes with the status of the received message once it is in {@code recvBuf} and
+   *     the send buffer may be reused. Fails with the argument errors listed in the class comment
+   *     (checked on both halves before anything is sent), {@link ErrorClass#TRUNCATE} or
+   *     {@link ErrorClass#TYPE} as {@link #recv} (the message sent is then still delivered),
+   *     TIMEOUT.
+   */
+  Future<Status> sendrecv(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, int dest, int sendTag,
+      Buf recvBuf, int recvOffset, int recvCount, Datatype recvType, int source, int recvTag);
+
+  /**
+   * MPI_Sendrecv_replace: sends the buffer's contents and receives a message into the same buffer.
+   * The data to send is copied out when the call is made, before anything can be received.
+   *
+   * @param buf the buffer: sent, then overwritten by the message received ({@code null} with count 0)
+   * @param offset where the data is in {@code buf}: array elements, or bytes for other buffers
+   * @param count the number of elements of {@code type} sent, and the capacity for the message received
+   * @param type the datatype, committed, of both messages
+   * @param dest the destination rank, or {@link #PROC_NULL}
+   * @param sendTag the tag of the message sent, {@code >= 0}
+   * @param source the source rank, {@link #ANY_SOURCE}, or {@link #PROC_NULL} (the buffer is left as it is)
+   * @param recvTag the tag to match, {@code >= 0}, or {@link #ANY_TAG}
+   * @return completes with the status of the received message once it is in {@code buf}. Fails
+   *     as {@link #sendrecv}.
+   */
+  Future<Status> sendrecvReplace(Buf buf, int offset, int count, Datatype type, int dest, int sendTag, int source,
+      int recvTag);
 
   /**
    * MPI_Buffer_attach: gives the library a buffer for buffered sends. Only one buffer per rank.
    *
-   * @param buffer a {@code byte[]} or a {@code BytesStore}
+   * @param buffer a {@link Buf} of a {@code byte[]} or a {@code BytesStore}
    * @param sizeBytes how many bytes of it, from its start, the library may use
    * @return completes at once. Fails with {@link ErrorClass#BUFFER} when a buffer is already
    *     attached, or {@code buffer} is null, of another class, or smaller than
    *     {@code sizeBytes}; {@link ErrorClass#ARG} for a negative size.
    */
-  Future<Void> bufferAttach(Object buffer, int sizeBytes);
+  Future<Void> bufferAttach(Buf buffer, int sizeBytes);
 
   /**
    * MPI_Buffer_detach: takes the attached buffer back.
    *
-   * @return completes, with the buffer that was attached, once every message in it has been
+   * @return completes, with the buffer that was attached and its size (the {@code buffer_addr}
+   *     and {@code size} results of MPI_Buffer_detach: the same {@link Buf} and the
+   *     {@code sizeBytes} given to {@link #bufferAttach}), once every message in it has been
    *     delivered. Fails with {@link ErrorClass#BUFFER} if none is attached,
    *     {@link ErrorClass#TIMEOUT} when the messages are not delivered within the wait timeout.
    */
-  Future<Object> bufferDetach();
+  Future<DetachedBuffer> bufferDetach();
 
   // ------------------------------------------------------------------ collectives
 
@@ -206,7 +319,7 @@ public interface Comm {
    * MPI_Bcast from {@code root} (binomial tree).
    *
    * @param buf the data at root, the receive buffer elsewhere ({@code null} with count 0)
-   * @param offset where the data is in {@code buf}: array elements, or bytes of a store
+   * @param offset where the data is in {@code buf}: array elements, or bytes for other buffers
    * @param count the number of elements of {@code type}, the same amount of data at every rank
    * @param type the datatype, committed
    * @param root the rank that broadcasts
@@ -215,13 +328,14 @@ public interface Comm {
    *     {@link ErrorClass#TRUNCATE} when root's data is not the size of this rank's buffer,
    *     TIMEOUT.
    */
-  Future<Void> bcast(Object buf, int offset, int count, Datatype type, int root);
+  Future<Void> bcast(Buf buf, int offset, int count, Datatype type, int root);
 
   /**
    * MPI_Reduce: combines {@code count} elements of every rank's send buffer with {@code op}
    * into the receive buffer of {@code root}.
    *
-   * @param sendBuf this rank's contribution
+   * @param sendBuf this rank's contribution; at root, {@link #IN_PLACE} takes root's
+   *     contribution from {@code recvBuf}, which the result replaces
    * @param sendOffset where it starts in {@code sendBuf}
    * @param recvBuf the result at root; ignored elsewhere
    * @param recvOffset where the result goes in {@code recvBuf}
@@ -231,25 +345,30 @@ public interface Comm {
    * @param root the rank that receives the result
    * @return completes when this rank's part is done (at root: the result is in
    *     {@code recvBuf}). Fails with the argument errors listed in the class comment,
-   *     {@link ErrorClass#OP} for a null op, one not defined on the datatype, REPLACE or NO_OP,
-   *     {@link ErrorClass#TYPE} for a datatype that mixes basic types, TIMEOUT.
+   *     {@link ErrorClass#BUFFER} for {@link #IN_PLACE} as the send buffer of a non-root rank or
+   *     as root's receive buffer, {@link ErrorClass#OP} for a null op, one not defined on the
+   *     datatype, REPLACE or NO_OP, {@link ErrorClass#TYPE} for a datatype that mixes basic
+   *     types, {@link ErrorClass#TRUNCATE} when the ranks' count and datatype do not describe
+   *     the same amount of data, TIMEOUT.
    */
-  Future<Void> reduce(Object sendBuf, int sendOffset, Object recvBuf, int recvOffset, int count, Datatype type,
+  Future<Void> reduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
       Op op, int root);
 
   /**
    * MPI_Allreduce: as {@link #reduce}, with the result at every rank.
    *
-   * @param sendBuf this rank's contribution
+   * @param sendBuf this rank's contribution, or {@link #IN_PLACE}: it is taken from
+   *     {@code recvBuf}, which the result replaces
    * @param sendOffset where it starts in {@code sendBuf}
-   * @param recvBuf the result
+   * @param recvBuf the result (not IN_PLACE)
    * @param recvOffset where the result goes in {@code recvBuf}
    * @param count the number of elements of {@code type}; the same at every rank, as MPI requires
    * @param type the datatype, committed and of one basic type
    * @param op the operation; not {@link Op#REPLACE} or {@link Op#NO_OP}
-   * @return completes when the result is in {@code recvBuf}. Fails as {@link #reduce}.
+   * @return completes when the result is in {@code recvBuf}. Fails as {@link #reduce}
+   *     ({@link ErrorClass#BUFFER} for IN_PLACE as the receive buffer).
    */
-  Future<Void> allreduce(Object sendBuf, int sendOffset, Object recvBuf, int recvOffset, int count, Datatype type,
+  Future<Void> allreduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
       Op op);
 
   /**
@@ -275,7 +394,8 @@ public interface Comm {
   /**
    * MPI_Gather: rank {@code i}'s block lands at block {@code i} of root's receive buffer.
    *
-   * @param sendBuf this rank's block
+   * @param sendBuf this rank's block; at root, {@link #IN_PLACE} says root's block is already at
+   *     block {@code root} of {@code recvBuf} (sendCount and sendType are then ignored)
    * @param sendOffset where it starts in {@code sendBuf}
    * @param sendCount the number of elements of {@code sendType} in it
    * @param sendType the send datatype, committed
@@ -286,15 +406,18 @@ public interface Comm {
    * @param root the rank that receives the blocks
    * @return completes when this rank's part is done (at root: every block is in
    *     {@code recvBuf}). Fails with the argument errors listed in the class comment,
-   *     {@link ErrorClass#TRUNCATE} when a block is not the size of a receive block, TIMEOUT.
+   *     {@link ErrorClass#BUFFER} for {@link #IN_PLACE} as the send buffer of a non-root rank or
+   *     as root's receive buffer, {@link ErrorClass#TRUNCATE} when a block is not the size of a
+   *     receive block, TIMEOUT.
    */
-  Future<Void> gather(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  Future<Void> gather(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType, int root);
 
   /**
    * MPI_Allgather: as {@link #gather}, with the result at every rank.
    *
-   * @param sendBuf this rank's block
+   * @param sendBuf this rank's block, or {@link #IN_PLACE}: it is already at block {@code rank()}
+   *     of {@code recvBuf} (sendCount and sendType are then ignored)
    * @param sendOffset where it starts in {@code sendBuf}
    * @param sendCount the number of elements of {@code sendType} in it
    * @param sendType the send datatype, committed
@@ -302,9 +425,10 @@ public interface Comm {
    * @param recvOffset where block 0 goes in {@code recvBuf}
    * @param recvCount the number of elements of {@code recvType} per block
    * @param recvType the receive datatype, committed
-   * @return completes when every block is in {@code recvBuf}. Fails as {@link #gather}.
+   * @return completes when every block is in {@code recvBuf}. Fails as {@link #gather}
+   *     ({@link ErrorClass#BUFFER} for IN_PLACE as the receive buffer).
    */
-  Future<Void> allgather(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  Future<Void> allgather(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType);
 
   /**
@@ -314,23 +438,27 @@ public interface Comm {
    * @param sendOffset where block 0 starts in {@code sendBuf}
    * @param sendCount the number of elements of {@code sendType} per block (at root)
    * @param sendType the send datatype, committed (at root)
-   * @param recvBuf this rank's block
+   * @param recvBuf this rank's block; at root, {@link #IN_PLACE} leaves root's block in
+   *     {@code sendBuf} (recvCount and recvType are then ignored)
    * @param recvOffset where it goes in {@code recvBuf}
    * @param recvCount the number of elements of {@code recvType} in it
    * @param recvType the receive datatype, committed
    * @param root the rank that sends the blocks
    * @return completes when this rank's block is in {@code recvBuf}. Fails with the argument
-   *     errors listed in the class comment, {@link ErrorClass#TRUNCATE} when root's block is not
-   *     the size of this rank's receive block, TIMEOUT.
+   *     errors listed in the class comment ({@link ErrorClass#BUFFER} for {@link #IN_PLACE}
+   *     anywhere but as root's receive buffer), {@link ErrorClass#TRUNCATE} when root's block is
+   *     not the size of this rank's receive block, TIMEOUT.
    */
-  Future<Void> scatter(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  Future<Void> scatter(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType, int root);
 
   /**
    * MPI_Alltoall: block {@code j} of rank {@code i}'s send buffer lands at block {@code i} of
    * rank {@code j}.
    *
-   * @param sendBuf {@code size()} blocks, one per destination
+   * @param sendBuf {@code size()} blocks, one per destination, or {@link #IN_PLACE}: they are
+   *     taken from {@code recvBuf} (with recvCount and recvType; sendCount and sendType are
+   *     ignored) and replaced there by the blocks received
    * @param sendOffset where block 0 starts in {@code sendBuf}
    * @param sendCount the number of elements of {@code sendType} per block
    * @param sendType the send datatype, committed
@@ -338,10 +466,93 @@ public interface Comm {
    * @param recvOffset where block 0 goes in {@code recvBuf}
    * @param recvCount the number of elements of {@code recvType} per block
    * @param recvType the receive datatype, committed
-   * @return completes when every block is in {@code recvBuf}. Fails as {@link #gather}.
+   * @return completes when every block is in {@code recvBuf}. Fails as {@link #gather}
+   *     ({@link ErrorClass#BUFFER} for IN_PLACE as the receive buffer).
    */
-  Future<Void> alltoall(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  Future<Void> alltoall(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType);
+
+  /**
+   * MPI_Reduce_scatter: combines every rank's send buffer element-wise with {@code op}, as
+   * {@link #reduce}, and scatters the result: rank {@code i} gets the {@code recvCounts[i]}
+   * elements that follow the first {@code recvCounts[0] + ... + recvCounts[i-1]}. Runs as a
+   * binomial reduce to rank 0, then a scatter from it.
+   *
+   * @param sendBuf this rank's contribution, {@code recvCounts[0] + ... + recvCounts[size()-1]}
+   *     elements; or {@link #IN_PLACE}: the contribution is taken from {@code recvBuf}, which must
+   *     hold all of it, and this rank's block of the result is written at its start
+   * @param sendOffset where it starts in {@code sendBuf}
+   * @param recvBuf this rank's block of the result, {@code recvCounts[rank()]} elements (not
+   *     IN_PLACE; {@code null} if that count is 0)
+   * @param recvOffset where the block goes in {@code recvBuf}
+   * @param recvCounts the size of each rank's block in elements of {@code type}, one per rank,
+   *     the same at every rank (copied when the call is made)
+   * @param type the datatype, committed and of one basic type
+   * @param op the operation; not {@link Op#REPLACE} or {@link Op#NO_OP}
+   * @return completes when this rank's block is in {@code recvBuf}. Fails with
+   *     {@link ErrorClass#ARG} when {@code recvCounts} is null or not one entry per rank,
+   *     {@link ErrorClass#COUNT} for a negative entry or a total over {@code Integer.MAX_VALUE},
+   *     {@link ErrorClass#BUFFER} for IN_PLACE as the receive buffer, and as {@link #reduce}
+   *     (OP, TYPE, BUFFER, TRUNCATE when the ranks' counts disagree, TIMEOUT).
+   */
+  Future<Void> reduceScatter(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int[] recvCounts,
+      Datatype type, Op op);
+
+  /**
+   * MPI_Reduce_scatter_block: {@link #reduceScatter} with the same block size for every rank.
+   *
+   * @param sendBuf this rank's contribution, {@code size() * recvCount} elements; or
+   *     {@link #IN_PLACE}: taken from {@code recvBuf}, which must hold all of it, and this rank's
+   *     block of the result is written at its start
+   * @param sendOffset where it starts in {@code sendBuf}
+   * @param recvBuf this rank's block of the result, {@code recvCount} elements (not IN_PLACE)
+   * @param recvOffset where the block goes in {@code recvBuf}
+   * @param recvCount the number of elements of {@code type} of each rank's block
+   * @param type the datatype, committed and of one basic type
+   * @param op the operation; not {@link Op#REPLACE} or {@link Op#NO_OP}
+   * @return completes when this rank's block is in {@code recvBuf}. Fails with
+   *     {@link ErrorClass#COUNT} for a negative count, and as {@link #reduceScatter}.
+   */
+  Future<Void> reduceScatterBlock(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int recvCount,
+      Datatype type, Op op);
+
+  /**
+   * MPI_Scan: the inclusive prefix reduction; rank {@code i}'s receive buffer gets the
+   * combination with {@code op} of the send buffers of ranks {@code 0..i}. Runs by recursive
+   * doubling (ceil(log2 P) rounds, MPICH's algorithm); the predefined ops are commutative, so only
+   * the rounding of floating-point sums and products can depend on the order of combination.
+   *
+   * @param sendBuf this rank's contribution, or {@link #IN_PLACE}: taken from {@code recvBuf},
+   *     which the result replaces
+   * @param sendOffset where it starts in {@code sendBuf}
+   * @param recvBuf the result (not IN_PLACE)
+   * @param recvOffset where the result goes in {@code recvBuf}
+   * @param count the number of elements of {@code type}; the same at every rank
+   * @param type the datatype, committed and of one basic type
+   * @param op the operation; not {@link Op#REPLACE} or {@link Op#NO_OP}
+   * @return completes when this rank's result is in {@code recvBuf}. Fails as
+   *     {@link #allreduce(Buf, int, Buf, int, int, Datatype, Op) allreduce}.
+   */
+  Future<Void> scan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type, Op op);
+
+  /**
+   * MPI_Exscan: the exclusive prefix reduction; rank {@code i > 0}'s receive buffer gets the
+   * combination with {@code op} of the send buffers of ranks {@code 0..i-1}. MPI leaves rank 0's
+   * result undefined: here rank 0's receive buffer is left untouched (with IN_PLACE too, as MPI
+   * requires). Same algorithm as {@link #scan}.
+   *
+   * @param sendBuf this rank's contribution, or {@link #IN_PLACE}: taken from {@code recvBuf},
+   *     which the result replaces (at ranks other than 0)
+   * @param sendOffset where it starts in {@code sendBuf}
+   * @param recvBuf the result (not IN_PLACE); at rank 0 checked like any buffer but never written
+   * @param recvOffset where the result goes in {@code recvBuf}
+   * @param count the number of elements of {@code type}; the same at every rank
+   * @param type the datatype, committed and of one basic type
+   * @param op the operation; not {@link Op#REPLACE} or {@link Op#NO_OP}
+   * @return completes when this rank's result is in {@code recvBuf} (at rank 0: when its
+   *     contribution has been passed on). Fails as {@link #scan}.
+   */
+  Future<Void> exscan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type, Op op);
 
   /**
    * MPI_Abort: ends the whole job, at once and without waiting (there is no future); every

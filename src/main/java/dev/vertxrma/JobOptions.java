@@ -25,6 +25,30 @@ public class JobOptions {
   private List<String> args = new ArrayList<>();
   private String secret;
   private boolean requireFreedWindows;
+  private boolean virtualThreads;
+
+  /** Default options: one rank, embedded, a fresh job name. */
+  public JobOptions() {
+  }
+
+  /**
+   * A copy of {@code other} (Vert.x's options idiom), every setting included.
+   *
+   * @param other the options to copy
+   */
+  public JobOptions(JobOptions other) {
+    this.np = other.np;
+    this.jobName = other.jobName;
+    this.firstLocalRank = other.firstLocalRank;
+    this.localRankCount = other.localRankCount;
+    this.clustered = other.clustered;
+    this.startupTimeoutMs = other.startupTimeoutMs;
+    this.waitTimeoutMs = other.waitTimeoutMs;
+    this.args = new ArrayList<>(other.args);
+    this.secret = other.secret;
+    this.requireFreedWindows = other.requireFreedWindows;
+    this.virtualThreads = other.virtualThreads;
+  }
 
   /**
    * The number of ranks of the job ({@code mpirun -np}).
@@ -241,6 +265,34 @@ public class JobOptions {
    */
   public JobOptions setRequireFreedWindows(boolean requireFreedWindows) {
     this.requireFreedWindows = requireFreedWindows;
+    return this;
+  }
+
+  /**
+   * Whether each rank runs on a virtual-thread context (off by default: an event loop).
+   *
+   * @return {@code true} for virtual-thread ranks
+   */
+  public boolean isVirtualThreads() {
+    return virtualThreads;
+  }
+
+  /**
+   * Runs each rank, its program included, on a Vert.x virtual-thread context
+   * ({@code ThreadingModel.VIRTUAL_THREAD}) instead of an event loop, so that a rank program may
+   * write MPI's blocking style: {@code win.put(...).await(); win.flush(1).await();}. Every call
+   * still returns a {@link io.vertx.core.Future}; composing works as before. While the program is
+   * parked in {@code await()}, the rank's other tasks run (the passive-target operations other
+   * ranks aim at its window, its point-to-point traffic, its timers): MPI's progress rule holds.
+   * Code between two {@code await()}s runs alone on the rank, as a task of an event loop would.
+   * Needs Java 21 or newer at run time: on an older JVM the job fails to start with
+   * {@link ErrorClass#ARG} naming the version; the library itself needs only Java 17.
+   *
+   * @param virtualThreads {@code true} to run ranks on virtual threads
+   * @return these options
+   */
+  public JobOptions setVirtualThreads(boolean virtualThreads) {
+    this.virtualThreads = virtualThreads;
     return this;
   }
 

@@ -15,8 +15,10 @@ import io.vertx.core.VerticleBase;
  * Each instance becomes one rank; ranks are numbered in the startup handshake. Configuration
  * keys: {@code np} (number of ranks of the whole job, required unless {@code -Drma.np} is set),
  * {@code job} (job name, default {@code rma}), {@code args} (array of program arguments),
- * {@code waitTimeoutMs}, {@code exit} (default {@code true}: when every rank of this JVM has
- * finished, close Vert.x and exit with status 0, or 1 if a rank failed).
+ * {@code waitTimeoutMs}, {@code virtualThreads} (default {@code false}: {@code true} runs the
+ * rank on a virtual-thread context, see {@link JobOptions#setVirtualThreads}; Java 21+),
+ * {@code exit} (default {@code true}: when every rank of this JVM has finished, close Vert.x and
+ * exit with status 0, or 1 if a rank failed).
  */
 public abstract class RankVerticle extends VerticleBase implements RankProgram {
 

@@ -19,7 +19,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * displacement is scaled by the <em>target's</em> displacement unit. A target of
  * {@link Comm#PROC_NULL} makes an operation a no-op.
  *
- * <p><b>Buffers.</b> As for {@link Comm}: Java primitive arrays or Chronicle stores, and
+ * <p><b>Buffers.</b> As for {@link Comm}: {@link Buf}s of arrays, stores or byte buffers, and
  * {@code null} for a buffer of count 0 (the operation then changes nothing, but it must still be
  * issued in an epoch). An operation's buffers belong to the library from the call until the
  * operation's own future completes, and never after: a {@code put} or {@code accumulate} to a
@@ -277,7 +277,7 @@ public interface Win {
    * {@code targetRank}'s window.
    *
    * @param origin the data ({@code null} with count 0)
-   * @param originOffset where the data starts in {@code origin}: array elements, or bytes of a store
+   * @param originOffset where the data starts in {@code origin}: array elements, or bytes for other buffers
    * @param originCount the number of elements of {@code originType}
    * @param originType the origin datatype, committed
    * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
@@ -288,21 +288,21 @@ public interface Win {
    *     in another JVM (the data is packed), when the target has copied it for one in this JVM.
    *     Fails with the errors listed in the class comment.
    */
-  Future<Void> put(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+  Future<Void> put(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType);
 
   /**
    * MPI_Put with the same count and datatype at origin and target.
    *
    * @param origin the data ({@code null} with count 0)
-   * @param originOffset where the data starts in {@code origin}: array elements, or bytes of a store
+   * @param originOffset where the data starts in {@code origin}: array elements, or bytes for other buffers
    * @param count the number of elements of {@code type}
    * @param type the datatype, committed
    * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
    * @param targetDisp the target displacement, in units of the target's displacement unit
-   * @return as {@link #put(Object, int, int, Datatype, int, long, int, Datatype)}
+   * @return as {@link #put(Buf, int, int, Datatype, int, long, int, Datatype)}
    */
-  default Future<Void> put(Object origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
+  default Future<Void> put(Buf origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
     return put(origin, originOffset, count, type, targetRank, targetDisp, count, type);
   }
 
@@ -311,7 +311,7 @@ public interface Win {
    * {@code targetDisp} of {@code targetRank}'s window into {@code origin}.
    *
    * @param origin the buffer the data goes to ({@code null} with count 0)
-   * @param originOffset where the data goes in {@code origin}: array elements, or bytes of a store
+   * @param originOffset where the data goes in {@code origin}: array elements, or bytes for other buffers
    * @param originCount the number of elements of {@code originType}
    * @param originType the origin datatype, committed
    * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
@@ -321,21 +321,21 @@ public interface Win {
    * @return completes when the data is in {@code origin}. Fails with the errors listed in the
    *     class comment, also with an error the target reports.
    */
-  Future<Void> get(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+  Future<Void> get(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType);
 
   /**
    * MPI_Get with the same count and datatype at origin and target.
    *
    * @param origin the buffer the data goes to ({@code null} with count 0)
-   * @param originOffset where the data goes in {@code origin}: array elements, or bytes of a store
+   * @param originOffset where the data goes in {@code origin}: array elements, or bytes for other buffers
    * @param count the number of elements of {@code type}
    * @param type the datatype, committed
    * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
    * @param targetDisp the target displacement, in units of the target's displacement unit
-   * @return as {@link #get(Object, int, int, Datatype, int, long, int, Datatype)}
+   * @return as {@link #get(Buf, int, int, Datatype, int, long, int, Datatype)}
    */
-  default Future<Void> get(Object origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
+  default Future<Void> get(Buf origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
     return get(origin, originOffset, count, type, targetRank, targetDisp, count, type);
   }
 
@@ -345,7 +345,7 @@ public interface Win {
    * order.
    *
    * @param origin the operands ({@code null} with count 0)
-   * @param originOffset where they start in {@code origin}: array elements, or bytes of a store
+   * @param originOffset where they start in {@code origin}: array elements, or bytes for other buffers
    * @param originCount the number of elements of {@code originType}
    * @param originType the origin datatype, committed
    * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
@@ -354,27 +354,27 @@ public interface Win {
    * @param targetType the target datatype, committed; both datatypes must be built from the same
    *     predefined type
    * @param op the operation ({@link Op#REPLACE}: an atomic put)
-   * @return completes at origin completion, as {@link #put(Object, int, int, Datatype, int, long,
+   * @return completes at origin completion, as {@link #put(Buf, int, int, Datatype, int, long,
    *     int, Datatype) put}. Fails with the errors listed in the class comment:
    *     {@link ErrorClass#OP} for a null op or one not defined on the datatype,
    *     {@link ErrorClass#TYPE} when the datatypes are not of one and the same basic type.
    */
-  Future<Void> accumulate(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+  Future<Void> accumulate(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType, Op op);
 
   /**
    * MPI_Accumulate with the same count and datatype at origin and target.
    *
    * @param origin the operands ({@code null} with count 0)
-   * @param originOffset where they start in {@code origin}: array elements, or bytes of a store
+   * @param originOffset where they start in {@code origin}: array elements, or bytes for other buffers
    * @param count the number of elements of {@code type}
    * @param type the datatype, committed
    * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
    * @param targetDisp the target displacement, in units of the target's displacement unit
    * @param op the operation
-   * @return as {@link #accumulate(Object, int, int, Datatype, int, long, int, Datatype, Op)}
+   * @return as {@link #accumulate(Buf, int, int, Datatype, int, long, int, Datatype, Op)}
    */
-  default Future<Void> accumulate(Object origin, int originOffset, int count, Datatype type, int targetRank,
+  default Future<Void> accumulate(Buf origin, int originOffset, int count, Datatype type, int targetRank,
       long targetDisp, Op op) {
     return accumulate(origin, originOffset, count, type, targetRank, targetDisp, count, type, op);
   }
@@ -384,7 +384,7 @@ public interface Win {
    * {@code target = target op origin}.
    *
    * @param origin the operands; ignored, and may be {@code null}, with {@link Op#NO_OP}
-   * @param originOffset where they start in {@code origin}: array elements, or bytes of a store
+   * @param originOffset where they start in {@code origin}: array elements, or bytes for other buffers
    * @param originCount the number of elements of {@code originType}
    * @param originType the origin datatype, committed
    * @param result the buffer the previous target data goes to
@@ -398,10 +398,10 @@ public interface Win {
    *     same predefined type
    * @param op the operation ({@link Op#NO_OP}: fetch only)
    * @return completes when the previous target data is in {@code result}. Fails as
-   *     {@link #accumulate(Object, int, int, Datatype, int, long, int, Datatype, Op) accumulate},
+   *     {@link #accumulate(Buf, int, int, Datatype, int, long, int, Datatype, Op) accumulate},
    *     also with an error the target reports.
    */
-  Future<Void> getAccumulate(Object origin, int originOffset, int originCount, Datatype originType, Object result,
+  Future<Void> getAccumulate(Buf origin, int originOffset, int originCount, Datatype originType, Buf result,
       int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp, int targetCount,
       Datatype targetType, Op op);
 
@@ -410,7 +410,7 @@ public interface Win {
    * {@code target = target op origin}.
    *
    * @param origin the operand; ignored, and may be {@code null}, with {@link Op#NO_OP}
-   * @param originOffset where it is in {@code origin}: array elements, or bytes of a store
+   * @param originOffset where it is in {@code origin}: array elements, or bytes for other buffers
    * @param result the buffer the previous target element goes to
    * @param resultOffset where it goes in {@code result}
    * @param type a predefined datatype
@@ -421,7 +421,7 @@ public interface Win {
    *     {@link #getAccumulate getAccumulate}, and with {@link ErrorClass#TYPE} for a derived
    *     datatype.
    */
-  Future<Void> fetchAndOp(Object origin, int originOffset, Object result, int resultOffset, Datatype type,
+  Future<Void> fetchAndOp(Buf origin, int originOffset, Buf result, int resultOffset, Datatype type,
       int targetRank, long targetDisp, Op op);
 
   /**
@@ -432,7 +432,7 @@ public interface Win {
    * @param targetDisp the target displacement, in units of the target's displacement unit
    * @param op the operation, defined on LONG
    * @return completes with the target's previous value. Fails as
-   *     {@link #fetchAndOp(Object, int, Object, int, Datatype, int, long, Op)}.
+   *     {@link #fetchAndOp(Buf, int, Buf, int, Datatype, int, long, Op)}.
    */
   Future<Long> fetchAndOp(long value, int targetRank, long targetDisp, Op op);
 
@@ -441,7 +441,7 @@ public interface Win {
    * target}; if the old target equals {@code compare}, {@code target = origin}.
    *
    * @param origin the new value (copied when issued)
-   * @param originOffset where it is in {@code origin}: array elements, or bytes of a store
+   * @param originOffset where it is in {@code origin}: array elements, or bytes for other buffers
    * @param compare the value to compare with (copied when issued)
    * @param compareOffset where it is in {@code compare}
    * @param result the buffer the previous target element goes to
@@ -453,7 +453,7 @@ public interface Win {
    *     errors listed in the class comment: {@link ErrorClass#TYPE} for a derived, floating or
    *     pair datatype.
    */
-  Future<Void> compareAndSwap(Object origin, int originOffset, Object compare, int compareOffset, Object result,
+  Future<Void> compareAndSwap(Buf origin, int originOffset, Buf compare, int compareOffset, Buf result,
       int resultOffset, Datatype type, int targetRank, long targetDisp);
 
   /**
@@ -464,7 +464,7 @@ public interface Win {
    * @param targetRank the target rank, or {@link Comm#PROC_NULL} (completes with 0)
    * @param targetDisp the target displacement, in units of the target's displacement unit
    * @return completes with the target's previous value. Fails as
-   *     {@link #compareAndSwap(Object, int, Object, int, Object, int, Datatype, int, long)}.
+   *     {@link #compareAndSwap(Buf, int, Buf, int, Buf, int, Datatype, int, long)}.
    */
   Future<Long> compareAndSwap(long compare, long value, int targetRank, long targetDisp);
 
@@ -657,11 +657,11 @@ public interface Win {
   // ------------------------------------------------------------------ request-based operations
 
   /**
-   * MPI_Rput: {@link #put(Object, int, int, Datatype, int, long, int, Datatype) put} inside a
+   * MPI_Rput: {@link #put(Buf, int, int, Datatype, int, long, int, Datatype) put} inside a
    * passive-target epoch; the future is the request.
    *
    * @param origin the data ({@code null} with count 0)
-   * @param originOffset where the data starts in {@code origin}: array elements, or bytes of a store
+   * @param originOffset where the data starts in {@code origin}: array elements, or bytes for other buffers
    * @param originCount the number of elements of {@code originType}
    * @param originType the origin datatype, committed
    * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
@@ -671,30 +671,30 @@ public interface Win {
    * @return completes at local completion (the origin buffer may be reused). Fails as put, and
    *     with {@link ErrorClass#RMA_SYNC} outside a passive-target epoch on {@code targetRank}.
    */
-  Future<Void> rput(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+  Future<Void> rput(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType);
 
   /**
    * MPI_Rput with the same count and datatype at origin and target.
    *
    * @param origin the data ({@code null} with count 0)
-   * @param originOffset where the data starts in {@code origin}: array elements, or bytes of a store
+   * @param originOffset where the data starts in {@code origin}: array elements, or bytes for other buffers
    * @param count the number of elements of {@code type}
    * @param type the datatype, committed
    * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
    * @param targetDisp the target displacement, in units of the target's displacement unit
-   * @return as {@link #rput(Object, int, int, Datatype, int, long, int, Datatype)}
+   * @return as {@link #rput(Buf, int, int, Datatype, int, long, int, Datatype)}
    */
-  default Future<Void> rput(Object origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
+  default Future<Void> rput(Buf origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
     return rput(origin, originOffset, count, type, targetRank, targetDisp, count, type);
   }
 
   /**
-   * MPI_Rget: {@link #get(Object, int, int, Datatype, int, long, int, Datatype) get} inside a
+   * MPI_Rget: {@link #get(Buf, int, int, Datatype, int, long, int, Datatype) get} inside a
    * passive-target epoch; the future is the request.
    *
    * @param origin the buffer the data goes to ({@code null} with count 0)
-   * @param originOffset where the data goes in {@code origin}: array elements, or bytes of a store
+   * @param originOffset where the data goes in {@code origin}: array elements, or bytes for other buffers
    * @param originCount the number of elements of {@code originType}
    * @param originType the origin datatype, committed
    * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
@@ -704,30 +704,30 @@ public interface Win {
    * @return completes when the data is in {@code origin}. Fails as get, and with
    *     {@link ErrorClass#RMA_SYNC} outside a passive-target epoch on {@code targetRank}.
    */
-  Future<Void> rget(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+  Future<Void> rget(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType);
 
   /**
    * MPI_Rget with the same count and datatype at origin and target.
    *
    * @param origin the buffer the data goes to ({@code null} with count 0)
-   * @param originOffset where the data goes in {@code origin}: array elements, or bytes of a store
+   * @param originOffset where the data goes in {@code origin}: array elements, or bytes for other buffers
    * @param count the number of elements of {@code type}
    * @param type the datatype, committed
    * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
    * @param targetDisp the target displacement, in units of the target's displacement unit
-   * @return as {@link #rget(Object, int, int, Datatype, int, long, int, Datatype)}
+   * @return as {@link #rget(Buf, int, int, Datatype, int, long, int, Datatype)}
    */
-  default Future<Void> rget(Object origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
+  default Future<Void> rget(Buf origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
     return rget(origin, originOffset, count, type, targetRank, targetDisp, count, type);
   }
 
   /**
-   * MPI_Raccumulate: {@link #accumulate(Object, int, int, Datatype, int, long, int, Datatype, Op)
+   * MPI_Raccumulate: {@link #accumulate(Buf, int, int, Datatype, int, long, int, Datatype, Op)
    * accumulate} inside a passive-target epoch; the future is the request.
    *
    * @param origin the operands ({@code null} with count 0)
-   * @param originOffset where they start in {@code origin}: array elements, or bytes of a store
+   * @param originOffset where they start in {@code origin}: array elements, or bytes for other buffers
    * @param originCount the number of elements of {@code originType}
    * @param originType the origin datatype, committed
    * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
@@ -739,7 +739,7 @@ public interface Win {
    *     accumulate, and with {@link ErrorClass#RMA_SYNC} outside a passive-target epoch on
    *     {@code targetRank}.
    */
-  Future<Void> raccumulate(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+  Future<Void> raccumulate(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType, Op op);
 
   /**
@@ -747,7 +747,7 @@ public interface Win {
    * future is the request.
    *
    * @param origin the operands; ignored, and may be {@code null}, with {@link Op#NO_OP}
-   * @param originOffset where they start in {@code origin}: array elements, or bytes of a store
+   * @param originOffset where they start in {@code origin}: array elements, or bytes for other buffers
    * @param originCount the number of elements of {@code originType}
    * @param originType the origin datatype, committed
    * @param result the buffer the previous target data goes to
@@ -763,7 +763,7 @@ public interface Win {
    *     getAccumulate, and with {@link ErrorClass#RMA_SYNC} outside a passive-target epoch on
    *     {@code targetRank}.
    */
-  Future<Void> rgetAccumulate(Object origin, int originOffset, int originCount, Datatype originType, Object result,
+  Future<Void> rgetAccumulate(Buf origin, int originOffset, int originCount, Datatype originType, Buf result,
       int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp, int targetCount,
       Datatype targetType, Op op);
 

@@ -1,5 +1,6 @@
 package dev.vertxrma.bench;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -23,6 +24,10 @@ import java.util.function.Supplier;
  * (see {@link Row}). Started by {@link RmaBench} through {@code rmarun}; arguments are a
  * {@link BenchPlan}. Every bench does exactly what {@code bench/native/rmabench_native.c} does
  * with MPICH, so the two rows compare like with like.
+ *
+ * <p>On virtual-thread ranks ({@code rmabench --virtual-threads}) every round is written in the
+ * blocking style instead: each call of the round is awaited before the next is made
+ * ({@link #steps}), as an MPI program would.
  */
 public final class BenchProgram implements RankProgram {
 
@@ -43,6 +48,31 @@ public final class BenchProgram implements RankProgram {
             .compose(v -> win.free()));
   }
 
+  /**
+   * The calls of one round, one after the other: chained with {@code compose} on an event loop;
+   * on a virtual thread each awaited in turn (the round's future is then complete when returned).
+   */
+  @SafeVarargs
+  static Supplier<Future<?>> steps(Supplier<? extends Future<?>>... calls) {
+    io.vertx.core.Context ctx = io.vertx.core.Vertx.currentContext();
+    if (ctx != null && ctx.threadingModel() == io.vertx.core.ThreadingModel.VIRTUAL_THREAD) {
+      return () -> {
+        for (Supplier<? extends Future<?>> call : calls) {
+          call.get().await();
+        }
+        return Future.succeededFuture();
+      };
+    }
+    return () -> {
+      Future<?> f = calls[0].get();
+      for (int k = 1; k < calls.length; k++) {
+        Supplier<? extends Future<?>> next = calls[k];
+        f = f.compose(v -> next.get().mapEmpty());
+      }
+      return f;
+    };
+  }
+
   private static Future<Void> runPoint(Comm world, Win win, BenchPlan plan, BenchPlan.Point p) {
     Bench bench = p.bench();
     long bytes = p.bytes();
@@ -53,7 +83,7 @@ public final class BenchProgram implements RankProgram {
     int target = world.size() - 1;
     Future<Void> measured;
     if (!bench.oneSided()) {
-      Supplier<Future<?>> op = collective(world, win, bench, bytes);
+      Supplier<Future<?>> op = steps(collective(world, win, bench, bytes));
       Future<Void> loop = Rma.repeat(warmup + iters, i -> lat.time(i, op));
       measured = bench == Bench.FENCE ? loop.compose(v -> win.fence(Mode.NOSUCCEED)) : loop;
     } else {
@@ -82,7 +112,7 @@ public final class BenchProgram implements RankProgram {
         int count = (int) Math.max(1, bytes / 8);
         double[] in = new double[count];
         double[] out = new double[count];
-        return () -> world.allreduce(in, 0, out, 0, count, Datatype.DOUBLE, Op.SUM);
+        return () -> world.allreduce(Buf.of(in), 0, Buf.of(out), 0, count, Datatype.DOUBLE, Op.SUM);
       }
       default:
         throw new IllegalStateException(bench.id + " is not a collective bench");
@@ -99,28 +129,29 @@ public final class BenchProgram implements RankProgram {
         if (rank != ORIGIN) {
           return Future.succeededFuture();
         }
-        Supplier<Future<?>> opFlush = () -> op.get().compose(v -> win.flush(target));
+        Supplier<Future<?>> opFlush = steps(op, () -> win.flush(target));
         return win.lockAll().compose(v -> Rma.repeat(rounds, i -> lat.time(i, opFlush))).compose(v -> win.unlockAll());
       case LOCK:
         if (rank != ORIGIN) {
           return Future.succeededFuture();
         }
-        return Rma.repeat(rounds, i -> lat.time(i,
-            () -> win.lock(LockType.SHARED, target).compose(v -> op.get()).compose(v -> win.unlock(target))));
+        Supplier<Future<?>> locked = steps(() -> win.lock(LockType.SHARED, target), op, () -> win.unlock(target));
+        return Rma.repeat(rounds, i -> lat.time(i, locked));
       case FENCE:
-        Supplier<Future<?>> epoch = rank == ORIGIN ? () -> op.get().compose(v -> win.fence()) : win::fence;
+        Supplier<Future<?>> epoch = rank == ORIGIN ? steps(op, win::fence) : steps(win::fence);
         // a plain first fence, as the native twin does (MPI_Win_fence(0))
         return win.fence().compose(v -> Rma.repeat(rounds, i -> lat.time(i, epoch)))
             .compose(v -> win.fence(Mode.NOSUCCEED));
       case PSCW:
         if (rank == ORIGIN) {
           Group targets = Group.of(rank, target);
-          return Rma.repeat(rounds, i -> lat.time(i,
-              () -> win.start(targets).compose(v -> op.get()).compose(v -> win.complete())));
+          Supplier<Future<?>> access = steps(() -> win.start(targets), op, win::complete);
+          return Rma.repeat(rounds, i -> lat.time(i, access));
         }
         if (rank == target) {
           Group origins = Group.of(rank, ORIGIN);
-          return Rma.repeat(rounds, i -> win.post(origins).compose(v -> win.waitFor()));
+          Supplier<Future<?>> exposure = steps(() -> win.post(origins), win::waitFor);
+          return Rma.repeat(rounds, i -> exposure.get());
         }
         return Future.succeededFuture();
       default:
@@ -135,32 +166,32 @@ public final class BenchProgram implements RankProgram {
     switch (bench) {
       case PUT_LATENCY: {
         byte[] buf = pattern(n);
-        return () -> win.put(buf, 0, n, Datatype.BYTE, target, 0);
+        return () -> win.put(Buf.of(buf), 0, n, Datatype.BYTE, target, 0);
       }
       case GET_LATENCY: {
         byte[] buf = new byte[n];
-        return () -> win.get(buf, 0, n, Datatype.BYTE, target, 0);
+        return () -> win.get(Buf.of(buf), 0, n, Datatype.BYTE, target, 0);
       }
       case ACC_LATENCY: {
         long[] buf = new long[longs];
-        return () -> win.accumulate(buf, 0, longs, Datatype.LONG, target, 0, Op.SUM);
+        return () -> win.accumulate(Buf.of(buf), 0, longs, Datatype.LONG, target, 0, Op.SUM);
       }
       case GET_ACC_LATENCY: {
         long[] buf = new long[longs];
         long[] result = new long[longs];
-        return () -> win.getAccumulate(buf, 0, longs, Datatype.LONG, result, 0, longs, Datatype.LONG, target, 0,
+        return () -> win.getAccumulate(Buf.of(buf), 0, longs, Datatype.LONG, Buf.of(result), 0, longs, Datatype.LONG, target, 0,
             longs, Datatype.LONG, Op.SUM);
       }
       case FOP_LATENCY: {
         long[] one = {1};
         long[] result = new long[1];
-        return () -> win.fetchAndOp(one, 0, result, 0, Datatype.LONG, target, 0, Op.SUM);
+        return () -> win.fetchAndOp(Buf.of(one), 0, Buf.of(result), 0, Datatype.LONG, target, 0, Op.SUM);
       }
       case CAS_LATENCY: {
         long[] value = {1};
         long[] compare = {0};
         long[] result = new long[1];
-        return () -> win.compareAndSwap(value, 0, compare, 0, result, 0, Datatype.LONG, target, 0);
+        return () -> win.compareAndSwap(Buf.of(value), 0, Buf.of(compare), 0, Buf.of(result), 0, Datatype.LONG, target, 0);
       }
       case PUT_BW:
       case GET_BW:
@@ -182,7 +213,7 @@ public final class BenchProgram implements RankProgram {
       round.clear();
       for (int j = 0; j < Bench.BW_WINDOW; j++) {
         int at = (int) (j % (window / n) * n);
-        round.add(put ? win.put(buf, at, n, Datatype.BYTE, target, at) : win.get(buf, at, n, Datatype.BYTE, target, at));
+        round.add(put ? win.put(Buf.of(buf), at, n, Datatype.BYTE, target, at) : win.get(Buf.of(buf), at, n, Datatype.BYTE, target, at));
       }
       round.add(win.flush(target));
       return Future.all(round);

@@ -5,6 +5,7 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.cp.IAtomicLong;
 import com.hazelcast.map.IMap;
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -98,11 +99,11 @@ public final class HazelcastProgram implements RankProgram {
         }
       }
       byte[] b = key.getBytes(StandardCharsets.US_ASCII);
-      return world.send(b, 0, b.length, Datatype.BYTE, 0, KEY_TAG).map(key);
+      return world.send(Buf.of(b), 0, b.length, Datatype.BYTE, 0, KEY_TAG).map(key);
     }
     if (world.rank() == 0) {
       byte[] b = new byte[64];
-      return world.recv(b, 0, b.length, Datatype.BYTE, target, KEY_TAG)
+      return world.recv(Buf.of(b), 0, b.length, Datatype.BYTE, target, KEY_TAG)
           .map(st -> new String(b, 0, st.count(), StandardCharsets.US_ASCII));
     }
     return Future.succeededFuture("");

@@ -64,6 +64,9 @@ final class Results {
       if (baselines.contains("hazelcast")) {
         head.append(String.format(Locale.ROOT, " | %10s %10s %6s", "hazelcast", "p99", "ratio"));
       }
+      if (baselines.contains(Row.VT)) {
+        head.append(String.format(Locale.ROOT, " | %10s %10s %6s", "vt await", "p99", "vt/fut"));
+      }
       out.println(head);
       for (Row r : rows) {
         if (!r.impl().equals(Row.OURS) || r.jvms() != jvms) {
@@ -81,7 +84,16 @@ final class Results {
           line.append(h.map(b -> String.format(Locale.ROOT, " | %10.2f %10.2f %6.2f", b.medianUs(), b.p99Us(),
               r.medianUs() / b.medianUs())).orElse(String.format(Locale.ROOT, " | %28s", "-")));
         }
+        if (baselines.contains(Row.VT)) {
+          Optional<Row> v = baseline(r, Row.VT);
+          line.append(v.map(b -> String.format(Locale.ROOT, " | %10.2f %10.2f %6.2f", b.medianUs(), b.p99Us(),
+              b.medianUs() / r.medianUs())).orElse(String.format(Locale.ROOT, " | %28s", "-")));
+        }
         out.println(line);
+      }
+      if (baselines.contains(Row.VT)) {
+        out.println("# vt await: the same bench on virtual-thread ranks in the blocking style (op.await(); flush.await());"
+            + " vt/fut = its median / the future-chained median");
       }
       if (baselines.contains("hazelcast")) {
         out.println("# hazelcast: put-latency beside IMap.setAsync, get-latency beside IMap.getAsync,"

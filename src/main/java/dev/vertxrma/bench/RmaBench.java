@@ -35,7 +35,8 @@ import picocli.CommandLine.Parameters;
         + " (an empty epoch); 'all' runs every one.",
         "", "Examples:", "  bin/rmabench --baseline mpich put-latency fop-latency put-bw",
         "  bin/rmabench --jvms 1,2 --baseline mpich,hazelcast --plot bench.png put-latency get-latency fop-latency",
-        "  bin/rmabench --sync lockall,lock,fence,pscw --sizes 8,4096 --csv put-latency"})
+        "  bin/rmabench --sync lockall,lock,fence,pscw --sizes 8,4096 --csv put-latency",
+        "  bin/rmabench --virtual-threads --sizes 8 put-latency fop-latency"})
 public final class RmaBench implements Callable<Integer> {
 
   @Option(names = {"-n", "--np"}, paramLabel = "N", description = "ranks per job (default ${DEFAULT-VALUE})")
@@ -64,6 +65,10 @@ public final class RmaBench implements Callable<Integer> {
   @Option(names = "--baseline", paramLabel = "mpich|hazelcast", split = ",",
       description = "measure these in the same run: mpich (native, bench/native), hazelcast (IAtomicLong, IMap)")
   List<String> baselines = new ArrayList<>();
+
+  @Option(names = "--virtual-threads", description = "also run vertx-rma with virtual-thread ranks in the blocking"
+      + " style (each call awaited), beside the future-chained run; needs a Java 21+, found like bin/rmarun does")
+  boolean virtualThreads;
 
   @Option(names = "--csv", description = "print CSV: " + Row.CSV_HEADER)
   boolean csv;
@@ -108,6 +113,9 @@ public final class RmaBench implements Callable<Integer> {
       for (int k : jvms) {
         BenchPlan plan = new BenchPlan(template.specs(), template.sizes(), template.iterations(), template.warmup(), k);
         results.addAll(runJob(BenchProgram.class, plan, Row.OURS, progress));
+        if (virtualThreads) {
+          results.addAll(runJob(BenchProgram.class, plan, Row.VT, progress));
+        }
         if (which.contains("mpich")) {
           results.addAll(new NativeBaseline(home, timeoutSeconds).run(plan, np, progress));
         }
@@ -121,6 +129,9 @@ public final class RmaBench implements Callable<Integer> {
       return 1;
     }
     progress.clear();
+    if (virtualThreads) {
+      which.add(Row.VT);
+    }
     return report(results, which, Results.measuredHere(np));
   }
 
@@ -227,7 +238,7 @@ public final class RmaBench implements Callable<Integer> {
   }
 
   private int total(BenchPlan plan, Set<String> which) {
-    int points = plan.points().size();
+    int points = plan.points().size() * (virtualThreads ? 2 : 1);
     long hz = plan.points().stream().filter(p -> HazelcastProgram.PAIRS.containsKey(p.bench().id)).count();
     return jvms.size() * (points + (which.contains("mpich") ? points : 0) + (which.contains("hazelcast") ? (int) hz : 0));
   }
@@ -235,6 +246,11 @@ public final class RmaBench implements Callable<Integer> {
   /** Runs {@code program} as a job of {@code np} ranks over the plan's JVMs and collects its rows. */
   private List<Row> runJob(Class<?> program, BenchPlan plan, String impl, Progress progress) throws BenchFailure {
     List<String> cmd = RmaRun.javaCommand(RmaRun.class.getName());
+    if (Row.VT.equals(impl)) {
+      // a Java 21+ for virtual threads, with the flags that Java needs (bin/vt-jdk/bin/java)
+      cmd.set(0, Paths.get(System.getProperty("rma.home", "."), "bin", "vt-jdk", "bin", "java").toString());
+      cmd.add("--virtual-threads");
+    }
     // --quiet: rmabench draws its own progress
     cmd.addAll(List.of("--quiet", "-np", String.valueOf(np), "--jvms", String.valueOf(plan.jvms()),
         "--job", "rmabench-" + UUID.randomUUID().toString().substring(0, 8), "--timeout", "120", program.getName()));

@@ -15,6 +15,8 @@ record Row(String impl, String bench, String sync, int ranks, int jvms, long byt
            double p99Us, double mbPerS) {
 
   static final String OURS = "vertx-rma";
+  /** vertx-rma with virtual-thread ranks, every call awaited ({@code rmabench --virtual-threads}). */
+  static final String VT = "vt";
   static final String CSV_HEADER = "bench,sync,ranks,jvms,bytes,iters,median_us,p99_us,mb_per_s";
   static final String WIRE_PREFIX = "@row,";
 

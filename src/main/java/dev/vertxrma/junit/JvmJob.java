@@ -120,6 +120,9 @@ final class JvmJob {
     if (options.isRequireFreedWindows()) {
       cmd.add("--require-freed-windows");
     }
+    if (options.isVirtualThreads()) {
+      cmd.add("--virtual-threads");
+    }
     cmd.add(programClass);
     cmd.addAll(options.getArgs());
     return cmd;

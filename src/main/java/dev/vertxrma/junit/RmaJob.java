@@ -38,6 +38,7 @@ public final class RmaJob {
   private final boolean clustered;
   private final long timeoutSeconds;
   private final boolean requireFreedWindows;
+  private final boolean virtualThreads;
   private final AtomicInteger runs = new AtomicInteger();
   private List<Vertx> instances;
   private volatile String lastJobName;
@@ -59,6 +60,7 @@ public final class RmaJob {
     this.clustered = test.clustered();
     this.timeoutSeconds = test.timeoutSeconds();
     this.requireFreedWindows = test.requireFreedWindows();
+    this.virtualThreads = test.virtualThreads();
   }
 
   /**
@@ -106,7 +108,7 @@ public final class RmaJob {
   /**
    * Fresh options for one job of this test: {@link #ranks()} ranks, a unique job name, a fresh
    * random secret, {@link RmaTest#timeoutSeconds()} as wait timeout and the window check of
-   * {@link RmaTest#requireFreedWindows()}. For a test that starts a job itself, e.g. with
+   * {@link RmaTest#requireFreedWindows()}, virtual-thread ranks as {@link RmaTest#virtualThreads()}. For a test that starts a job itself, e.g. with
    * {@link Rma#world}.
    *
    * @return new options, which the caller may change
@@ -117,7 +119,7 @@ public final class RmaJob {
     return new JobOptions().setNp(ranks).setJobName(name).setSecret(JobSecret.random().text())
         .setWaitTimeoutMs(TimeUnit.SECONDS.toMillis(timeoutSeconds))
         .setStartupTimeoutMs(TimeUnit.SECONDS.toMillis(timeoutSeconds))
-        .setRequireFreedWindows(requireFreedWindows);
+        .setRequireFreedWindows(requireFreedWindows).setVirtualThreads(virtualThreads);
   }
 
   /**
@@ -238,9 +240,7 @@ public final class RmaJob {
   }
 
   private static JobOptions copy(JobOptions o) {
-    return new JobOptions().setNp(o.getNp()).setJobName(o.getJobName()).setSecret(o.getSecret())
-        .setWaitTimeoutMs(o.getWaitTimeoutMs()).setStartupTimeoutMs(o.getStartupTimeoutMs()).setArgs(o.getArgs())
-        .setRequireFreedWindows(o.isRequireFreedWindows());
+    return new JobOptions(o);
   }
 
   private static void checkThread() {

@@ -80,4 +80,13 @@ public @interface RmaTest {
    * @return {@code true} to check that every window was freed
    */
   boolean requireFreedWindows() default true;
+
+  /**
+   * Whether the ranks run on virtual threads, so the program may {@code await()} each call
+   * ({@link dev.vertxrma.JobOptions#setVirtualThreads}); off by default. Needs Java 21+ in the JVMs
+   * that run the ranks: on an older one the job fails with {@code ARG}, naming the version.
+   *
+   * @return {@code true} for virtual-thread ranks
+   */
+  boolean virtualThreads() default false;
 }

@@ -11,7 +11,7 @@
  *     job.run((world, args) -> Win.allocate(world, 8, 8, Info.NULL).compose(win -> {
  *       int next = (world.rank() + 1) % world.size();
  *       return win.fence()
- *           .compose(v -> win.put(new long[] {world.rank()}, 0, 1, Datatype.LONG, next, 0))
+ *           .compose(v -> win.put(Buf.of(new long[] {world.rank()}), 0, 1, Datatype.LONG, next, 0))
  *           .compose(v -> win.fence())
  *           .map(v -> {
  *             assertEquals((world.rank() + 3) % 4, win.memory().readLong(0));

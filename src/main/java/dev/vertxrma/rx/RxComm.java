@@ -1,13 +1,16 @@
 package dev.vertxrma.rx;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
+import dev.vertxrma.DetachedBuffer;
 import dev.vertxrma.Group;
 import dev.vertxrma.Op;
 import dev.vertxrma.Status;
 import io.reactivex.rxjava3.core.Completable;
 import io.reactivex.rxjava3.core.Single;
 import io.vertx.core.Vertx;
+import java.util.Optional;
 
 /**
  * RxJava 3 view of a {@link Comm}: every call of the communicator, each asynchronous one as a
@@ -103,7 +106,7 @@ public final class RxComm {
    * @param tag message tag
    * @return completes at local completion of the send
    */
-  public Completable send(Object buf, int offset, int count, Datatype type, int dest, int tag) {
+  public Completable send(Buf buf, int offset, int count, Datatype type, int dest, int tag) {
     return Deferred.completable(() -> comm.send(buf, offset, count, type, dest, tag));
   }
 
@@ -119,7 +122,7 @@ public final class RxComm {
    * @param tag message tag
    * @return the request: completes at local completion of the send
    */
-  public Completable isend(Object buf, int offset, int count, Datatype type, int dest, int tag) {
+  public Completable isend(Buf buf, int offset, int count, Datatype type, int dest, int tag) {
     return Deferred.completable(() -> comm.isend(buf, offset, count, type, dest, tag));
   }
 
@@ -135,7 +138,7 @@ public final class RxComm {
    * @param tag message tag
    * @return completes when a receive has matched the message
    */
-  public Completable ssend(Object buf, int offset, int count, Datatype type, int dest, int tag) {
+  public Completable ssend(Buf buf, int offset, int count, Datatype type, int dest, int tag) {
     return Deferred.completable(() -> comm.ssend(buf, offset, count, type, dest, tag));
   }
 
@@ -151,7 +154,7 @@ public final class RxComm {
    * @param tag message tag
    * @return completes when the message is buffered
    */
-  public Completable bsend(Object buf, int offset, int count, Datatype type, int dest, int tag) {
+  public Completable bsend(Buf buf, int offset, int count, Datatype type, int dest, int tag) {
     return Deferred.completable(() -> comm.bsend(buf, offset, count, type, dest, tag));
   }
 
@@ -167,7 +170,7 @@ public final class RxComm {
    * @param tag message tag or {@link Comm#ANY_TAG}
    * @return the status of the received message
    */
-  public Single<Status> recv(Object buf, int offset, int count, Datatype type, int source, int tag) {
+  public Single<Status> recv(Buf buf, int offset, int count, Datatype type, int source, int tag) {
     return Deferred.single(() -> comm.recv(buf, offset, count, type, source, tag));
   }
 
@@ -183,19 +186,88 @@ public final class RxComm {
    * @param tag message tag or {@link Comm#ANY_TAG}
    * @return the request: the status of the received message
    */
-  public Single<Status> irecv(Object buf, int offset, int count, Datatype type, int source, int tag) {
+  public Single<Status> irecv(Buf buf, int offset, int count, Datatype type, int source, int tag) {
     return Deferred.single(() -> comm.irecv(buf, offset, count, type, source, tag));
+  }
+
+  /**
+   * MPI_Probe ({@link Comm#probe}): emits the status of a matching message as soon as one has
+   * arrived, leaving it queued for a receive. Fails with RANK, TAG, COMM or TIMEOUT.
+   *
+   * @param source source rank, {@link Comm#ANY_SOURCE} or {@link Comm#PROC_NULL}
+   * @param tag message tag or {@link Comm#ANY_TAG}
+   * @return the status of the first matching message (count in bytes)
+   */
+  public Single<Status> probe(int source, int tag) {
+    return Deferred.single(() -> comm.probe(source, tag));
+  }
+
+  /**
+   * MPI_Iprobe ({@link Comm#iprobe}): emits at once the status of a matching message that has
+   * arrived, or an empty {@link Optional} (MPI's {@code flag = false}). Fails with RANK, TAG or
+   * COMM.
+   *
+   * @param source source rank, {@link Comm#ANY_SOURCE} or {@link Comm#PROC_NULL}
+   * @param tag message tag or {@link Comm#ANY_TAG}
+   * @return the status of the first matching message, if one is there
+   */
+  public Single<Optional<Status>> iprobe(int source, int tag) {
+    return Deferred.single(() -> comm.iprobe(source, tag));
+  }
+
+  /**
+   * MPI_Sendrecv ({@link Comm#sendrecv}): emits the status of the received message once it is in
+   * {@code recvBuf}. Fails with RANK, COUNT, TYPE, BUFFER, TAG, TRUNCATE, COMM or TIMEOUT.
+   *
+   * @param sendBuf the send buffer
+   * @param sendOffset the first element of {@code sendBuf} to send
+   * @param sendCount number of elements sent
+   * @param sendType their datatype
+   * @param dest destination rank or {@link Comm#PROC_NULL}
+   * @param sendTag tag of the message sent
+   * @param recvBuf the receive buffer
+   * @param recvOffset the first element of {@code recvBuf} to receive into
+   * @param recvCount capacity in elements
+   * @param recvType their datatype
+   * @param source source rank, {@link Comm#ANY_SOURCE} or {@link Comm#PROC_NULL}
+   * @param recvTag tag to match or {@link Comm#ANY_TAG}
+   * @return the status of the received message
+   */
+  public Single<Status> sendrecv(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, int dest,
+      int sendTag, Buf recvBuf, int recvOffset, int recvCount, Datatype recvType, int source, int recvTag) {
+    return Deferred.single(() -> comm.sendrecv(sendBuf, sendOffset, sendCount, sendType, dest, sendTag, recvBuf,
+        recvOffset, recvCount, recvType, source, recvTag));
+  }
+
+  /**
+   * MPI_Sendrecv_replace ({@link Comm#sendrecvReplace}): emits the status of the received message
+   * once it has replaced the data sent. Fails with RANK, COUNT, TYPE, BUFFER, TAG, TRUNCATE, COMM
+   * or TIMEOUT.
+   *
+   * @param buf the buffer sent, then received into
+   * @param offset the first element of {@code buf}
+   * @param count number of elements sent, and capacity for the message received
+   * @param type their datatype
+   * @param dest destination rank or {@link Comm#PROC_NULL}
+   * @param sendTag tag of the message sent
+   * @param source source rank, {@link Comm#ANY_SOURCE} or {@link Comm#PROC_NULL}
+   * @param recvTag tag to match or {@link Comm#ANY_TAG}
+   * @return the status of the received message
+   */
+  public Single<Status> sendrecvReplace(Buf buf, int offset, int count, Datatype type, int dest, int sendTag,
+      int source, int recvTag) {
+    return Deferred.single(() -> comm.sendrecvReplace(buf, offset, count, type, dest, sendTag, source, recvTag));
   }
 
   /**
    * MPI_Buffer_attach ({@link Comm#bufferAttach}): completes once the buffer is attached for
    * buffered sends. Fails with BUFFER when one is attached already.
    *
-   * @param buffer a {@code byte[]} or a {@code BytesStore}
+   * @param buffer a {@link Buf} of a {@code byte[]} or a {@code BytesStore}
    * @param sizeBytes bytes of {@code buffer} to use
    * @return completes when the buffer is attached
    */
-  public Completable bufferAttach(Object buffer, int sizeBytes) {
+  public Completable bufferAttach(Buf buffer, int sizeBytes) {
     return Deferred.completable(() -> comm.bufferAttach(buffer, sizeBytes));
   }
 
@@ -203,9 +275,9 @@ public final class RxComm {
    * MPI_Buffer_detach ({@link Comm#bufferDetach}): emits once every buffered message has been
    * delivered. Fails with BUFFER when none is attached.
    *
-   * @return the buffer that was attached
+   * @return the buffer that was attached and its size
    */
-  public Single<Object> bufferDetach() {
+  public Single<DetachedBuffer> bufferDetach() {
     return Deferred.single(comm::bufferDetach);
   }
 
@@ -232,7 +304,7 @@ public final class RxComm {
    * @param root the broadcasting rank
    * @return completes when this rank has the data
    */
-  public Completable bcast(Object buf, int offset, int count, Datatype type, int root) {
+  public Completable bcast(Buf buf, int offset, int count, Datatype type, int root) {
     return Deferred.completable(() -> comm.bcast(buf, offset, count, type, root));
   }
 
@@ -250,13 +322,13 @@ public final class RxComm {
    * @param root the rank that receives the result
    * @return completes when this rank's part of the reduction is done
    */
-  public Completable reduce(Object sendBuf, int sendOffset, Object recvBuf, int recvOffset, int count, Datatype type,
+  public Completable reduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
       Op op, int root) {
     return Deferred.completable(() -> comm.reduce(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op, root));
   }
 
   /**
-   * MPI_Allreduce ({@link Comm#allreduce(Object, int, Object, int, int, Datatype, Op)}): completes
+   * MPI_Allreduce ({@link Comm#allreduce(Buf, int, Buf, int, int, Datatype, Op)}): completes
    * once the result is in {@code recvBuf}. Fails with COUNT, TYPE, OP, BUFFER, COMM or TIMEOUT.
    *
    * @param sendBuf this rank's operand
@@ -268,7 +340,7 @@ public final class RxComm {
    * @param op the reduction
    * @return completes when this rank has the result
    */
-  public Completable allreduce(Object sendBuf, int sendOffset, Object recvBuf, int recvOffset, int count,
+  public Completable allreduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count,
       Datatype type, Op op) {
     return Deferred.completable(() -> comm.allreduce(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op));
   }
@@ -312,7 +384,7 @@ public final class RxComm {
    * @param root the rank that receives the blocks
    * @return completes when this rank's part of the gather is done
    */
-  public Completable gather(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  public Completable gather(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType, int root) {
     return Deferred.completable(() -> comm.gather(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset,
         recvCount, recvType, root));
@@ -332,7 +404,7 @@ public final class RxComm {
    * @param recvType their datatype
    * @return completes when this rank holds every block
    */
-  public Completable allgather(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  public Completable allgather(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType) {
     return Deferred.completable(() -> comm.allgather(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset,
         recvCount, recvType));
@@ -353,7 +425,7 @@ public final class RxComm {
    * @param root the rank that sends the blocks
    * @return completes when this rank has its block
    */
-  public Completable scatter(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  public Completable scatter(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType, int root) {
     return Deferred.completable(() -> comm.scatter(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset,
         recvCount, recvType, root));
@@ -373,10 +445,87 @@ public final class RxComm {
    * @param recvType their datatype
    * @return completes when this rank holds every block sent to it
    */
-  public Completable alltoall(Object sendBuf, int sendOffset, int sendCount, Datatype sendType, Object recvBuf,
+  public Completable alltoall(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType) {
     return Deferred.completable(() -> comm.alltoall(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset,
         recvCount, recvType));
+  }
+
+  /**
+   * MPI_Reduce_scatter ({@link Comm#reduceScatter}): completes once this rank's block of the
+   * result is in {@code recvBuf}. Fails with ARG, COUNT, TYPE, OP, BUFFER, TRUNCATE, COMM or
+   * TIMEOUT.
+   *
+   * @param sendBuf this rank's operand (every rank's block of it), or {@link Comm#IN_PLACE}
+   * @param sendOffset the first element of {@code sendBuf}
+   * @param recvBuf this rank's block of the result
+   * @param recvOffset the first element of {@code recvBuf}
+   * @param recvCounts elements of each rank's block, one per rank
+   * @param type a datatype of one basic type
+   * @param op the reduction
+   * @return completes when this rank has its block
+   */
+  public Completable reduceScatter(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int[] recvCounts,
+      Datatype type, Op op) {
+    return Deferred.completable(() -> comm.reduceScatter(sendBuf, sendOffset, recvBuf, recvOffset, recvCounts, type,
+        op));
+  }
+
+  /**
+   * MPI_Reduce_scatter_block ({@link Comm#reduceScatterBlock}): completes once this rank's block
+   * of the result is in {@code recvBuf}. Fails with COUNT, TYPE, OP, BUFFER, TRUNCATE, COMM or
+   * TIMEOUT.
+   *
+   * @param sendBuf this rank's operand ({@code size() * recvCount} elements), or {@link Comm#IN_PLACE}
+   * @param sendOffset the first element of {@code sendBuf}
+   * @param recvBuf this rank's block of the result
+   * @param recvOffset the first element of {@code recvBuf}
+   * @param recvCount elements of each rank's block
+   * @param type a datatype of one basic type
+   * @param op the reduction
+   * @return completes when this rank has its block
+   */
+  public Completable reduceScatterBlock(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int recvCount,
+      Datatype type, Op op) {
+    return Deferred.completable(() -> comm.reduceScatterBlock(sendBuf, sendOffset, recvBuf, recvOffset, recvCount,
+        type, op));
+  }
+
+  /**
+   * MPI_Scan ({@link Comm#scan}): completes once the combination of ranks {@code 0..rank()} is in
+   * {@code recvBuf}. Fails with COUNT, TYPE, OP, BUFFER, TRUNCATE, COMM or TIMEOUT.
+   *
+   * @param sendBuf this rank's operand, or {@link Comm#IN_PLACE}
+   * @param sendOffset the first element of {@code sendBuf}
+   * @param recvBuf the result buffer
+   * @param recvOffset the first element of {@code recvBuf}
+   * @param count number of elements
+   * @param type a datatype of one basic type
+   * @param op the reduction
+   * @return completes when this rank has its prefix result
+   */
+  public Completable scan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
+      Op op) {
+    return Deferred.completable(() -> comm.scan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op));
+  }
+
+  /**
+   * MPI_Exscan ({@link Comm#exscan}): completes once the combination of ranks
+   * {@code 0..rank()-1} is in {@code recvBuf}; rank 0's buffer is left untouched. Fails with
+   * COUNT, TYPE, OP, BUFFER, TRUNCATE, COMM or TIMEOUT.
+   *
+   * @param sendBuf this rank's operand, or {@link Comm#IN_PLACE}
+   * @param sendOffset the first element of {@code sendBuf}
+   * @param recvBuf the result buffer
+   * @param recvOffset the first element of {@code recvBuf}
+   * @param count number of elements
+   * @param type a datatype of one basic type
+   * @param op the reduction
+   * @return completes when this rank has its prefix result
+   */
+  public Completable exscan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
+      Op op) {
+    return Deferred.completable(() -> comm.exscan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op));
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.vertxrma.rx;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Group;
 import dev.vertxrma.Info;
@@ -233,7 +234,7 @@ public final class RxWin {
   // ------------------------------------------------------------------ communication
 
   /**
-   * MPI_Put ({@link Win#put(Object, int, int, Datatype, int, long, int, Datatype)}): completes at
+   * MPI_Put ({@link Win#put(Buf, int, int, Datatype, int, long, int, Datatype)}): completes at
    * origin completion. Fails with RMA_RANGE, RMA_SYNC, TYPE, RANK, COUNT, BUFFER or WIN.
    *
    * @param origin the origin buffer
@@ -246,14 +247,14 @@ public final class RxWin {
    * @param targetType their datatype
    * @return completes when the origin buffer may be reused
    */
-  public Completable put(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+  public Completable put(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType) {
     return Deferred.completable(() -> win.put(origin, originOffset, originCount, originType, targetRank, targetDisp,
         targetCount, targetType));
   }
 
   /**
-   * MPI_Put with one count and datatype ({@link Win#put(Object, int, int, Datatype, int, long)}).
+   * MPI_Put with one count and datatype ({@link Win#put(Buf, int, int, Datatype, int, long)}).
    * Fails with RMA_RANGE, RMA_SYNC, TYPE, RANK, COUNT, BUFFER or WIN.
    *
    * @param origin the origin buffer
@@ -264,12 +265,12 @@ public final class RxWin {
    * @param targetDisp displacement in the target window, in the target's units
    * @return completes when the origin buffer may be reused
    */
-  public Completable put(Object origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
+  public Completable put(Buf origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
     return Deferred.completable(() -> win.put(origin, originOffset, count, type, targetRank, targetDisp));
   }
 
   /**
-   * MPI_Get ({@link Win#get(Object, int, int, Datatype, int, long, int, Datatype)}). Fails with
+   * MPI_Get ({@link Win#get(Buf, int, int, Datatype, int, long, int, Datatype)}). Fails with
    * RMA_RANGE, RMA_SYNC, TYPE, RANK, COUNT, BUFFER or WIN.
    *
    * @param origin the buffer the data is read into
@@ -282,14 +283,14 @@ public final class RxWin {
    * @param targetType their datatype
    * @return completes when the data is in {@code origin}
    */
-  public Completable get(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+  public Completable get(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType) {
     return Deferred.completable(() -> win.get(origin, originOffset, originCount, originType, targetRank, targetDisp,
         targetCount, targetType));
   }
 
   /**
-   * MPI_Get with one count and datatype ({@link Win#get(Object, int, int, Datatype, int, long)}).
+   * MPI_Get with one count and datatype ({@link Win#get(Buf, int, int, Datatype, int, long)}).
    * Fails with RMA_RANGE, RMA_SYNC, TYPE, RANK, COUNT, BUFFER or WIN.
    *
    * @param origin the buffer the data is read into
@@ -300,12 +301,12 @@ public final class RxWin {
    * @param targetDisp displacement in the target window, in the target's units
    * @return completes when the data is in {@code origin}
    */
-  public Completable get(Object origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
+  public Completable get(Buf origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
     return Deferred.completable(() -> win.get(origin, originOffset, count, type, targetRank, targetDisp));
   }
 
   /**
-   * MPI_Accumulate ({@link Win#accumulate(Object, int, int, Datatype, int, long, int, Datatype, Op)}).
+   * MPI_Accumulate ({@link Win#accumulate(Buf, int, int, Datatype, int, long, int, Datatype, Op)}).
    * Fails with RMA_RANGE, RMA_SYNC, TYPE, OP, RANK, COUNT, BUFFER or WIN.
    *
    * @param origin the origin operand
@@ -319,7 +320,7 @@ public final class RxWin {
    * @param op {@code target = target op origin}
    * @return completes when the origin buffer may be reused
    */
-  public Completable accumulate(Object origin, int originOffset, int originCount, Datatype originType,
+  public Completable accumulate(Buf origin, int originOffset, int originCount, Datatype originType,
       int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op) {
     return Deferred.completable(() -> win.accumulate(origin, originOffset, originCount, originType, targetRank,
         targetDisp, targetCount, targetType, op));
@@ -327,7 +328,7 @@ public final class RxWin {
 
   /**
    * MPI_Accumulate with one count and datatype
-   * ({@link Win#accumulate(Object, int, int, Datatype, int, long, Op)}). Fails with RMA_RANGE,
+   * ({@link Win#accumulate(Buf, int, int, Datatype, int, long, Op)}). Fails with RMA_RANGE,
    * RMA_SYNC, TYPE, OP, RANK, COUNT, BUFFER or WIN.
    *
    * @param origin the origin operand
@@ -339,7 +340,7 @@ public final class RxWin {
    * @param op {@code target = target op origin}
    * @return completes when the origin buffer may be reused
    */
-  public Completable accumulate(Object origin, int originOffset, int count, Datatype type, int targetRank,
+  public Completable accumulate(Buf origin, int originOffset, int count, Datatype type, int targetRank,
       long targetDisp, Op op) {
     return Deferred.completable(() -> win.accumulate(origin, originOffset, count, type, targetRank, targetDisp, op));
   }
@@ -363,8 +364,8 @@ public final class RxWin {
    * @param op {@code target = target op origin}
    * @return completes when the previous target data is in {@code result}
    */
-  public Completable getAccumulate(Object origin, int originOffset, int originCount, Datatype originType,
-      Object result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
+  public Completable getAccumulate(Buf origin, int originOffset, int originCount, Datatype originType,
+      Buf result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
       int targetCount, Datatype targetType, Op op) {
     return Deferred.completable(() -> win.getAccumulate(origin, originOffset, originCount, originType, result,
         resultOffset, resultCount, resultType, targetRank, targetDisp, targetCount, targetType, op));
@@ -372,7 +373,7 @@ public final class RxWin {
 
   /**
    * MPI_Fetch_and_op on one element
-   * ({@link Win#fetchAndOp(Object, int, Object, int, Datatype, int, long, Op)}). Fails with
+   * ({@link Win#fetchAndOp(Buf, int, Buf, int, Datatype, int, long, Op)}). Fails with
    * RMA_RANGE, RMA_SYNC, TYPE, OP, RANK, BUFFER or WIN.
    *
    * @param origin the origin operand
@@ -385,7 +386,7 @@ public final class RxWin {
    * @param op {@code target = target op origin}
    * @return completes when the previous target value is in {@code result}
    */
-  public Completable fetchAndOp(Object origin, int originOffset, Object result, int resultOffset, Datatype type,
+  public Completable fetchAndOp(Buf origin, int originOffset, Buf result, int resultOffset, Datatype type,
       int targetRank, long targetDisp, Op op) {
     return Deferred.completable(() -> win.fetchAndOp(origin, originOffset, result, resultOffset, type, targetRank,
         targetDisp, op));
@@ -407,7 +408,7 @@ public final class RxWin {
 
   /**
    * MPI_Compare_and_swap on one element
-   * ({@link Win#compareAndSwap(Object, int, Object, int, Object, int, Datatype, int, long)}).
+   * ({@link Win#compareAndSwap(Buf, int, Buf, int, Buf, int, Datatype, int, long)}).
    * Fails with RMA_RANGE, RMA_SYNC, TYPE, RANK, BUFFER or WIN.
    *
    * @param origin the value to store when the target equals {@code compare}
@@ -421,8 +422,8 @@ public final class RxWin {
    * @param targetDisp displacement in the target window, in the target's units
    * @return completes when the previous target value is in {@code result}
    */
-  public Completable compareAndSwap(Object origin, int originOffset, Object compare, int compareOffset,
-      Object result, int resultOffset, Datatype type, int targetRank, long targetDisp) {
+  public Completable compareAndSwap(Buf origin, int originOffset, Buf compare, int compareOffset,
+      Buf result, int resultOffset, Datatype type, int targetRank, long targetDisp) {
     return Deferred.completable(() -> win.compareAndSwap(origin, originOffset, compare, compareOffset, result,
         resultOffset, type, targetRank, targetDisp));
   }
@@ -609,7 +610,7 @@ public final class RxWin {
   // ------------------------------------------------------------------ request-based operations
 
   /**
-   * MPI_Rput ({@link Win#rput(Object, int, int, Datatype, int, long, int, Datatype)}), inside a
+   * MPI_Rput ({@link Win#rput(Buf, int, int, Datatype, int, long, int, Datatype)}), inside a
    * passive-target epoch. Fails as {@link #put}, and with RMA_SYNC outside such an epoch.
    *
    * @param origin the origin buffer
@@ -622,14 +623,14 @@ public final class RxWin {
    * @param targetType their datatype
    * @return the request: completes when the origin buffer may be reused
    */
-  public Completable rput(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+  public Completable rput(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType) {
     return Deferred.completable(() -> win.rput(origin, originOffset, originCount, originType, targetRank, targetDisp,
         targetCount, targetType));
   }
 
   /**
-   * MPI_Rput with one count and datatype ({@link Win#rput(Object, int, int, Datatype, int, long)}).
+   * MPI_Rput with one count and datatype ({@link Win#rput(Buf, int, int, Datatype, int, long)}).
    * Fails as {@link #put}, and with RMA_SYNC outside a passive-target epoch.
    *
    * @param origin the origin buffer
@@ -640,12 +641,12 @@ public final class RxWin {
    * @param targetDisp displacement in the target window, in the target's units
    * @return the request: completes when the origin buffer may be reused
    */
-  public Completable rput(Object origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
+  public Completable rput(Buf origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
     return Deferred.completable(() -> win.rput(origin, originOffset, count, type, targetRank, targetDisp));
   }
 
   /**
-   * MPI_Rget ({@link Win#rget(Object, int, int, Datatype, int, long, int, Datatype)}), inside a
+   * MPI_Rget ({@link Win#rget(Buf, int, int, Datatype, int, long, int, Datatype)}), inside a
    * passive-target epoch. Fails as {@link #get}, and with RMA_SYNC outside such an epoch.
    *
    * @param origin the buffer the data is read into
@@ -658,14 +659,14 @@ public final class RxWin {
    * @param targetType their datatype
    * @return the request: completes when the data is in {@code origin}
    */
-  public Completable rget(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+  public Completable rget(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType) {
     return Deferred.completable(() -> win.rget(origin, originOffset, originCount, originType, targetRank, targetDisp,
         targetCount, targetType));
   }
 
   /**
-   * MPI_Rget with one count and datatype ({@link Win#rget(Object, int, int, Datatype, int, long)}).
+   * MPI_Rget with one count and datatype ({@link Win#rget(Buf, int, int, Datatype, int, long)}).
    * Fails as {@link #get}, and with RMA_SYNC outside a passive-target epoch.
    *
    * @param origin the buffer the data is read into
@@ -676,13 +677,13 @@ public final class RxWin {
    * @param targetDisp displacement in the target window, in the target's units
    * @return the request: completes when the data is in {@code origin}
    */
-  public Completable rget(Object origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
+  public Completable rget(Buf origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp) {
     return Deferred.completable(() -> win.rget(origin, originOffset, count, type, targetRank, targetDisp));
   }
 
   /**
    * MPI_Raccumulate ({@link Win#raccumulate}), inside a passive-target epoch. Fails as
-   * {@link #accumulate(Object, int, int, Datatype, int, long, int, Datatype, Op)}, and with
+   * {@link #accumulate(Buf, int, int, Datatype, int, long, int, Datatype, Op)}, and with
    * RMA_SYNC outside such an epoch.
    *
    * @param origin the origin operand
@@ -696,7 +697,7 @@ public final class RxWin {
    * @param op {@code target = target op origin}
    * @return the request: completes when the origin buffer may be reused
    */
-  public Completable raccumulate(Object origin, int originOffset, int originCount, Datatype originType,
+  public Completable raccumulate(Buf origin, int originOffset, int originCount, Datatype originType,
       int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op) {
     return Deferred.completable(() -> win.raccumulate(origin, originOffset, originCount, originType, targetRank,
         targetDisp, targetCount, targetType, op));
@@ -721,8 +722,8 @@ public final class RxWin {
    * @param op {@code target = target op origin}
    * @return the request: completes when the previous target data is in {@code result}
    */
-  public Completable rgetAccumulate(Object origin, int originOffset, int originCount, Datatype originType,
-      Object result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
+  public Completable rgetAccumulate(Buf origin, int originOffset, int originCount, Datatype originType,
+      Buf result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
       int targetCount, Datatype targetType, Op op) {
     return Deferred.completable(() -> win.rgetAccumulate(origin, originOffset, originCount, originType, result,
         resultOffset, resultCount, resultType, targetRank, targetDisp, targetCount, targetType, op));

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -33,8 +34,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class CollectivesTest {
 
   private static final Future<Void> DONE = Future.succeededFuture();
-  private static final Op[] INT_OPS = {Op.SUM, Op.MAX, Op.MIN, Op.PROD, Op.BAND, Op.BOR, Op.LXOR};
-  private static final Op[] DOUBLE_OPS = {Op.SUM, Op.MAX, Op.MIN, Op.PROD};
+  static final Op[] INT_OPS = {Op.SUM, Op.MAX, Op.MIN, Op.PROD, Op.BAND, Op.BOR, Op.LXOR};
+  static final Op[] DOUBLE_OPS = {Op.SUM, Op.MAX, Op.MIN, Op.PROD};
   private static final int N = 5;
 
   static Stream<Arguments> modesAndSizes() {
@@ -199,7 +200,7 @@ class CollectivesTest {
               buf[1 + i] = rt * 100 + i + 0.25;
             }
           }
-          return world.bcast(buf, 1, 4, Datatype.DOUBLE, rt).map(v -> {
+          return world.bcast(Buf.of(buf), 1, 4, Datatype.DOUBLE, rt).map(v -> {
             assertTrue(Double.isNaN(buf[0]) && Double.isNaN(buf[5]), "bcast wrote outside its range");
             for (int i = 0; i < 4; i++) {
               assertEquals(rt * 100 + i + 0.25, buf[1 + i], "bcast from root " + rt + " at rank " + me + " [" + i + "]");
@@ -214,7 +215,7 @@ class CollectivesTest {
             buf[2] = 20 + rt;
             buf[4] = 30 + rt;
           }
-          return world.bcast(buf, 0, 1, everyOther, rt).map(v -> {
+          return world.bcast(Buf.of(buf), 0, 1, everyOther, rt).map(v -> {
             assertArrayEquals(new int[] {10 + rt, -1, 20 + rt, -1, 30 + rt, -1}, buf,
                 "derived-type bcast from root " + rt + " at rank " + me);
             return null;
@@ -232,7 +233,7 @@ class CollectivesTest {
           for (int i = 0; i < N; i++) {
             in[i] = intValue(op, me, i);
           }
-          return world.reduce(in, 0, out, 1, N, Datatype.INT, op, reduceRoot).map(v -> {
+          return world.reduce(Buf.of(in), 0, Buf.of(out), 1, N, Datatype.INT, op, reduceRoot).map(v -> {
             assertEquals(12345, out[0]);
             int[] got = Arrays.copyOfRange(out, 1, N + 1);
             if (me == reduceRoot) {
@@ -253,7 +254,7 @@ class CollectivesTest {
           for (int i = 0; i < N; i++) {
             in[i] = longValue(op, me, i);
           }
-          return world.reduce(in, 0, out, 0, N, Datatype.LONG, op, 0).map(v -> {
+          return world.reduce(Buf.of(in), 0, Buf.of(out), 0, N, Datatype.LONG, op, 0).map(v -> {
             if (me == 0) {
               assertArrayEquals(expectedLongs(op, np), out, "LONG " + op + " at root 0");
             }
@@ -269,7 +270,7 @@ class CollectivesTest {
             in[i] = doubleValue(op, me, i);
           }
           int root = np / 2;
-          return world.reduce(in, 0, out, 0, N, Datatype.DOUBLE, op, root).map(v -> {
+          return world.reduce(Buf.of(in), 0, Buf.of(out), 0, N, Datatype.DOUBLE, op, root).map(v -> {
             if (me == root) {
               assertArrayEquals(expectedDoubles(op, np), out, "DOUBLE " + op + " at root " + root);
             }
@@ -302,7 +303,7 @@ class CollectivesTest {
           for (int i = 0; i < N; i++) {
             in[i] = intValue(op, me, i);
           }
-          return world.allreduce(in, 0, out, 0, N, Datatype.INT, op).map(v -> {
+          return world.allreduce(Buf.of(in), 0, Buf.of(out), 0, N, Datatype.INT, op).map(v -> {
             assertArrayEquals(expectedInts(op, np), out, "allreduce INT " + op + " at rank " + me);
             return null;
           });
@@ -315,7 +316,7 @@ class CollectivesTest {
           for (int i = 0; i < N; i++) {
             in[2 + i] = doubleValue(op, me, i);
           }
-          return world.allreduce(in, 2, out, 1, N, Datatype.DOUBLE, op).map(v -> {
+          return world.allreduce(Buf.of(in), 2, Buf.of(out), 1, N, Datatype.DOUBLE, op).map(v -> {
             assertEquals(0.0, out[0]);
             assertArrayEquals(expectedDoubles(op, np), Arrays.copyOfRange(out, 1, N + 1),
                 "allreduce DOUBLE " + op + " at rank " + me);
@@ -359,7 +360,7 @@ class CollectivesTest {
         steps.add(() -> {
           int[] out = new int[2 * np + 1];
           Arrays.fill(out, -1);
-          return world.gather(new int[] {me * 10, me * 10 + 1}, 0, 2, Datatype.INT, out, 1, 2, Datatype.INT, rt)
+          return world.gather(Buf.of(new int[] {me * 10, me * 10 + 1}), 0, 2, Datatype.INT, Buf.of(out), 1, 2, Datatype.INT, rt)
               .map(v -> {
                 int[] expected = new int[2 * np + 1];
                 Arrays.fill(expected, -1);
@@ -377,7 +378,7 @@ class CollectivesTest {
       // allgather: rank r contributes 3 longs
       steps.add(() -> {
         long[] out = new long[3 * np];
-        return world.allgather(new long[] {me, -me, (long) me << 40}, 0, 3, Datatype.LONG, out, 0, 3, Datatype.LONG)
+        return world.allgather(Buf.of(new long[] {me, -me, (long) me << 40}), 0, 3, Datatype.LONG, Buf.of(out), 0, 3, Datatype.LONG)
             .map(v -> {
               for (int r = 0; r < np; r++) {
                 assertEquals(r, out[3 * r], "allgather block " + r + " at rank " + me);
@@ -400,7 +401,7 @@ class CollectivesTest {
             }
           }
           double[] in = {Double.NaN, Double.NaN, Double.NaN};
-          return world.scatter(send, 0, 2, Datatype.DOUBLE, in, 1, 2, Datatype.DOUBLE, rt).map(v -> {
+          return world.scatter(Buf.of(send), 0, 2, Datatype.DOUBLE, Buf.of(in), 1, 2, Datatype.DOUBLE, rt).map(v -> {
             assertTrue(Double.isNaN(in[0]));
             assertEquals(rt * 1000 + me, in[1], "scatter from root " + rt + " at rank " + me);
             assertEquals(-(rt * 1000 + me) - 0.5, in[2]);
@@ -416,7 +417,7 @@ class CollectivesTest {
           send[2 * j + 1] = -(me * 100 + j);
         }
         int[] recv = new int[2 * np];
-        return world.alltoall(send, 0, 2, Datatype.INT, recv, 0, 2, Datatype.INT).map(v -> {
+        return world.alltoall(Buf.of(send), 0, 2, Datatype.INT, Buf.of(recv), 0, 2, Datatype.INT).map(v -> {
           for (int i = 0; i < np; i++) {
             assertEquals(i * 100 + me, recv[2 * i], "alltoall block from rank " + i + " at rank " + me);
             assertEquals(-(i * 100 + me), recv[2 * i + 1]);
@@ -437,16 +438,16 @@ class CollectivesTest {
       double[] d = {1.5, 2.5};
       double[] out = new double[2];
       return sequence(List.of(
-          () -> expectError(world.reduce(d, 0, out, 0, 2, Datatype.DOUBLE, Op.BAND, 0), ErrorClass.OP,
+          () -> expectError(world.reduce(Buf.of(d), 0, Buf.of(out), 0, 2, Datatype.DOUBLE, Op.BAND, 0), ErrorClass.OP,
               "MPI_BAND", "DOUBLE"),
-          () -> expectError(world.reduce(d, 0, out, 0, 2, Datatype.DOUBLE, Op.LXOR, 1), ErrorClass.OP,
+          () -> expectError(world.reduce(Buf.of(d), 0, Buf.of(out), 0, 2, Datatype.DOUBLE, Op.LXOR, 1), ErrorClass.OP,
               "MPI_LXOR", "DOUBLE"),
-          () -> expectError(world.allreduce(d, 0, out, 0, 2, Datatype.DOUBLE, Op.BOR), ErrorClass.OP,
+          () -> expectError(world.allreduce(Buf.of(d), 0, Buf.of(out), 0, 2, Datatype.DOUBLE, Op.BOR), ErrorClass.OP,
               "MPI_BOR", "DOUBLE"),
           () -> expectError(world.allreduce(2.5, Op.BXOR), ErrorClass.OP, "MPI_BXOR", "DOUBLE"),
-          () -> expectError(world.reduce(new int[2], 0, new int[2], 0, 2, Datatype.INT, Op.MAXLOC, 0),
+          () -> expectError(world.reduce(Buf.of(new int[2]), 0, Buf.of(new int[2]), 0, 2, Datatype.INT, Op.MAXLOC, 0),
               ErrorClass.OP, "MPI_MAXLOC", "INT"),
-          () -> expectError(world.allreduce(new long[1], 0, new long[1], 0, 1, Datatype.LONG, null), ErrorClass.OP),
+          () -> expectError(world.allreduce(Buf.of(new long[1]), 0, Buf.of(new long[1]), 0, 1, Datatype.LONG, null), ErrorClass.OP),
           // nothing was sent: a valid collective afterwards still works
           () -> world.allreduce((long) world.rank() + 1, Op.SUM).map(s -> {
             assertEquals(6L, s);
@@ -463,13 +464,13 @@ class CollectivesTest {
       int[] a = new int[3];
       int[] b = new int[9];
       return sequence(List.of(
-          () -> expectError(world.bcast(a, 0, 1, Datatype.INT, 3), ErrorClass.RANK, "bcast", "root 3", "[0, 3)"),
-          () -> expectError(world.bcast(a, 0, 1, Datatype.INT, -1), ErrorClass.RANK, "bcast", "root -1", "[0, 3)"),
-          () -> expectError(world.reduce(a, 0, b, 0, 1, Datatype.INT, Op.SUM, 7), ErrorClass.RANK, "reduce",
+          () -> expectError(world.bcast(Buf.of(a), 0, 1, Datatype.INT, 3), ErrorClass.RANK, "bcast", "root 3", "[0, 3)"),
+          () -> expectError(world.bcast(Buf.of(a), 0, 1, Datatype.INT, -1), ErrorClass.RANK, "bcast", "root -1", "[0, 3)"),
+          () -> expectError(world.reduce(Buf.of(a), 0, Buf.of(b), 0, 1, Datatype.INT, Op.SUM, 7), ErrorClass.RANK, "reduce",
               "root 7", "[0, 3)"),
-          () -> expectError(world.gather(a, 0, 1, Datatype.INT, b, 0, 1, Datatype.INT, 3), ErrorClass.RANK,
+          () -> expectError(world.gather(Buf.of(a), 0, 1, Datatype.INT, Buf.of(b), 0, 1, Datatype.INT, 3), ErrorClass.RANK,
               "gather", "root 3"),
-          () -> expectError(world.scatter(b, 0, 1, Datatype.INT, a, 0, 1, Datatype.INT, -2), ErrorClass.RANK,
+          () -> expectError(world.scatter(Buf.of(b), 0, 1, Datatype.INT, Buf.of(a), 0, 1, Datatype.INT, -2), ErrorClass.RANK,
               "scatter", "root -2"),
           // the job is still healthy
           () -> world.allreduce((long) world.rank(), Op.MAX).map(m -> {
@@ -499,8 +500,8 @@ class CollectivesTest {
         fromZero[0] = 0;
         fromZero[1] = 100;
       }
-      Future<Void> first = world.bcast(fromTwo, 0, 2, Datatype.INT, 2);
-      Future<Void> second = world.bcast(fromZero, 0, 2, Datatype.INT, 0);
+      Future<Void> first = world.bcast(Buf.of(fromTwo), 0, 2, Datatype.INT, 2);
+      Future<Void> second = world.bcast(Buf.of(fromZero), 0, 2, Datatype.INT, 0);
       Future<Long> third = world.allreduce((long) me + 1, Op.SUM);
       return Future.all(first, second, third).map(all -> {
         assertArrayEquals(new int[] {2, 22}, fromTwo, "first bcast (root 2) at rank " + me);

@@ -1,5 +1,6 @@
 package dev.vertxrma.jmh;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Info;
 import dev.vertxrma.JobOptions;
@@ -71,14 +72,14 @@ public class SameJvmPutBench {
   @Benchmark
   @OperationsPerInvocation(BATCH)
   public void putFlush8() throws Exception {
-    loop(() -> win.put(value, 0, 1, Datatype.LONG, 1, 0));
+    loop(() -> win.put(Buf.of(value), 0, 1, Datatype.LONG, 1, 0));
   }
 
   /** As {@link #putFlush8}, with the origin as 8 bytes of MPI_BYTE (what {@code rmabench put-latency} sends). */
   @Benchmark
   @OperationsPerInvocation(BATCH)
   public void putFlush8Bytes() throws Exception {
-    loop(() -> win.put(bytes, 0, 8, Datatype.BYTE, 1, 0));
+    loop(() -> win.put(Buf.of(bytes), 0, 8, Datatype.BYTE, 1, 0));
   }
 
   /** {@value #BATCH} rounds of {@code put} + flush on rank 0's event loop; returns when they are done. */

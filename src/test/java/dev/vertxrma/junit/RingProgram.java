@@ -1,5 +1,6 @@
 package dev.vertxrma.junit;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -48,9 +49,9 @@ public class RingProgram implements RankProgram {
           if (args.contains("fail") && r == 1) {
             throw new RmaException(ErrorClass.RMA_RANGE, FAILURE);
           }
-          return win.put(new long[] {100 + r}, 0, 1, Datatype.LONG, (r + 1) % n, 0);
+          return win.put(Buf.of(new long[] {100 + r}), 0, 1, Datatype.LONG, (r + 1) % n, 0);
         })
-        .compose(v -> win.accumulate(new long[] {1}, 0, 1, Datatype.LONG, 0, 1, Op.SUM))
+        .compose(v -> win.accumulate(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, 0, 1, Op.SUM))
         .compose(v -> win.fence(Mode.NOSUCCEED))
         .map(v -> {
           long left = 100 + (r + n - 1) % n;

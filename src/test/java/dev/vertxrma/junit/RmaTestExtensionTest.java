@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Info;
@@ -40,10 +41,10 @@ class RmaTestExtensionTest {
       int n = world.size();
       long[] got = new long[1];
       return win.fence(dev.vertxrma.Mode.NOPRECEDE)
-          .compose(v -> win.put(new long[] {100 + r}, 0, 1, Datatype.LONG, (r + 1) % n, 0))
-          .compose(v -> win.accumulate(new long[] {r + 1}, 0, 1, Datatype.LONG, 0, 1, Op.SUM))
+          .compose(v -> win.put(Buf.of(new long[] {100 + r}), 0, 1, Datatype.LONG, (r + 1) % n, 0))
+          .compose(v -> win.accumulate(Buf.of(new long[] {r + 1}), 0, 1, Datatype.LONG, 0, 1, Op.SUM))
           .compose(v -> win.fence())
-          .compose(v -> win.get(got, 0, 1, Datatype.LONG, (r + n - 1) % n, 0))
+          .compose(v -> win.get(Buf.of(got), 0, 1, Datatype.LONG, (r + n - 1) % n, 0))
           .compose(v -> win.fence(dev.vertxrma.Mode.NOSUCCEED))
           .map(v -> {
             assertEquals(100 + (r + n - 1) % n, win.memory().readLong(0), "value put at rank " + r);

@@ -7,11 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
+import dev.vertxrma.DetachedBuffer;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Status;
+import dev.vertxrma.testing.AnyBuf;
 import dev.vertxrma.testing.Jobs;
 import dev.vertxrma.testing.Jobs.Mode;
 import io.vertx.core.Future;
@@ -38,22 +41,26 @@ class BufferedModeTest {
     if (world.rank() == 0) {
       int[] data = new int[10];
       List<Future<Void>> sends = new ArrayList<>();
-      Future<Void> attached = world.bufferAttach(buffer, size);
+      Future<Void> attached = world.bufferAttach(AnyBuf.of(buffer), size);
       boolean attachedAtOnce = attached.succeeded();
       for (int m = 0; m < n; m++) {
         for (int i = 0; i < 10; i++) {
           data[i] = m * 1000 + i;
         }
-        Future<Void> s = world.bsend(data, 0, 10, Datatype.INT, 1, m);
+        Future<Void> s = world.bsend(Buf.of(data), 0, 10, Datatype.INT, 1, m);
         sends.add(s);
         // the data was copied into the attached buffer: the user buffer may be reused at once
         Arrays.fill(data, -7);
       }
       boolean sendsCompleteAtOnce = sends.stream().allMatch(Future::succeeded);
-      Future<Object> detached = world.bufferDetach();
+      Future<DetachedBuffer> detached = world.bufferDetach();
       // nothing can have been delivered yet: this event loop has not let any acknowledgement in
       boolean detachPendingAtOnce = !detached.isComplete();
-      return detached.compose(buf -> {
+      return detached.map(d -> {
+        assertEquals(size, d.size(), "detach returns the size that was attached");
+        assertSame(buffer, d.buffer().memory());
+        return d.memory();
+      }).compose(buf -> {
         assertTrue(attachedAtOnce, "bufferAttach completes at once");
         assertTrue(sendsCompleteAtOnce, "bsend completes as soon as the data is copied");
         assertTrue(detachPendingAtOnce, "detach completed while 5 messages were still in flight");
@@ -68,16 +75,16 @@ class BufferedModeTest {
           }
         }
         // a bsend after detach has no buffer
-        return expectError(world.bsend(new int[1], 0, 1, Datatype.INT, 1, 99), ErrorClass.BUFFER,
+        return expectError(world.bsend(Buf.of(new int[1]), 0, 1, Datatype.INT, 1, 99), ErrorClass.BUFFER,
             "no buffer attached");
-      }).compose(v -> world.send(new int[0], 0, 0, Datatype.INT, 1, 100));
+      }).compose(v -> world.send(Buf.of(new int[0]), 0, 0, Datatype.INT, 1, 100));
     }
     int[][] in = new int[n][10];
     // receives are posted only after the sender detached (and scribbled on its buffer)
-    return world.recv(new int[0], 0, 0, Datatype.INT, 0, 100).compose(go -> {
+    return world.recv(Buf.of(new int[0]), 0, 0, Datatype.INT, 0, 100).compose(go -> {
       List<Future<Status>> recvs = new ArrayList<>();
       for (int m = n - 1; m >= 0; m--) {
-        recvs.add(world.recv(in[m], 0, 10, Datatype.INT, 0, m));
+        recvs.add(world.recv(Buf.of(in[m]), 0, 10, Datatype.INT, 0, m));
       }
       return Future.all(recvs);
     }).map(all -> {
@@ -116,18 +123,18 @@ class BufferedModeTest {
       int me = world.rank();
       int n = world.size();
       byte[] buffer = new byte[n * 2 * (16 + OVH)];
-      Future<Void> attach = world.bufferAttach(buffer, buffer.length);
+      Future<Void> attach = world.bufferAttach(Buf.of(buffer), buffer.length);
       List<Future<Void>> sends = new ArrayList<>();
       for (int d = 0; d < n; d++) {
         for (int k = 0; k < 2; k++) {
-          sends.add(world.bsend(new long[] {me * 100 + d * 10 + k, -me}, 0, 2, Datatype.LONG, d, k));
+          sends.add(world.bsend(Buf.of(new long[] {me * 100 + d * 10 + k, -me}), 0, 2, Datatype.LONG, d, k));
         }
       }
       long[][][] in = new long[n][2][2];
       List<Future<Status>> recvs = new ArrayList<>();
       for (int s = 0; s < n; s++) {
         for (int k = 1; k >= 0; k--) {
-          recvs.add(world.recv(in[s][k], 0, 2, Datatype.LONG, s, k));
+          recvs.add(world.recv(Buf.of(in[s][k]), 0, 2, Datatype.LONG, s, k));
         }
       }
       return Future.all(attach, Future.all(sends), Future.all(recvs)).compose(all -> {
@@ -136,7 +143,7 @@ class BufferedModeTest {
             assertArrayEquals(new long[] {s * 100 + me * 10 + k, -s}, in[s][k], "from rank " + s + " tag " + k);
           }
         }
-        return world.bufferDetach();
+        return world.bufferDetach().map(DetachedBuffer::memory);
       }).map(buf -> {
         assertSame(buffer, buf);
         return null;
@@ -150,11 +157,11 @@ class BufferedModeTest {
     Jobs.run(mode, 2, (world, args) -> {
       byte[] first = new byte[256];
       byte[] second = new byte[128];
-      return world.bufferAttach(first, 256)
-          .compose(v -> expectError(world.bufferAttach(second, 128), ErrorClass.BUFFER,
+      return world.bufferAttach(Buf.of(first), 256)
+          .compose(v -> expectError(world.bufferAttach(Buf.of(second), 128), ErrorClass.BUFFER,
               "rank " + world.rank(), "already has a buffer attached"))
           // the first buffer is still the attached one
-          .compose(v -> world.bufferDetach())
+          .compose(v -> world.bufferDetach().map(DetachedBuffer::memory))
           .map(buf -> {
             assertSame(first, buf, "the failed second attach must not replace the first buffer");
             return null;
@@ -168,7 +175,7 @@ class BufferedModeTest {
     Jobs.run(mode, 2, (world, args) -> {
       int peer = 1 - world.rank();
       // 6 doubles: 48 bytes + overhead
-      return expectError(world.bsend(new double[6], 0, 6, Datatype.DOUBLE, peer, 1), ErrorClass.BUFFER,
+      return expectError(world.bsend(Buf.of(new double[6]), 0, 6, Datatype.DOUBLE, peer, 1), ErrorClass.BUFFER,
           "bsend of " + (48 + OVH) + " bytes", "(48 data + " + OVH + " overhead)", "to rank " + peer,
           "no buffer attached");
     });
@@ -181,7 +188,7 @@ class BufferedModeTest {
       if (world.rank() == 1) {
         int[] a = new int[10];
         int[] b = new int[10];
-        return Future.all(world.recv(a, 0, 10, Datatype.INT, 0, 1), world.recv(b, 0, 10, Datatype.INT, 0, 2))
+        return Future.all(world.recv(Buf.of(a), 0, 10, Datatype.INT, 0, 1), world.recv(Buf.of(b), 0, 10, Datatype.INT, 0, 2))
             .map(all -> {
               for (int i = 0; i < 10; i++) {
                 assertEquals(100 + i, a[i]);
@@ -199,17 +206,17 @@ class BufferedModeTest {
         x[i] = 100 + i;
         y[i] = 200 + i;
       }
-      world.bufferAttach(buffer, buffer.length);
+      world.bufferAttach(Buf.of(buffer), buffer.length);
       // larger than the whole buffer
-      Future<Void> tooBig = expectError(world.bsend(big, 0, 100, Datatype.INT, 1, 0), ErrorClass.BUFFER,
+      Future<Void> tooBig = expectError(world.bsend(Buf.of(big), 0, 100, Datatype.INT, 1, 0), ErrorClass.BUFFER,
           "bsend of " + (400 + OVH) + " bytes", "(400 data + " + OVH + " overhead)", "to rank 1",
           buffer.length + " bytes, 0 in use by 0 undelivered");
-      Future<Void> s1 = world.bsend(x, 0, 10, Datatype.INT, 1, 1);
-      Future<Void> s2 = world.bsend(y, 0, 10, Datatype.INT, 1, 2);
+      Future<Void> s1 = world.bsend(Buf.of(x), 0, 10, Datatype.INT, 1, 1);
+      Future<Void> s2 = world.bsend(Buf.of(y), 0, 10, Datatype.INT, 1, 2);
       // the buffer is now full with two undelivered messages (no acknowledgement can have come in)
-      Future<Void> full = expectError(world.bsend(x, 0, 1, Datatype.INT, 1, 3), ErrorClass.BUFFER,
+      Future<Void> full = expectError(world.bsend(Buf.of(x), 0, 1, Datatype.INT, 1, 3), ErrorClass.BUFFER,
           "bsend of " + (4 + OVH) + " bytes", buffer.length + " bytes, " + 2 * slot + " in use by 2 undelivered");
-      return Future.all(List.of(tooBig, s1, s2, full)).compose(all -> world.bufferDetach()).map(buf -> {
+      return Future.all(List.of(tooBig, s1, s2, full)).compose(all -> world.bufferDetach().map(DetachedBuffer::memory)).map(buf -> {
         assertSame(buffer, buf);
         return null;
       });
@@ -224,9 +231,9 @@ class BufferedModeTest {
     Jobs.run(mode, 2, (world, args) -> {
       if (world.rank() == 0) {
         byte[] buffer = new byte[perWave * (64 + OVH)];
-        return world.bufferAttach(buffer, buffer.length)
+        return world.bufferAttach(Buf.of(buffer), buffer.length)
             .compose(v -> senderWave(world, 0, waves, perWave))
-            .compose(v -> world.bufferDetach())
+            .compose(v -> world.bufferDetach().map(DetachedBuffer::memory))
             .map(buf -> {
               assertSame(buffer, buf);
               return null;
@@ -244,11 +251,11 @@ class BufferedModeTest {
     for (int k = 0; k < perWave; k++) {
       int[] data = new int[16];
       Arrays.fill(data, w * 100 + k);
-      sends.add(world.bsend(data, 0, 16, Datatype.INT, 1, k));
+      sends.add(world.bsend(Buf.of(data), 0, 16, Datatype.INT, 1, k));
     }
     // the buffer holds exactly one wave: the next wave fits only once this one was delivered
     return Future.all(sends)
-        .compose(v -> world.recv(new int[1], 0, 1, Datatype.INT, 1, 1000 + w))
+        .compose(v -> world.recv(Buf.of(new int[1]), 0, 1, Datatype.INT, 1, 1000 + w))
         .compose(st -> senderWave(world, w + 1, waves, perWave));
   }
 
@@ -259,7 +266,7 @@ class BufferedModeTest {
     int[][] in = new int[perWave][16];
     List<Future<Status>> recvs = new ArrayList<>();
     for (int k = 0; k < perWave; k++) {
-      recvs.add(world.recv(in[k], 0, 16, Datatype.INT, 0, k));
+      recvs.add(world.recv(Buf.of(in[k]), 0, 16, Datatype.INT, 0, k));
     }
     return Future.all(recvs).compose(all -> {
       for (int k = 0; k < perWave; k++) {
@@ -267,7 +274,7 @@ class BufferedModeTest {
           assertEquals(w * 100 + k, in[k][i], "wave " + w + " message " + k + " element " + i);
         }
       }
-      return world.send(new int[] {w}, 0, 1, Datatype.INT, 0, 1000 + w);
+      return world.send(Buf.of(new int[] {w}), 0, 1, Datatype.INT, 0, 1000 + w);
     }).compose(v -> receiverWave(world, w + 1, waves, perWave));
   }
 
@@ -280,14 +287,14 @@ class BufferedModeTest {
       if (world.rank() == 0) {
         // room for 3.5 messages: with 3 in flight, allocation has to wrap around the end
         byte[] buffer = new byte[window * (64 + OVH) + (64 + OVH) / 2];
-        world.bufferAttach(buffer, buffer.length);
+        world.bufferAttach(Buf.of(buffer), buffer.length);
         List<Future<Void>> first = new ArrayList<>();
         for (int m = 0; m < window; m++) {
           first.add(bsendNumbered(world, m));
         }
         return Future.all(first)
             .compose(v -> slide(world, 0, total, window))
-            .compose(v -> world.bufferDetach())
+            .compose(v -> world.bufferDetach().map(DetachedBuffer::memory))
             .map(buf -> {
               assertSame(buffer, buf);
               return null;
@@ -302,7 +309,7 @@ class BufferedModeTest {
     for (int i = 0; i < 16; i++) {
       data[i] = m * 16 + i;
     }
-    return world.bsend(data, 0, 16, Datatype.INT, 1, 7);
+    return world.bsend(Buf.of(data), 0, 16, Datatype.INT, 1, 7);
   }
 
   /** On each acknowledgement of message {@code m} from rank 1, bsend message {@code m + window}. */
@@ -311,7 +318,7 @@ class BufferedModeTest {
       return DONE;
     }
     int[] ack = new int[1];
-    return world.recv(ack, 0, 1, Datatype.INT, 1, 8).compose(st -> {
+    return world.recv(Buf.of(ack), 0, 1, Datatype.INT, 1, 8).compose(st -> {
       assertEquals(m, ack[0], "acknowledgements come in order");
       return m + window < total ? bsendNumbered(world, m + window) : DONE;
     }).compose(v -> slide(world, m + 1, total, window));
@@ -322,11 +329,11 @@ class BufferedModeTest {
       return DONE;
     }
     int[] in = new int[16];
-    return world.recv(in, 0, 16, Datatype.INT, 0, 7).compose(st -> {
+    return world.recv(Buf.of(in), 0, 16, Datatype.INT, 0, 7).compose(st -> {
       for (int i = 0; i < 16; i++) {
         assertEquals(m * 16 + i, in[i], "message " + m + " element " + i);
       }
-      return world.send(new int[] {m}, 0, 1, Datatype.INT, 0, 8);
+      return world.send(Buf.of(new int[] {m}), 0, 1, Datatype.INT, 0, 8);
     }).compose(v -> receiveNumbered(world, m + 1, total));
   }
 
@@ -336,7 +343,7 @@ class BufferedModeTest {
     Jobs.run(mode, 2, (world, args) -> expectError(world.bufferDetach(), ErrorClass.BUFFER,
         "rank " + world.rank(), "no buffer attached")
         // and again after a full attach/detach cycle
-        .compose(v -> world.bufferAttach(new byte[64], 64))
+        .compose(v -> world.bufferAttach(Buf.of(new byte[64]), 64))
         .compose(v -> world.bufferDetach())
         .compose(buf -> expectError(world.bufferDetach(), ErrorClass.BUFFER, "rank " + world.rank(),
             "no buffer attached")));

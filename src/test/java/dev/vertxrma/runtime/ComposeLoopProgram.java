@@ -1,5 +1,6 @@
 package dev.vertxrma.runtime;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -30,7 +31,7 @@ public class ComposeLoopProgram implements RankProgram {
       return Future.succeededFuture();
     }
     value[0] = i;
-    return win.put(value, 0, 1, Datatype.LONG, 1, 0).compose(v -> win.flush(1))
+    return win.put(Buf.of(value), 0, 1, Datatype.LONG, 1, 0).compose(v -> win.flush(1))
         .compose(v -> loop(win, value, i + 1, n));
   }
 

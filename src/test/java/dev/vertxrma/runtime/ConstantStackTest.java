@@ -2,6 +2,7 @@ package dev.vertxrma.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Info;
@@ -67,7 +68,7 @@ class ConstantStackTest {
     long[] value = new long[1];
     againstRankOne(mode, n, (win, iters) -> win.lockAll().compose(v -> loop(0, iters, i -> {
       value[0] = i;
-      return win.put(value, 0, 1, Datatype.LONG, 1, 0).compose(x -> win.flush(1));
+      return win.put(Buf.of(value), 0, 1, Datatype.LONG, 1, 0).compose(x -> win.flush(1));
     })).compose(v -> win.unlockAll()), n - 1);
   }
 
@@ -78,7 +79,7 @@ class ConstantStackTest {
     long[] value = new long[1];
     againstRankOne(mode, n, (win, iters) -> loop(0, iters, i -> {
       value[0] = 3L * i;
-      return win.lock(LockType.EXCLUSIVE, 1).compose(x -> win.put(value, 0, 1, Datatype.LONG, 1, 0))
+      return win.lock(LockType.EXCLUSIVE, 1).compose(x -> win.put(Buf.of(value), 0, 1, Datatype.LONG, 1, 0))
           .compose(x -> win.unlock(1));
     }), 3L * (n - 1));
   }
@@ -120,9 +121,9 @@ class ConstantStackTest {
       return loop(0, n, i -> {
         if (world.rank() == 0) {
           buf[0] = i;
-          return world.send(buf, 0, 1, Datatype.LONG, 1, 7);
+          return world.send(Buf.of(buf), 0, 1, Datatype.LONG, 1, 7);
         }
-        return world.recv(buf, 0, 1, Datatype.LONG, 0, Comm.ANY_TAG).map(st -> sum[0] += buf[0]);
+        return world.recv(Buf.of(buf), 0, 1, Datatype.LONG, 0, Comm.ANY_TAG).map(st -> sum[0] += buf[0]);
       }).map(v -> {
         if (world.rank() == 1) {
           assertEquals((long) n * (n - 1) / 2, sum[0], "the sum of the " + n + " values received");

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -57,8 +58,8 @@ class ErrorsTest {
   static Future<Void> exchange(Comm world) {
     int peer = 1 - world.rank();
     int[] in = new int[1];
-    world.send(new int[] {world.rank() + 40}, 0, 1, Datatype.INT, peer, 0);
-    return world.recv(in, 0, 1, Datatype.INT, Comm.ANY_SOURCE, Comm.ANY_TAG).map(st -> {
+    world.send(Buf.of(new int[] {world.rank() + 40}), 0, 1, Datatype.INT, peer, 0);
+    return world.recv(Buf.of(in), 0, 1, Datatype.INT, Comm.ANY_SOURCE, Comm.ANY_TAG).map(st -> {
       assertEquals(peer + 40, in[0], "the first message to arrive is the peer's valid one");
       assertEquals(peer, st.source());
       assertEquals(0, st.tag());
@@ -72,12 +73,12 @@ class ErrorsTest {
     Jobs.run(mode, 2, (world, args) -> {
       int[] b = new int[2];
       return sequence(List.of(
-          () -> expectError(world.send(b, 0, 1, Datatype.INT, 2, 0), ErrorClass.RANK, "send", "rank 2", "[0, 2)"),
-          () -> expectError(world.send(b, 0, 1, Datatype.INT, Comm.ANY_SOURCE, 0), ErrorClass.RANK, "rank -1"),
-          () -> expectError(world.ssend(b, 0, 1, Datatype.INT, 5, 0), ErrorClass.RANK, "ssend", "rank 5"),
-          () -> expectError(world.isend(b, 0, 1, Datatype.INT, -9, 0), ErrorClass.RANK, "isend", "rank -9"),
-          () -> expectError(world.recv(b, 0, 1, Datatype.INT, -5, 0), ErrorClass.RANK, "recv", "rank -5", "[0, 2)"),
-          () -> expectError(world.irecv(b, 0, 1, Datatype.INT, 2, 0), ErrorClass.RANK, "irecv", "rank 2"),
+          () -> expectError(world.send(Buf.of(b), 0, 1, Datatype.INT, 2, 0), ErrorClass.RANK, "send", "rank 2", "[0, 2)"),
+          () -> expectError(world.send(Buf.of(b), 0, 1, Datatype.INT, Comm.ANY_SOURCE, 0), ErrorClass.RANK, "rank -1"),
+          () -> expectError(world.ssend(Buf.of(b), 0, 1, Datatype.INT, 5, 0), ErrorClass.RANK, "ssend", "rank 5"),
+          () -> expectError(world.isend(Buf.of(b), 0, 1, Datatype.INT, -9, 0), ErrorClass.RANK, "isend", "rank -9"),
+          () -> expectError(world.recv(Buf.of(b), 0, 1, Datatype.INT, -5, 0), ErrorClass.RANK, "recv", "rank -5", "[0, 2)"),
+          () -> expectError(world.irecv(Buf.of(b), 0, 1, Datatype.INT, 2, 0), ErrorClass.RANK, "irecv", "rank 2"),
           () -> exchange(world)));
     });
   }
@@ -89,10 +90,10 @@ class ErrorsTest {
       int peer = 1 - world.rank();
       int[] b = new int[4];
       return sequence(List.of(
-          () -> expectError(world.send(b, 0, -1, Datatype.INT, peer, 0), ErrorClass.COUNT, "send", "count -1"),
-          () -> expectError(world.recv(b, 0, -3, Datatype.INT, peer, 0), ErrorClass.COUNT, "recv", "count -3"),
-          () -> expectError(world.bsend(b, 0, -2, Datatype.INT, peer, 0), ErrorClass.COUNT, "bsend", "count -2"),
-          () -> expectError(world.bcast(b, 0, -4, Datatype.INT, 0), ErrorClass.COUNT, "bcast", "count -4"),
+          () -> expectError(world.send(Buf.of(b), 0, -1, Datatype.INT, peer, 0), ErrorClass.COUNT, "send", "count -1"),
+          () -> expectError(world.recv(Buf.of(b), 0, -3, Datatype.INT, peer, 0), ErrorClass.COUNT, "recv", "count -3"),
+          () -> expectError(world.bsend(Buf.of(b), 0, -2, Datatype.INT, peer, 0), ErrorClass.COUNT, "bsend", "count -2"),
+          () -> expectError(world.bcast(Buf.of(b), 0, -4, Datatype.INT, 0), ErrorClass.COUNT, "bcast", "count -4"),
           () -> exchange(world)));
     });
   }
@@ -104,12 +105,12 @@ class ErrorsTest {
       int peer = 1 - world.rank();
       int[] b = new int[4];
       return sequence(List.of(
-          () -> expectError(world.send(b, 0, 1, Datatype.INT, peer, -7), ErrorClass.TAG, "send", "tag -7"),
+          () -> expectError(world.send(Buf.of(b), 0, 1, Datatype.INT, peer, -7), ErrorClass.TAG, "send", "tag -7"),
           // ANY_TAG is only for receives
-          () -> expectError(world.ssend(b, 0, 1, Datatype.INT, peer, Comm.ANY_TAG), ErrorClass.TAG, "ssend",
+          () -> expectError(world.ssend(Buf.of(b), 0, 1, Datatype.INT, peer, Comm.ANY_TAG), ErrorClass.TAG, "ssend",
               "tag -1"),
-          () -> expectError(world.recv(b, 0, 1, Datatype.INT, peer, -2), ErrorClass.TAG, "recv", "tag -2"),
-          () -> expectError(world.irecv(b, 0, 1, Datatype.INT, Comm.ANY_SOURCE, Integer.MIN_VALUE), ErrorClass.TAG,
+          () -> expectError(world.recv(Buf.of(b), 0, 1, Datatype.INT, peer, -2), ErrorClass.TAG, "recv", "tag -2"),
+          () -> expectError(world.irecv(Buf.of(b), 0, 1, Datatype.INT, Comm.ANY_SOURCE, Integer.MIN_VALUE), ErrorClass.TAG,
               "tag " + Integer.MIN_VALUE),
           () -> exchange(world)));
     });
@@ -122,14 +123,14 @@ class ErrorsTest {
       int peer = 1 - world.rank();
       Datatype strided = Datatype.vector(3, 1, 4, Datatype.INT).commit(); // spans 9 ints = 36 bytes
       return sequence(List.of(
-          () -> expectError(world.send(new int[3], 0, 4, Datatype.INT, peer, 0), ErrorClass.BUFFER, "send",
+          () -> expectError(world.send(Buf.of(new int[3]), 0, 4, Datatype.INT, peer, 0), ErrorClass.BUFFER, "send",
               "count 4", "INT", "[0, 12)"),
-          () -> expectError(world.send(new int[4], 2, 3, Datatype.INT, peer, 0), ErrorClass.BUFFER, "count 3",
+          () -> expectError(world.send(Buf.of(new int[4]), 2, 3, Datatype.INT, peer, 0), ErrorClass.BUFFER, "count 3",
               "[0, 16)"),
-          () -> expectError(world.send(new int[4], 5, 0, Datatype.INT, peer, 0), ErrorClass.BUFFER, "offset 5"),
-          () -> expectError(world.send(new int[8], 0, 1, strided, peer, 0), ErrorClass.BUFFER, "count 1",
+          () -> expectError(world.send(Buf.of(new int[4]), 5, 0, Datatype.INT, peer, 0), ErrorClass.BUFFER, "offset 5"),
+          () -> expectError(world.send(Buf.of(new int[8]), 0, 1, strided, peer, 0), ErrorClass.BUFFER, "count 1",
               "[0, 32)"),
-          () -> expectError(world.recv(new long[2], 0, 3, Datatype.LONG, peer, 0), ErrorClass.BUFFER, "recv",
+          () -> expectError(world.recv(Buf.of(new long[2]), 0, 3, Datatype.LONG, peer, 0), ErrorClass.BUFFER, "recv",
               "count 3", "LONG", "[0, 16)"),
           () -> expectError(world.recv(null, 0, 1, Datatype.INT, peer, 0), ErrorClass.BUFFER,
               "buffer is null"),
@@ -142,17 +143,17 @@ class ErrorsTest {
   void truncationFailsWithTruncateAndLeavesTheBufferAlone(Mode mode) {
     Jobs.run(mode, 2, (world, args) -> {
       if (world.rank() == 0) {
-        world.send(new int[] {1, 2, 3, 4, 5}, 0, 5, Datatype.INT, 1, 1);
-        return world.send(new int[] {6, 7}, 0, 2, Datatype.INT, 1, 2);
+        world.send(Buf.of(new int[] {1, 2, 3, 4, 5}), 0, 5, Datatype.INT, 1, 1);
+        return world.send(Buf.of(new int[] {6, 7}), 0, 2, Datatype.INT, 1, 2);
       }
       int[] small = {-1, -1, -1, -1};
       int[] next = new int[3];
-      return expectError(world.recv(small, 0, 3, Datatype.INT, 0, 1), ErrorClass.TRUNCATE,
+      return expectError(world.recv(Buf.of(small), 0, 3, Datatype.INT, 0, 1), ErrorClass.TRUNCATE,
           "20 bytes", "rank 0", "tag 1", "3 x INT = 12 bytes", "rank 1")
           .compose(v -> {
             assertArrayEquals(new int[] {-1, -1, -1, -1}, small, "a truncated receive must not write the buffer");
             // the truncated message was consumed; the next one is received normally
-            return world.recv(next, 0, 3, Datatype.INT, 0, Comm.ANY_TAG);
+            return world.recv(Buf.of(next), 0, 3, Datatype.INT, 0, Comm.ANY_TAG);
           }).map(st -> {
             assertEquals(2, st.tag());
             assertEquals(2, st.count());
@@ -170,17 +171,17 @@ class ErrorsTest {
       Datatype pairs = Datatype.vector(2, 1, 2, Datatype.INT);
       int[] b = new int[8];
       return sequence(List.of(
-          () -> expectError(world.send(b, 0, 1, pairs, peer, 0), ErrorClass.TYPE, "send", "not committed"),
-          () -> expectError(world.recv(b, 0, 1, pairs, peer, 0), ErrorClass.TYPE, "recv", "not committed"),
-          () -> expectError(world.bcast(b, 0, 1, pairs, 0), ErrorClass.TYPE, "bcast", "not committed"),
-          () -> expectError(world.send(b, 0, 1, null, peer, 0), ErrorClass.TYPE, "null"),
+          () -> expectError(world.send(Buf.of(b), 0, 1, pairs, peer, 0), ErrorClass.TYPE, "send", "not committed"),
+          () -> expectError(world.recv(Buf.of(b), 0, 1, pairs, peer, 0), ErrorClass.TYPE, "recv", "not committed"),
+          () -> expectError(world.bcast(Buf.of(b), 0, 1, pairs, 0), ErrorClass.TYPE, "bcast", "not committed"),
+          () -> expectError(world.send(Buf.of(b), 0, 1, null, peer, 0), ErrorClass.TYPE, "null"),
           () -> {
             // once committed the same type works
             pairs.commit();
             int[] out = {world.rank() + 1, 99, world.rank() + 2, 99};
             int[] in = new int[4];
-            world.send(out, 0, 1, pairs, peer, 3);
-            return world.recv(in, 0, 1, pairs, peer, 3).map(st -> {
+            world.send(Buf.of(out), 0, 1, pairs, peer, 3);
+            return world.recv(Buf.of(in), 0, 1, pairs, peer, 3).map(st -> {
               assertArrayEquals(new int[] {peer + 1, 0, peer + 2, 0}, in);
               return null;
             });
@@ -201,11 +202,18 @@ class ErrorsTest {
       Comm world = kept.get(r);
       assertNotNull(world, "rank " + r + " ran");
       String job = options.getJobName();
-      assertCommError(world.send(new int[1], 0, 1, Datatype.INT, 1 - r, 0), job);
-      assertCommError(world.recv(new int[1], 0, 1, Datatype.INT, 1 - r, 0), job);
+      assertCommError(world.send(Buf.of(new int[1]), 0, 1, Datatype.INT, 1 - r, 0), job);
+      assertCommError(world.recv(Buf.of(new int[1]), 0, 1, Datatype.INT, 1 - r, 0), job);
       assertCommError(world.barrier(), job);
       assertCommError(world.allreduce(1L, dev.vertxrma.Op.SUM), job);
-      assertCommError(world.bufferAttach(new byte[64], 64), job);
+      assertCommError(world.bufferAttach(Buf.of(new byte[64]), 64), job);
+      assertCommError(world.probe(1 - r, 0), job);
+      assertCommError(world.iprobe(Comm.ANY_SOURCE, Comm.ANY_TAG), job);
+      assertCommError(world.sendrecv(Buf.of(new int[1]), 0, 1, Datatype.INT, 1 - r, 0, Buf.of(new int[1]), 0, 1,
+          Datatype.INT, 1 - r, 0), job);
+      assertCommError(world.scan(Comm.IN_PLACE, 0, Buf.of(new int[1]), 0, 1, Datatype.INT, dev.vertxrma.Op.SUM), job);
+      assertCommError(world.reduceScatterBlock(Buf.of(new int[2]), 0, Buf.of(new int[1]), 0, 1, Datatype.INT,
+          dev.vertxrma.Op.SUM), job);
     }
   }
 
@@ -238,8 +246,8 @@ class ErrorsTest {
       if (world.rank() == 1) {
         return DONE;
       }
-      Future<?> specific = world.recv(new int[1], 0, 1, Datatype.INT, 1, 42);
-      Future<?> wildcard = world.recv(new long[1], 0, 1, Datatype.LONG, Comm.ANY_SOURCE, Comm.ANY_TAG);
+      Future<?> specific = world.recv(Buf.of(new int[1]), 0, 1, Datatype.INT, 1, 42);
+      Future<?> wildcard = world.recv(Buf.of(new long[1]), 0, 1, Datatype.LONG, Comm.ANY_SOURCE, Comm.ANY_TAG);
       return Future.join(specific, wildcard).transform(ar -> {
         assertTrue(specific.failed() && wildcard.failed(), "both receives must time out");
         assertError(wildcard.cause(), ErrorClass.TIMEOUT, "ANY_SOURCE", "ANY_TAG", "rank 0", "500 ms");
@@ -259,13 +267,13 @@ class ErrorsTest {
     Throwable t = Jobs.runExpectingFailure(mode, Jobs.options(3).setWaitTimeoutMs(60_000), (world, args) -> {
       if (world.rank() == 0) {
         // fail only once both others are blocked in a receive from this rank
-        return Future.all(world.recv(new int[0], 0, 0, Datatype.INT, 1, 6),
-                world.recv(new int[0], 0, 0, Datatype.INT, 2, 6))
+        return Future.all(world.recv(Buf.of(new int[0]), 0, 0, Datatype.INT, 1, 6),
+                world.recv(Buf.of(new int[0]), 0, 0, Datatype.INT, 2, 6))
             .compose(v -> Future.failedFuture(new RmaException(ErrorClass.ARG, "deliberate failure 4711")));
       }
-      Future<?> blocked = world.recv(new int[1], 0, 1, Datatype.INT, 0, 5)
+      Future<?> blocked = world.recv(Buf.of(new int[1]), 0, 1, Datatype.INT, 0, 5)
           .onFailure(e -> released.put(world.rank(), e));
-      world.send(new int[0], 0, 0, Datatype.INT, 0, 6);
+      world.send(Buf.of(new int[0]), 0, 0, Datatype.INT, 0, 6);
       return blocked;
     });
     long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -287,7 +295,7 @@ class ErrorsTest {
         throw new IllegalStateException("boom 99");
       }
       otherRan.set(true);
-      return world.recv(new int[1], 0, 1, Datatype.INT, 0, 5).onFailure(e -> released.put(1, e));
+      return world.recv(Buf.of(new int[1]), 0, 1, Datatype.INT, 0, 5).onFailure(e -> released.put(1, e));
     });
     assertError(t, ErrorClass.OTHER, "rank 0", "IllegalStateException", "boom 99");
     // rank 1's program does not run at all if the abort reached it first
@@ -314,7 +322,7 @@ class ErrorsTest {
           throw new AssertionError("assertion 31337 failed");
         }
         otherRan.set(true);
-        return world.recv(new int[1], 0, 1, Datatype.INT, 0, 5).onFailure(e -> released.put(1, e));
+        return world.recv(Buf.of(new int[1]), 0, 1, Datatype.INT, 0, 5).onFailure(e -> released.put(1, e));
       };
       Future<Void> job;
       if (mode == Mode.EMBEDDED) {
@@ -360,18 +368,18 @@ class ErrorsTest {
     Map<Integer, Throwable> afterAbort = new ConcurrentHashMap<>();
     Throwable t = Jobs.runExpectingFailure(mode, Jobs.options(3).setWaitTimeoutMs(60_000), (world, args) -> {
       if (world.rank() == 1) {
-        return Future.all(world.recv(new int[0], 0, 0, Datatype.INT, 0, 6),
-            world.recv(new int[0], 0, 0, Datatype.INT, 2, 6)).compose(v -> {
+        return Future.all(world.recv(Buf.of(new int[0]), 0, 0, Datatype.INT, 0, 6),
+            world.recv(Buf.of(new int[0]), 0, 0, Datatype.INT, 2, 6)).compose(v -> {
               world.abort("disk on fire 77");
               // every later call of the aborting rank fails too
-              return world.send(new int[1], 0, 1, Datatype.INT, 0, 1)
+              return world.send(Buf.of(new int[1]), 0, 1, Datatype.INT, 0, 1)
                   .onFailure(e -> afterAbort.put(1, e))
                   .otherwiseEmpty();
             });
       }
-      Future<?> blocked = world.recv(new int[1], 0, 1, Datatype.INT, 1, 5)
+      Future<?> blocked = world.recv(Buf.of(new int[1]), 0, 1, Datatype.INT, 1, 5)
           .onFailure(e -> released.put(world.rank(), e));
-      world.send(new int[0], 0, 0, Datatype.INT, 1, 6);
+      world.send(Buf.of(new int[0]), 0, 0, Datatype.INT, 1, 6);
       return blocked;
     });
     assertError(t, ErrorClass.COMM, "aborted by rank 1", "disk on fire 77");

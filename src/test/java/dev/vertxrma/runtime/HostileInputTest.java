@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Info;
 import dev.vertxrma.JobOptions;
@@ -109,7 +110,7 @@ class HostileInputTest {
             }
             windowReady.complete(null);
             // the stranger's last message, after all the junk: a point-to-point message "from rank 0"
-            return world.recv(new byte[4], 0, 4, Datatype.BYTE, 0, MARKER_TAG).map(s -> {
+            return world.recv(Buf.of(new byte[4]), 0, 4, Datatype.BYTE, 0, MARKER_TAG).map(s -> {
               afterFuzz[0] = bytes(win);
               JobRuntime here = JobRuntime.find(target, options.getJobName());
               rejected[0] = here.rejectedInput().total() + here.localRank(1).rejectedInput().total()
@@ -164,8 +165,8 @@ class HostileInputTest {
   private static Future<Void> putAndGet(Win win, long[] got) {
     long[] v = {42};
     win.lock(LockType.EXCLUSIVE, 1);
-    win.put(v, 0, 1, Datatype.LONG, 1, 5);
-    win.get(got, 0, 1, Datatype.LONG, 1, 5);
+    win.put(Buf.of(v), 0, 1, Datatype.LONG, 1, 5);
+    win.get(Buf.of(got), 0, 1, Datatype.LONG, 1, 5);
     return win.unlock(1);
   }
 

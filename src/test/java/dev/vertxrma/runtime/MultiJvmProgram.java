@@ -1,5 +1,6 @@
 package dev.vertxrma.runtime;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -47,13 +48,13 @@ public class MultiJvmProgram implements RankProgram {
     int prev = (me + n - 1) % n;
     long[] ring = new long[3];
     int[] sync = new int[2];
-    world.send(new long[] {me, me * 1000L, -me}, 0, 3, Datatype.LONG, next, 1);
-    Future<Void> ssent = world.ssend(new int[] {me, me + 40}, 0, 2, Datatype.INT, prev, 2);
-    return world.recv(ring, 0, 3, Datatype.LONG, prev, 1).compose(st -> {
+    world.send(Buf.of(new long[] {me, me * 1000L, -me}), 0, 3, Datatype.LONG, next, 1);
+    Future<Void> ssent = world.ssend(Buf.of(new int[] {me, me + 40}), 0, 2, Datatype.INT, prev, 2);
+    return world.recv(Buf.of(ring), 0, 3, Datatype.LONG, prev, 1).compose(st -> {
       check(st.source() == prev && st.tag() == 1 && st.count() == 3, "ring status", prev + "/1/3", st);
       check(Arrays.equals(ring, new long[] {prev, prev * 1000L, -prev}), "ring data",
           Arrays.toString(new long[] {prev, prev * 1000L, -prev}), Arrays.toString(ring));
-      return world.recv(sync, 0, 2, Datatype.INT, Comm.ANY_SOURCE, 2);
+      return world.recv(Buf.of(sync), 0, 2, Datatype.INT, Comm.ANY_SOURCE, 2);
     }).compose(st -> {
       check(st.source() == next, "ssend source", next, st.source());
       check(sync[0] == next && sync[1] == next + 40, "ssend data", next + "," + (next + 40), Arrays.toString(sync));
@@ -65,11 +66,11 @@ public class MultiJvmProgram implements RankProgram {
         b[0] = 3.25;
         b[1] = -1e9;
       }
-      return world.bcast(b, 0, 2, Datatype.DOUBLE, 3).map(v -> b);
+      return world.bcast(Buf.of(b), 0, 2, Datatype.DOUBLE, 3).map(v -> b);
     }).compose(b -> {
       check(b[0] == 3.25 && b[1] == -1e9, "bcast from rank 3", "[3.25, -1.0E9]", Arrays.toString(b));
       int[] all = new int[2 * n];
-      return world.gather(new int[] {me * 11, -me}, 0, 2, Datatype.INT, all, 0, 2, Datatype.INT, 0).map(v -> all);
+      return world.gather(Buf.of(new int[] {me * 11, -me}), 0, 2, Datatype.INT, Buf.of(all), 0, 2, Datatype.INT, 0).map(v -> all);
     }).compose(all -> {
       if (me == 0) {
         int[] expected = {0, 0, 11, -1, 22, -2, 33, -3};

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.JobOptions;
@@ -36,7 +37,7 @@ class NodeLeftTest {
     Future<Void> survivors = Rma.run(nodes[0], copy(options).setLocalRanks(0, 2), (world, args) -> {
       long[] buf = new long[1];
       started[0] = System.nanoTime();
-      return world.recv(buf, 0, 1, Datatype.LONG, 2, 0);
+      return world.recv(Buf.of(buf), 0, 1, Datatype.LONG, 2, 0);
     });
     Rma.run(doomed, copy(options).setLocalRanks(2, 1), (world, args) -> {
       rank2Running.complete(null);

@@ -3,6 +3,7 @@ package dev.vertxrma.runtime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Info;
@@ -122,8 +123,8 @@ class RepeatTest {
           long[] one = {1};
           return win.lockAll().compose(v -> Rma.repeat(n, i -> {
             value[0] = i;
-            return win.put(value, 0, 1, Datatype.LONG, 1, 0)
-                .compose(x -> win.accumulate(one, 0, 1, Datatype.LONG, 1, 1, Op.SUM))
+            return win.put(Buf.of(value), 0, 1, Datatype.LONG, 1, 0)
+                .compose(x -> win.accumulate(Buf.of(one), 0, 1, Datatype.LONG, 1, 1, Op.SUM))
                 .compose(x -> win.flush(1));
           })).compose(v -> win.unlockAll()).compose(v -> world.barrier()).compose(v -> win.free());
         }));

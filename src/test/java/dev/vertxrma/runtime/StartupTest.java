@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Rma;
@@ -115,7 +116,7 @@ class StartupTest {
       if (world.rank() == 0) {
         return Future.failedFuture(new RmaException(ErrorClass.INTERN, "teardown probe 5"));
       }
-      return world.recv(new int[1], 0, 1, Datatype.INT, 0, 1);
+      return world.recv(Buf.of(new int[1]), 0, 1, Datatype.INT, 0, 1);
     });
     RmaException e = assertInstanceOf(RmaException.class, t);
     assertEquals(ErrorClass.INTERN, e.errorClass());
@@ -130,7 +131,7 @@ class StartupTest {
         world.abort("teardown probe 6");
         return Future.succeededFuture();
       }
-      return world.recv(new int[1], 0, 1, Datatype.INT, 1, 1);
+      return world.recv(Buf.of(new int[1]), 0, 1, Datatype.INT, 1, 1);
     });
     RmaException e = assertInstanceOf(RmaException.class, t);
     assertEquals(ErrorClass.COMM, e.errorClass());
@@ -166,8 +167,8 @@ class StartupTest {
       dev.vertxrma.RankProgram program = (world, args) -> {
         int me = world.rank();
         int[] in = new int[1];
-        world.send(new int[] {me + 70}, 0, 1, Datatype.INT, 1 - me, 1);
-        return world.recv(in, 0, 1, Datatype.INT, 1 - me, 1).map(st -> {
+        world.send(Buf.of(new int[] {me + 70}), 0, 1, Datatype.INT, 1 - me, 1);
+        return world.recv(Buf.of(in), 0, 1, Datatype.INT, 1 - me, 1).map(st -> {
           got[me] = in[0];
           return null;
         });

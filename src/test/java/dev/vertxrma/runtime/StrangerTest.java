@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Info;
@@ -94,8 +95,8 @@ class StrangerTest {
                 long[] put = {42};
                 long[] got = new long[1];
                 win.lock(LockType.EXCLUSIVE, 1);
-                win.put(put, 0, 1, Datatype.LONG, 1, 3);
-                win.get(got, 0, 1, Datatype.LONG, 1, 3);
+                win.put(Buf.of(put), 0, 1, Datatype.LONG, 1, 3);
+                win.get(Buf.of(got), 0, 1, Datatype.LONG, 1, 3);
                 return win.unlock(1).map(x -> {
                   assertEquals(42L, got[0]);
                   return null;

@@ -6,17 +6,21 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Buf;
+import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Info;
 import dev.vertxrma.Mode;
 import dev.vertxrma.Op;
 import dev.vertxrma.RmaException;
+import dev.vertxrma.Status;
 import dev.vertxrma.Win;
 import dev.vertxrma.testing.Jobs;
 import io.reactivex.rxjava3.core.Completable;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.Optional;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -66,20 +70,20 @@ class RxCallsTest {
       int[] buffered = new int[1];
       byte[] bsendBuffer = new byte[256];
       Object[] detached = new Object[1];
-      return comm.reduce(new long[] {me, 10L * me}, 0, reduced, 0, 2, Datatype.LONG, Op.SUM, 1)
-          .andThen(comm.gather(new int[] {me * me}, 0, 1, Datatype.INT, gathered, 0, 1, Datatype.INT, 0))
-          .andThen(comm.allgather(new int[] {me + 7}, 0, 1, Datatype.INT, allGathered, 0, 1, Datatype.INT))
-          .andThen(comm.scatter(blocks, 0, 2, Datatype.INT, scattered, 0, 2, Datatype.INT, 2))
-          .andThen(comm.alltoall(toAll, 0, 1, Datatype.INT, fromAll, 0, 1, Datatype.INT))
+      return comm.reduce(Buf.of(new long[] {me, 10L * me}), 0, Buf.of(reduced), 0, 2, Datatype.LONG, Op.SUM, 1)
+          .andThen(comm.gather(Buf.of(new int[] {me * me}), 0, 1, Datatype.INT, Buf.of(gathered), 0, 1, Datatype.INT, 0))
+          .andThen(comm.allgather(Buf.of(new int[] {me + 7}), 0, 1, Datatype.INT, Buf.of(allGathered), 0, 1, Datatype.INT))
+          .andThen(comm.scatter(Buf.of(blocks), 0, 2, Datatype.INT, Buf.of(scattered), 0, 2, Datatype.INT, 2))
+          .andThen(comm.alltoall(Buf.of(toAll), 0, 1, Datatype.INT, Buf.of(fromAll), 0, 1, Datatype.INT))
           .andThen(Completable.mergeArray(
-              comm.isend(new int[] {1000 + me}, 0, 1, Datatype.INT, right, 5),
-              comm.irecv(ring, 0, 1, Datatype.INT, left, 5)
+              comm.isend(Buf.of(new int[] {1000 + me}), 0, 1, Datatype.INT, right, 5),
+              comm.irecv(Buf.of(ring), 0, 1, Datatype.INT, left, 5)
                   .doOnSuccess(status -> assertEquals(left, status.source(), "irecv status source")).ignoreElement()))
-          .andThen(comm.bufferAttach(bsendBuffer, bsendBuffer.length))
+          .andThen(comm.bufferAttach(Buf.of(bsendBuffer), bsendBuffer.length))
           .andThen(Completable.mergeArray(
-              comm.bsend(new int[] {2000 + me}, 0, 1, Datatype.INT, right, 6),
-              comm.recv(buffered, 0, 1, Datatype.INT, left, 6).ignoreElement()))
-          .andThen(comm.bufferDetach().doOnSuccess(b -> detached[0] = b).ignoreElement())
+              comm.bsend(Buf.of(new int[] {2000 + me}), 0, 1, Datatype.INT, right, 6),
+              comm.recv(Buf.of(buffered), 0, 1, Datatype.INT, left, 6).ignoreElement()))
+          .andThen(comm.bufferDetach().doOnSuccess(b -> detached[0] = b.memory()).ignoreElement())
           .andThen(Completable.fromAction(() -> {
             if (me == 1) {
               assertArrayEquals(new long[] {np * (np - 1) / 2, 10L * np * (np - 1) / 2}, reduced, "reduce at root 1");
@@ -98,6 +102,61 @@ class RxCallsTest {
             assertEquals(np, comm.group().size());
             assertEquals(comm.delegate().jobName(), comm.jobName());
             assertSame(comm.delegate().vertx(), comm.vertx());
+          }));
+    }));
+  }
+
+  /**
+   * The Rx twins of probe/iprobe, sendrecv, sendrecvReplace, scan, exscan, reduceScatter(Block)
+   * and bufferDetach's size, with values checked, IN_PLACE through the facade, and an error.
+   */
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void probesSendrecvAndPrefixReductions(Jobs.Mode mode) {
+    Jobs.run(mode, 3, RxRma.program((comm, args) -> {
+      int me = comm.rank();
+      int np = comm.size();
+      int right = (me + 1) % np;
+      int left = (me + np - 1) % np;
+      int[] got = new int[2];
+      int[] ring = {me};
+      int[] back = {-1};
+      int[] sc = {me + 1};
+      int[] ex = {-5};
+      int[] rs = new int[1];
+      int[] rsv = new int[1];
+      Status[] probed = new Status[1];
+      Optional<?>[] polled = new Optional<?>[1];
+      int[] detachedSize = new int[1];
+      byte[] attach = new byte[128];
+      return comm.send(Buf.of(new int[] {me, me * me}), 0, 2, Datatype.INT, right, 3)
+          .andThen(comm.probe(Comm.ANY_SOURCE, Comm.ANY_TAG).doOnSuccess(st -> probed[0] = st).ignoreElement())
+          .andThen(comm.iprobe(left, 3).doOnSuccess(st -> polled[0] = st).ignoreElement())
+          .andThen(comm.recv(Buf.of(got), 0, 2, Datatype.INT, left, 3).ignoreElement())
+          .andThen(comm.sendrecvReplace(Buf.of(ring), 0, 1, Datatype.INT, right, 4, left, 4).ignoreElement())
+          .andThen(comm.sendrecv(Buf.of(ring), 0, 1, Datatype.INT, left, 5, Buf.of(back), 0, 1, Datatype.INT, right, 5)
+              .doOnSuccess(st -> assertEquals(new Status(right, 5, 1, 4), st)).ignoreElement())
+          .andThen(comm.scan(Comm.IN_PLACE, 0, Buf.of(sc), 0, 1, Datatype.INT, Op.SUM))
+          .andThen(comm.exscan(Buf.of(new int[] {me + 1}), 0, Buf.of(ex), 0, 1, Datatype.INT, Op.PROD))
+          .andThen(comm.reduceScatterBlock(Buf.of(new int[] {me, 10 * me, 100 * me}), 0, Buf.of(rs), 0, 1,
+              Datatype.INT, Op.SUM))
+          .andThen(comm.reduceScatter(Buf.of(new int[] {1, 2, 3}), 0, Buf.of(rsv), 0, new int[] {1, 1, 1},
+              Datatype.INT, Op.MAX))
+          .andThen(comm.bufferAttach(Buf.of(attach), 100))
+          .andThen(comm.bufferDetach().doOnSuccess(d -> detachedSize[0] = d.size()).ignoreElement())
+          .andThen(failsWith(ErrorClass.BUFFER, comm.scan(Buf.of(sc), 0, Comm.IN_PLACE, 0, 1, Datatype.INT, Op.SUM)))
+          .andThen(failsWith(ErrorClass.RANK, comm.probe(np, 0).ignoreElement()))
+          .andThen(Completable.fromAction(() -> {
+            assertEquals(new Status(left, 3, 8, 8), probed[0], "Rx probe");
+            assertEquals(Optional.of(probed[0]), polled[0], "Rx iprobe: the message was still there");
+            assertArrayEquals(new int[] {left, left * left}, got);
+            assertEquals(left, ring[0], "sendrecvReplace from the left");
+            assertEquals(me, back[0], "sendrecv back: the right neighbour held our value");
+            assertEquals((me + 1) * (me + 2) / 2, sc[0], "Rx scan in place");
+            assertEquals(me == 0 ? -5 : me == 1 ? 1 : 2, ex[0], "Rx exscan");
+            assertEquals(new int[] {3, 30, 300}[me], rs[0], "Rx reduceScatterBlock");
+            assertEquals(me + 1, rsv[0], "Rx reduceScatter");
+            assertEquals(100, detachedSize[0], "bufferDetach's size");
           }));
     }));
   }
@@ -128,22 +187,22 @@ class RxCallsTest {
               win.memory().writeLong(8L * (4 + left), 1000 + me))
           .andThen(comm.barrier())
           .andThen(win.lockAll())
-          .andThen(win.getAccumulate(new long[] {inc}, 0, 1, Datatype.LONG, fetched, 0, 1, Datatype.LONG, 0, 0, 1,
+          .andThen(win.getAccumulate(Buf.of(new long[] {inc}), 0, 1, Datatype.LONG, Buf.of(fetched), 0, 1, Datatype.LONG, 0, 0, 1,
               Datatype.LONG, Op.SUM))
-          .andThen(win.fetchAndOp(new long[] {inc}, 0, fetched, 1, Datatype.LONG, 0, 1, Op.SUM))
-          .andThen(win.compareAndSwap(new long[] {me + 1}, 0, new long[] {0}, 0, fetched, 2, Datatype.LONG, 0, 3))
+          .andThen(win.fetchAndOp(Buf.of(new long[] {inc}), 0, Buf.of(fetched), 1, Datatype.LONG, 0, 1, Op.SUM))
+          .andThen(win.compareAndSwap(Buf.of(new long[] {me + 1}), 0, Buf.of(new long[] {0}), 0, Buf.of(fetched), 2, Datatype.LONG, 0, 3))
           .andThen(Completable.mergeArray(
-              win.rgetAccumulate(new long[] {2000 + me}, 0, 1, Datatype.LONG, fetched, 3, 1, Datatype.LONG, right,
+              win.rgetAccumulate(Buf.of(new long[] {2000 + me}), 0, 1, Datatype.LONG, Buf.of(fetched), 3, 1, Datatype.LONG, right,
                   4 + me, 1, Datatype.LONG, Op.REPLACE),
-              win.raccumulate(new long[] {inc}, 0, 1, Datatype.LONG, 0, 2, 1, Datatype.LONG, Op.SUM)))
+              win.raccumulate(Buf.of(new long[] {inc}), 0, 1, Datatype.LONG, 0, 2, 1, Datatype.LONG, Op.SUM)))
           .andThen(win.flushAll())
           .andThen(win.unlockAll())
           .andThen(comm.barrier())
           .andThen(win.lockAll())
-          .andThen(win.getAccumulate(null, 0, 0, Datatype.LONG, final0, 0, 1, Datatype.LONG, 0, 0, 1, Datatype.LONG,
+          .andThen(win.getAccumulate(null, 0, 0, Datatype.LONG, Buf.of(final0), 0, 1, Datatype.LONG, 0, 0, 1, Datatype.LONG,
               Op.NO_OP))
           .andThen(win.unlockAll())
-          .andThen(comm.allgather(fetched, 0, 4, Datatype.LONG, all, 0, 4, Datatype.LONG))
+          .andThen(comm.allgather(Buf.of(fetched), 0, 4, Datatype.LONG, Buf.of(all), 0, 4, Datatype.LONG))
           .andThen(Completable.fromAction(() -> {
             long sum = (long) np * (np + 1) / 2;
             assertEquals(sum, final0[0], "getAccumulate NO_OP fetches the counter");
@@ -210,18 +269,18 @@ class RxCallsTest {
       long[] addresses = new long[np];
       long[] back = new long[2];
       return RxWin.createDynamic(comm, Info.NULL).flatMapCompletable(win -> win.attach(mine)
-          .andThen(comm.allgather(new long[] {RxWin.address(mine, 0)}, 0, 1, Datatype.AINT, addresses, 0, 1,
+          .andThen(comm.allgather(Buf.of(new long[] {RxWin.address(mine, 0)}), 0, 1, Datatype.AINT, Buf.of(addresses), 0, 1,
               Datatype.AINT))
           .andThen(win.lockAll())
           // the addresses are known only now: build the calls that use them on subscription
-          .andThen(Completable.defer(() -> win.put(new long[] {100 + me}, 0, 1, Datatype.LONG, right,
+          .andThen(Completable.defer(() -> win.put(Buf.of(new long[] {100 + me}), 0, 1, Datatype.LONG, right,
               addresses[right] + 8)))
-          .andThen(Completable.defer(() -> win.rput(new long[] {200 + me}, 0, 1, Datatype.LONG, right,
+          .andThen(Completable.defer(() -> win.rput(Buf.of(new long[] {200 + me}), 0, 1, Datatype.LONG, right,
               addresses[right], 1, Datatype.LONG)))
           .andThen(win.flushLocal(right))
           .andThen(win.flushLocalAll())
           .andThen(win.flush(right))
-          .andThen(Completable.defer(() -> win.get(back, 0, 2, Datatype.LONG, right, addresses[right], 2,
+          .andThen(Completable.defer(() -> win.get(Buf.of(back), 0, 2, Datatype.LONG, right, addresses[right], 2,
               Datatype.LONG)))
           .andThen(win.unlockAll())
           .andThen(comm.barrier())
@@ -291,10 +350,10 @@ class RxCallsTest {
         assertEquals("rx-window-" + me, win.name());
       })
           .andThen(win.fence())
-          .andThen(win.put(new long[] {7 + me}, 0, 1, Datatype.LONG, other, 1, 1, Datatype.LONG))
-          .andThen(win.accumulate(new long[] {me + 1}, 0, 1, Datatype.LONG, 0, 2, 1, Datatype.LONG, Op.SUM))
+          .andThen(win.put(Buf.of(new long[] {7 + me}), 0, 1, Datatype.LONG, other, 1, 1, Datatype.LONG))
+          .andThen(win.accumulate(Buf.of(new long[] {me + 1}), 0, 1, Datatype.LONG, 0, 2, 1, Datatype.LONG, Op.SUM))
           .andThen(win.fence())
-          .andThen(win.get(got, 0, 1, Datatype.LONG, other, 1, 1, Datatype.LONG))
+          .andThen(win.get(Buf.of(got), 0, 1, Datatype.LONG, other, 1, 1, Datatype.LONG))
           .andThen(win.fence(Mode.NOSUCCEED))
           .andThen(Completable.fromAction(() -> {
             assertEquals(7 + me, got[0], "got back what was put at the other rank");

@@ -2,6 +2,7 @@ package dev.vertxrma.rx;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Info;
 import dev.vertxrma.Op;
@@ -45,14 +46,14 @@ class RxFacadeTest {
         return win.lockAll()
             .andThen(Single.merge(incs).ignoreElements())
             .andThen(win.flush(0))
-            .andThen(win.rput(new long[] {100 + comm.rank()}, 0, 1, Datatype.LONG, 0, 1 + comm.rank()))
+            .andThen(win.rput(Buf.of(new long[] {100 + comm.rank()}), 0, 1, Datatype.LONG, 0, 1 + comm.rank()))
             .andThen(win.unlockAll())
             .andThen(comm.barrier())
             .andThen(win.lockAll())
             .andThen(Completable.merge(List.of(
-                win.rget(got, 0, 1, Datatype.LONG, 0, 0),
-                win.rget(got, 1, 1, Datatype.LONG, 0, 1),
-                win.rget(got, 2, 1, Datatype.LONG, 0, 2))))
+                win.rget(Buf.of(got), 0, 1, Datatype.LONG, 0, 0),
+                win.rget(Buf.of(got), 1, 1, Datatype.LONG, 0, 1),
+                win.rget(Buf.of(got), 2, 1, Datatype.LONG, 0, 2))))
             .andThen(win.unlockAll())
             .andThen(comm.barrier())
             .andThen(win.free());

@@ -108,9 +108,7 @@ public final class Jobs {
   }
 
   private static JobOptions copy(JobOptions o) {
-    return new JobOptions().setNp(o.getNp()).setJobName(o.getJobName()).setWaitTimeoutMs(o.getWaitTimeoutMs())
-        .setStartupTimeoutMs(o.getStartupTimeoutMs()).setArgs(o.getArgs())
-        .setSecret(o.getSecret());
+    return new JobOptions(o);
   }
 
   /** Runs and waits (at most 120 s); rethrows the job's failure. */

@@ -3,6 +3,7 @@ package dev.vertxrma.win;
 import static dev.vertxrma.win.RmaOpsTest.all;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Info;
 import dev.vertxrma.Mode;
@@ -52,7 +53,7 @@ class AccumulateAtomicityTest {
                 return all(ops);
               })
               .compose(v -> win.fence(Mode.NOSUCCEED))
-              .compose(v -> world.gather(old, 0, rounds, Datatype.LONG, all, 0, rounds, Datatype.LONG, 0))
+              .compose(v -> world.gather(Buf.of(old), 0, rounds, Datatype.LONG, Buf.of(all), 0, rounds, Datatype.LONG, 0))
               .map(v -> {
                 if (r == 0) {
                   for (int k = 0; k < rounds; k++) {
@@ -99,18 +100,18 @@ class AccumulateAtomicityTest {
               mine[i] = (r + 1) * (i + 1);
             }
             for (int k = 0; k < REPS; k++) {
-              ops.add(win.accumulate(ones, 0, ELEMS, Datatype.LONG, 0, 0, Op.SUM));
-              ops.add(win.accumulate(mine, 0, ELEMS, Datatype.DOUBLE, 0, ELEMS, Op.SUM));
+              ops.add(win.accumulate(Buf.of(ones), 0, ELEMS, Datatype.LONG, 0, 0, Op.SUM));
+              ops.add(win.accumulate(Buf.of(mine), 0, ELEMS, Datatype.DOUBLE, 0, ELEMS, Op.SUM));
             }
             // same-origin ordering: REPLACE 1..100, each from its own buffer, nothing awaited in between
             for (int i = 1; i <= 100; i++) {
-              ops.add(win.accumulate(new long[] {i}, 0, 1, Datatype.LONG, 0, 32 + r, Op.REPLACE));
+              ops.add(win.accumulate(Buf.of(new long[] {i}), 0, 1, Datatype.LONG, 0, 32 + r, Op.REPLACE));
             }
             // tickets: fetch-and-op SUM 1 on one counter from every origin at once
             for (int k = 0; k < tickets; k++) {
               long[] out = myTickets;
               int at = k;
-              ops.add(win.fetchAndOp(new long[] {1}, 0, out, at, Datatype.LONG, 0, 40, Op.SUM));
+              ops.add(win.fetchAndOp(Buf.of(new long[] {1}), 0, Buf.of(out), at, Datatype.LONG, 0, 40, Op.SUM));
             }
             return all(ops);
           });
@@ -123,13 +124,13 @@ class AccumulateAtomicityTest {
                 }
                 List<Future<?>> ops = new ArrayList<>();
                 for (int i = 0; i < 100; i++) {
-                  ops.add(win.getAccumulate(new long[] {1}, 0, 1, Datatype.LONG, fetched, i, 1, Datatype.LONG, 0, 48,
+                  ops.add(win.getAccumulate(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, Buf.of(fetched), i, 1, Datatype.LONG, 0, 48,
                       1, Datatype.LONG, Op.SUM));
                 }
                 return all(ops);
               })
               .compose(v -> win.fence(Mode.NOSUCCEED))
-              .compose(v -> world.gather(myTickets, 0, tickets, Datatype.LONG, allTickets, 0, tickets, Datatype.LONG,
+              .compose(v -> world.gather(Buf.of(myTickets), 0, tickets, Datatype.LONG, Buf.of(allTickets), 0, tickets, Datatype.LONG,
                   0))
               .map(v -> {
                 if (r == 1) {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -43,12 +44,12 @@ class ActiveTargetSyncTest {
 
   /** Sends an empty-ish token (one int) to {@code dest}. */
   static Future<Void> token(Comm world, int dest, int v) {
-    return world.send(new int[] {v}, 0, 1, Datatype.INT, dest, TAG);
+    return world.send(Buf.of(new int[] {v}), 0, 1, Datatype.INT, dest, TAG);
   }
 
   static Future<Integer> awaitToken(Comm world, int source) {
     int[] b = new int[1];
-    return world.recv(b, 0, 1, Datatype.INT, source, TAG).map(st -> b[0]);
+    return world.recv(Buf.of(b), 0, 1, Datatype.INT, source, TAG).map(st -> b[0]);
   }
 
   // ------------------------------------------------------------------ fence
@@ -76,14 +77,14 @@ class ActiveTargetSyncTest {
               for (int i = 0; i < block; i++) {
                 data[i] = value(epoch, r, t, i);
               }
-              win.put(data, 0, block, Datatype.LONG, t, base + (long) r * block);
+              win.put(Buf.of(data), 0, block, Datatype.LONG, t, base + (long) r * block);
             }
             int right = (r + 1) % n;
             long[] large = new long[big];
             for (int i = 0; i < big; i++) {
               large[i] = value(epoch, r, right, i) ^ 0x5555_0000_0000L;
             }
-            win.put(large, 0, big, Datatype.LONG, right, base + (long) n * block);
+            win.put(Buf.of(large), 0, big, Datatype.LONG, right, base + (long) n * block);
             return win.fence();
           }).map(v -> {
             ByteBuffer mine = bb(read(win.memory(), 8 * base, (int) region));
@@ -123,8 +124,8 @@ class ActiveTargetSyncTest {
       int r = world.rank();
       if (r == 1 || r == 2) {
         return win.fence(Mode.NOPRECEDE).compose(v -> {
-          Future<Void> put = win.put(new long[] {111L * r}, 0, 1, Datatype.LONG, 0, r);
-          Future<Void> acc = win.accumulate(new long[] {r}, 0, 1, Datatype.LONG, 0, 4, Op.SUM);
+          Future<Void> put = win.put(Buf.of(new long[] {111L * r}), 0, 1, Datatype.LONG, 0, r);
+          Future<Void> acc = win.accumulate(Buf.of(new long[] {r}), 0, 1, Datatype.LONG, 0, 4, Op.SUM);
           // do not wait for the operations: rank 0 has not opened the epoch yet
           return token(world, 0, r).compose(v2 -> Future.all(put, acc));
         }).compose(v -> win.fence()).compose(v -> win.fence(Mode.NOSUCCEED)).compose(v -> win.free());
@@ -170,9 +171,9 @@ class ActiveTargetSyncTest {
         // round 1: start before the target posted
         Future<Void> started = win.start(target);
         assertFalse(started.isComplete(), "start completed at rank " + r + " before rank 0 posted");
-        Future<Void> put = win.put(new long[] {100L + r}, 0, 1, Datatype.LONG, 0, r);
-        Future<Void> acc = win.accumulate(new long[] {r}, 0, 1, Datatype.LONG, 0, 5, Op.SUM);
-        Future<Void> get = win.get(got, 0, 1, Datatype.LONG, 0, 3);
+        Future<Void> put = win.put(Buf.of(new long[] {100L + r}), 0, 1, Datatype.LONG, 0, r);
+        Future<Void> acc = win.accumulate(Buf.of(new long[] {r}), 0, 1, Datatype.LONG, 0, 5, Op.SUM);
+        Future<Void> get = win.get(Buf.of(got), 0, 1, Datatype.LONG, 0, 3);
         return token(world, 0, r)
             .compose(v -> Future.all(started, put, acc, get))
             .compose(v -> win.complete())
@@ -183,7 +184,7 @@ class ActiveTargetSyncTest {
             // round 2: the target polls test() until the epoch is complete
             .compose(v -> awaitToken(world, 0))
             .compose(v -> win.start(target))
-            .compose(v -> win.put(new long[] {200L + r}, 0, 1, Datatype.LONG, 0, 8 + r))
+            .compose(v -> win.put(Buf.of(new long[] {200L + r}), 0, 1, Datatype.LONG, 0, 8 + r))
             .compose(v -> win.complete())
             .compose(v -> win.free());
       }
@@ -259,7 +260,7 @@ class ActiveTargetSyncTest {
               assertTrue(s.isComplete(), "start(NOCHECK) completes at once");
               List<Future<?>> ops = new ArrayList<>();
               for (int t : others) {
-                ops.add(win.put(new long[] {value(rd, r, t, 0)}, 0, 1, Datatype.LONG, t, r));
+                ops.add(win.put(Buf.of(new long[] {value(rd, r, t, 0)}), 0, 1, Datatype.LONG, t, r));
               }
               return s.compose(x -> all(ops));
             })
@@ -290,7 +291,7 @@ class ActiveTargetSyncTest {
           });
         }
         Future<Void> s = win.start(Group.of(r, 0));
-        Future<Void> put = win.put(new long[] {value(7, r, 0, 0)}, 0, 1, Datatype.LONG, 0, r);
+        Future<Void> put = win.put(Buf.of(new long[] {value(7, r, 0, 0)}), 0, 1, Datatype.LONG, 0, r);
         return token(world, 0, r).compose(x -> Future.all(s, put)).compose(x -> win.complete())
             .compose(x -> win.post(Group.of(r, 0))).compose(x -> win.waitFor());
       }).compose(v -> win.free());
@@ -312,21 +313,21 @@ class ActiveTargetSyncTest {
             return a.fence()
                 .compose(v -> b.fence())
                 .compose(v -> Future.all(
-                    a.put(new long[] {value(1, r, right, 0)}, 0, 1, Datatype.LONG, right, r),
-                    b.put(new int[] {-(r + 1)}, 0, 1, Datatype.INT, right, r),
-                    a.accumulate(new long[] {1}, 0, 1, Datatype.LONG, 0, n, Op.SUM),
-                    b.accumulate(new int[] {2}, 0, 1, Datatype.INT, 0, n, Op.SUM)))
+                    a.put(Buf.of(new long[] {value(1, r, right, 0)}), 0, 1, Datatype.LONG, right, r),
+                    b.put(Buf.of(new int[] {-(r + 1)}), 0, 1, Datatype.INT, right, r),
+                    a.accumulate(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, 0, n, Op.SUM),
+                    b.accumulate(Buf.of(new int[] {2}), 0, 1, Datatype.INT, 0, n, Op.SUM)))
                 .compose(v -> b.fence(Mode.NOSUCCEED))
-                .compose(v -> a.put(new long[] {value(2, r, left, 0)}, 0, 1, Datatype.LONG, left, 8 + r))
+                .compose(v -> a.put(Buf.of(new long[] {value(2, r, left, 0)}), 0, 1, Datatype.LONG, left, 8 + r))
                 .compose(v -> a.fence())
                 // b in post/start/complete/wait while a's fence epoch is open
                 .compose(v -> b.post(all))
                 .compose(v -> b.start(all))
                 .compose(v -> Future.all(
-                    b.put(new int[] {100 + r}, 0, 1, Datatype.INT, left, 8 + r),
-                    a.put(new long[] {value(3, r, right, 0)}, 0, 1, Datatype.LONG, right, 4 + r),
-                    b.accumulate(new int[] {r + 1}, 0, 1, Datatype.INT, 0, 12, Op.SUM),
-                    a.accumulate(new long[] {r + 1}, 0, 1, Datatype.LONG, 0, 15, Op.SUM)))
+                    b.put(Buf.of(new int[] {100 + r}), 0, 1, Datatype.INT, left, 8 + r),
+                    a.put(Buf.of(new long[] {value(3, r, right, 0)}), 0, 1, Datatype.LONG, right, 4 + r),
+                    b.accumulate(Buf.of(new int[] {r + 1}), 0, 1, Datatype.INT, 0, 12, Op.SUM),
+                    a.accumulate(Buf.of(new long[] {r + 1}), 0, 1, Datatype.LONG, 0, 15, Op.SUM)))
                 .compose(v -> b.complete())
                 .compose(v -> b.waitFor())
                 .compose(v -> a.fence(Mode.NOSUCCEED))

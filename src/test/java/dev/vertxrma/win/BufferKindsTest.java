@@ -4,6 +4,7 @@ import static dev.vertxrma.testing.RmaAssertions.assertError;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Info;
@@ -54,17 +55,17 @@ class BufferKindsTest {
       ByteBuffer got = ByteBuffer.allocateDirect(6 * 8).order(ByteOrder.nativeOrder());
       Buffer gotVx = Buffer.buffer(new byte[6 * 8]);
       return win.fence()
-          .compose(v -> win.put(vx, 8, 2, Datatype.LONG, peer, 0))            // slots 0,1 = base+1, base+2
-          .compose(v -> win.put(direct, 0, 2, Datatype.LONG, peer, 2))        // slots 2,3 = base+10, base+11
-          .compose(v -> win.accumulate(heap, 0, 1, Datatype.LONG, peer, 4, Op.SUM)) // slot 4 += 5
+          .compose(v -> win.put(Buf.of(vx), 8, 2, Datatype.LONG, peer, 0))            // slots 0,1 = base+1, base+2
+          .compose(v -> win.put(Buf.of(direct), 0, 2, Datatype.LONG, peer, 2))        // slots 2,3 = base+10, base+11
+          .compose(v -> win.accumulate(Buf.of(heap), 0, 1, Datatype.LONG, peer, 4, Op.SUM)) // slot 4 += 5
           .compose(v -> win.fence())
           .compose(v -> win.lock(LockType.EXCLUSIVE, peer))
-          .compose(v -> win.fetchAndOp(heap, 0, fetched, 0, Datatype.LONG, peer, 5, Op.SUM)) // slot 5: 0 -> 5
+          .compose(v -> win.fetchAndOp(Buf.of(heap), 0, Buf.of(fetched), 0, Datatype.LONG, peer, 5, Op.SUM)) // slot 5: 0 -> 5
           .compose(v -> win.unlock(peer))
           .compose(v -> world.barrier())
           .compose(v -> win.lock(LockType.SHARED, peer))
-          .compose(v -> win.get(got, 0, 6, Datatype.LONG, peer, 0))
-          .compose(v -> win.get(gotVx, 0, 6, Datatype.LONG, peer, 0))
+          .compose(v -> win.get(Buf.of(got), 0, 6, Datatype.LONG, peer, 0))
+          .compose(v -> win.get(Buf.of(gotVx), 0, 6, Datatype.LONG, peer, 0))
           .compose(v -> win.unlock(peer))
           .compose(v -> {
             long pb = base; // what this rank wrote into its peer
@@ -94,11 +95,11 @@ class BufferKindsTest {
       Buffer empty = Buffer.buffer(64); // capacity 64, length 0: nothing to address
       ByteBuffer direct = ByteBuffer.allocateDirect(16);
       return win.lock(LockType.EXCLUSIVE, peer)
-          .compose(v -> expect(win.put(readOnly, 0, 1, Datatype.LONG, peer, 0), "read-only"))
-          .compose(v -> expect(win.put(small, 0, 2, Datatype.LONG, peer, 0), ""))
-          .compose(v -> expect(win.put(small, 9, 0, Datatype.LONG, peer, 0), "outside the Buffer of length 8"))
-          .compose(v -> expect(win.get(empty, 0, 1, Datatype.LONG, peer, 0), ""))
-          .compose(v -> expect(win.put(direct, 17, 0, Datatype.LONG, peer, 0), "outside the ByteBuffer's limit 16"))
+          .compose(v -> expect(win.put(Buf.of(readOnly), 0, 1, Datatype.LONG, peer, 0), "read-only"))
+          .compose(v -> expect(win.put(Buf.of(small), 0, 2, Datatype.LONG, peer, 0), ""))
+          .compose(v -> expect(win.put(Buf.of(small), 9, 0, Datatype.LONG, peer, 0), "outside the Buffer of length 8"))
+          .compose(v -> expect(win.get(Buf.of(empty), 0, 1, Datatype.LONG, peer, 0), ""))
+          .compose(v -> expect(win.put(Buf.of(direct), 17, 0, Datatype.LONG, peer, 0), "outside the ByteBuffer's limit 16"))
           .compose(v -> win.unlock(peer))
           .compose(v -> world.barrier())
           .compose(v -> {

@@ -4,6 +4,7 @@ import static dev.vertxrma.testing.RmaAssertions.expectError;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -79,10 +80,10 @@ class ConformanceTest {
       int right = (r + 1) % world.size();
       int left = (r + world.size() - 1) % world.size();
       return win.lock(LockType.EXCLUSIVE, right)
-          .compose(v -> win.put(new long[] {100L + r}, 0, 1, Datatype.LONG, right, 1))
+          .compose(v -> win.put(Buf.of(new long[] {100L + r}), 0, 1, Datatype.LONG, right, 1))
           .compose(v -> win.unlock(right))
           .compose(v -> win.fence(Mode.NOPRECEDE))
-          .compose(v -> win.put(new long[] {200L + r}, 0, 1, Datatype.LONG, right, 2))
+          .compose(v -> win.put(Buf.of(new long[] {200L + r}), 0, 1, Datatype.LONG, right, 2))
           .compose(v -> win.fence(Mode.NOSUCCEED))
           .map(v -> {
             assertWindow(win, r, "after lock/put/unlock, fence(NOPRECEDE), put, fence(NOSUCCEED)", 1, 100L + left,
@@ -102,10 +103,10 @@ class ConformanceTest {
       // every call issued at once, none awaited before the next
       List<Future<?>> calls = new ArrayList<>();
       calls.add(win.lock(LockType.EXCLUSIVE, right));
-      calls.add(win.put(new long[] {100L + r}, 0, 1, Datatype.LONG, right, 1));
+      calls.add(win.put(Buf.of(new long[] {100L + r}), 0, 1, Datatype.LONG, right, 1));
       calls.add(win.unlock(right));
       calls.add(win.fence(Mode.NOPRECEDE));
-      calls.add(win.put(new long[] {200L + r}, 0, 1, Datatype.LONG, right, 2));
+      calls.add(win.put(Buf.of(new long[] {200L + r}), 0, 1, Datatype.LONG, right, 2));
       calls.add(win.fence(Mode.NOSUCCEED));
       return Future.all(calls).map(v -> {
         assertWindow(win, r, "after the pipelined lock/put/unlock, fence(NOPRECEDE), put, fence(NOSUCCEED)", 1,
@@ -124,13 +125,13 @@ class ConformanceTest {
       int left = (r + world.size() - 1) % world.size();
       // a fence epoch with an operation, closed by NOSUCCEED; then lockAll/unlockAll; then NOPRECEDE
       return win.fence()
-          .compose(v -> win.put(new long[] {300L + r}, 0, 1, Datatype.LONG, right, 3))
+          .compose(v -> win.put(Buf.of(new long[] {300L + r}), 0, 1, Datatype.LONG, right, 3))
           .compose(v -> win.fence(Mode.NOSUCCEED))
           .compose(v -> win.lockAll())
-          .compose(v -> win.accumulate(new long[] {5}, 0, 1, Datatype.LONG, right, 4, Op.SUM))
+          .compose(v -> win.accumulate(Buf.of(new long[] {5}), 0, 1, Datatype.LONG, right, 4, Op.SUM))
           .compose(v -> win.unlockAll())
           .compose(v -> win.fence(Mode.NOPRECEDE))
-          .compose(v -> win.put(new long[] {200L + r}, 0, 1, Datatype.LONG, right, 2))
+          .compose(v -> win.put(Buf.of(new long[] {200L + r}), 0, 1, Datatype.LONG, right, 2))
           .compose(v -> win.fence(Mode.NOSUCCEED))
           .map(v -> {
             assertWindow(win, r, "after fence epochs around a lockAll epoch", 2, 200L + left, 3, 300L + left, 4,
@@ -151,7 +152,7 @@ class ConformanceTest {
       return win.lock(LockType.SHARED, right)
           .compose(v -> win.unlock(right))
           .compose(v -> win.fence())
-          .compose(v -> win.put(new long[] {100L + r}, 0, 1, Datatype.LONG, right, 1))
+          .compose(v -> win.put(Buf.of(new long[] {100L + r}), 0, 1, Datatype.LONG, right, 1))
           .compose(v -> expectError(win.fence(Mode.NOPRECEDE), ErrorClass.RMA_SYNC, "NOPRECEDE", "rank " + r))
           .compose(v -> win.fence(Mode.NOSUCCEED))
           .map(v -> {
@@ -172,7 +173,7 @@ class ConformanceTest {
       int left = (r + world.size() - 1) % world.size();
       int pn = Comm.PROC_NULL;
       return win.lock(LockType.EXCLUSIVE, pn)
-          .compose(v -> win.put(new long[] {-1}, 0, 1, Datatype.LONG, pn, 0))
+          .compose(v -> win.put(Buf.of(new long[] {-1}), 0, 1, Datatype.LONG, pn, 0))
           .compose(v -> win.flush(pn))
           .compose(v -> win.flushLocal(pn))
           .compose(v -> win.unlock(pn))
@@ -180,17 +181,17 @@ class ConformanceTest {
           .compose(v -> win.unlock(pn))
           // lock(PROC_NULL) opened no epoch: a real target is outside any epoch
           .compose(v -> win.lock(LockType.SHARED, pn))
-          .compose(v -> expectError(win.put(new long[] {-1}, 0, 1, Datatype.LONG, right, 0), ErrorClass.RMA_SYNC,
+          .compose(v -> expectError(win.put(Buf.of(new long[] {-1}), 0, 1, Datatype.LONG, right, 0), ErrorClass.RMA_SYNC,
               "put to rank " + right, "outside an access epoch"))
           .compose(v -> win.unlock(pn))
           // inside lockAll
           .compose(v -> win.lockAll())
-          .compose(v -> win.put(new long[] {-1}, 0, 1, Datatype.LONG, pn, 0))
+          .compose(v -> win.put(Buf.of(new long[] {-1}), 0, 1, Datatype.LONG, pn, 0))
           .compose(v -> win.flush(pn))
           .compose(v -> win.unlockAll())
           // inside a fence epoch with an operation: lock(PROC_NULL) does not leave the fence epoch
           .compose(v -> win.fence())
-          .compose(v -> win.put(new long[] {100L + r}, 0, 1, Datatype.LONG, right, 1))
+          .compose(v -> win.put(Buf.of(new long[] {100L + r}), 0, 1, Datatype.LONG, right, 1))
           .compose(v -> win.lock(LockType.EXCLUSIVE, pn))
           .compose(v -> win.unlock(pn))
           .compose(v -> win.fence(Mode.NOSUCCEED))
@@ -202,7 +203,7 @@ class ConformanceTest {
           .compose(v -> world.barrier())
           // a real lock epoch still works
           .compose(v -> win.lock(LockType.EXCLUSIVE, right))
-          .compose(v -> win.put(new long[] {200L + r}, 0, 1, Datatype.LONG, right, 2))
+          .compose(v -> win.put(Buf.of(new long[] {200L + r}), 0, 1, Datatype.LONG, right, 2))
           .compose(v -> win.unlock(right))
           .compose(v -> world.barrier())
           .map(v -> {
@@ -231,7 +232,7 @@ class ConformanceTest {
           .compose(v -> expectError(win.put(null, 0, 1, l, right, 0), ErrorClass.BUFFER, "null"))
           .compose(v -> expectError(win.get(null, 0, 1, l, right, 0), ErrorClass.BUFFER, "null"))
           .compose(v -> expectError(win.accumulate(null, 0, 2, l, right, 0, Op.SUM), ErrorClass.BUFFER, "null"))
-          .compose(v -> win.put(new long[] {100L + r}, 0, 1, l, right, 4))
+          .compose(v -> win.put(Buf.of(new long[] {100L + r}), 0, 1, l, right, 4))
           .compose(v -> win.fence(Mode.NOSUCCEED))
           .compose(v -> win.lockAll())
           .compose(v -> win.rput(null, 0, 0, l, right, 0))
@@ -275,7 +276,7 @@ class ConformanceTest {
           // the ranks still agree on windows afterwards
           .compose(v -> Win.allocate(world, 16, 8, Info.NULL))
           .compose(w -> w.fence()
-              .compose(v -> w.put(new long[] {70L + r}, 0, 1, Datatype.LONG, (r + 1) % n, 1))
+              .compose(v -> w.put(Buf.of(new long[] {70L + r}), 0, 1, Datatype.LONG, (r + 1) % n, 1))
               .compose(v -> w.fence(Mode.NOSUCCEED))
               .map(v -> {
                 assertEquals(0L, w.memory().readLong(0));
@@ -308,31 +309,31 @@ class ConformanceTest {
       long[] got = {-7, -7};
       double[] gotD = {-7, -7};
       List<Mismatch> fence = List.of(
-          new Mismatch("put double[] as LONG", () -> win.put(d, 0, 1, l, right, 0), "double[]", "LONG"),
-          new Mismatch("put long[] as DOUBLE", () -> win.put(new long[] {3}, 0, 1, Datatype.DOUBLE, right, 0),
+          new Mismatch("put double[] as LONG", () -> win.put(Buf.of(d), 0, 1, l, right, 0), "double[]", "LONG"),
+          new Mismatch("put long[] as DOUBLE", () -> win.put(Buf.of(new long[] {3}), 0, 1, Datatype.DOUBLE, right, 0),
               "long[]", "DOUBLE"),
-          new Mismatch("put int[] as LONG", () -> win.put(new int[] {1, 2}, 0, 1, l, right, 0), "int[]", "LONG"),
-          new Mismatch("put double[] as contiguous(2, LONG)", () -> win.put(d, 0, 1, twoLongs, right, 0),
+          new Mismatch("put int[] as LONG", () -> win.put(Buf.of(new int[] {1, 2}), 0, 1, l, right, 0), "int[]", "LONG"),
+          new Mismatch("put double[] as contiguous(2, LONG)", () -> win.put(Buf.of(d), 0, 1, twoLongs, right, 0),
               "double[]", "LONG"),
-          new Mismatch("put int[] as struct(INT, DOUBLE)", () -> win.put(new int[] {1, 2, 3}, 0, 1, intDouble,
+          new Mismatch("put int[] as struct(INT, DOUBLE)", () -> win.put(Buf.of(new int[] {1, 2, 3}), 0, 1, intDouble,
               right, 1), "int[]", "byte[]"),
-          new Mismatch("get into double[] as LONG", () -> win.get(gotD, 0, 1, l, right, 0), "double[]", "LONG"),
-          new Mismatch("accumulate double[] as LONG", () -> win.accumulate(d, 0, 1, l, right, 0, Op.SUM),
+          new Mismatch("get into double[] as LONG", () -> win.get(Buf.of(gotD), 0, 1, l, right, 0), "double[]", "LONG"),
+          new Mismatch("accumulate double[] as LONG", () -> win.accumulate(Buf.of(d), 0, 1, l, right, 0, Op.SUM),
               "double[]"),
-          new Mismatch("getAccumulate into a double[] result as LONG", () -> win.getAccumulate(new long[] {1}, 0, 1,
-              l, gotD, 0, 1, l, right, 0, 1, l, Op.SUM), "double[]", "LONG"),
-          new Mismatch("fetchAndOp of a double[] as LONG", () -> win.fetchAndOp(d, 0, got, 0, l, right, 0,
+          new Mismatch("getAccumulate into a double[] result as LONG", () -> win.getAccumulate(Buf.of(new long[] {1}), 0, 1,
+              l, Buf.of(gotD), 0, 1, l, right, 0, 1, l, Op.SUM), "double[]", "LONG"),
+          new Mismatch("fetchAndOp of a double[] as LONG", () -> win.fetchAndOp(Buf.of(d), 0, Buf.of(got), 0, l, right, 0,
               Op.SUM), "double[]"),
-          new Mismatch("fetchAndOp into a double[] result as LONG", () -> win.fetchAndOp(new long[] {1}, 0, gotD,
+          new Mismatch("fetchAndOp into a double[] result as LONG", () -> win.fetchAndOp(Buf.of(new long[] {1}), 0, Buf.of(gotD),
               0, l, right, 0, Op.SUM), "double[]"),
-          new Mismatch("compareAndSwap with an int[] result as LONG", () -> win.compareAndSwap(new long[] {1}, 0,
-              new long[] {2}, 0, new int[2], 0, l, right, 0), "int[]", "LONG"),
-          new Mismatch("compareAndSwap with a double[] compare as LONG", () -> win.compareAndSwap(new long[] {1}, 0,
-              d, 0, got, 0, l, right, 0), "double[]"));
+          new Mismatch("compareAndSwap with an int[] result as LONG", () -> win.compareAndSwap(Buf.of(new long[] {1}), 0,
+              Buf.of(new long[] {2}), 0, Buf.of(new int[2]), 0, l, right, 0), "int[]", "LONG"),
+          new Mismatch("compareAndSwap with a double[] compare as LONG", () -> win.compareAndSwap(Buf.of(new long[] {1}), 0,
+              Buf.of(d), 0, Buf.of(got), 0, l, right, 0), "double[]"));
       List<Mismatch> passive = List.of(
-          new Mismatch("rput double[] as LONG", () -> win.rput(d, 0, 1, l, right, 0), "double[]", "LONG"),
-          new Mismatch("rget into double[] as LONG", () -> win.rget(gotD, 0, 1, l, right, 0), "double[]"),
-          new Mismatch("raccumulate long[] as DOUBLE", () -> win.raccumulate(new long[] {1}, 0, 1,
+          new Mismatch("rput double[] as LONG", () -> win.rput(Buf.of(d), 0, 1, l, right, 0), "double[]", "LONG"),
+          new Mismatch("rget into double[] as LONG", () -> win.rget(Buf.of(gotD), 0, 1, l, right, 0), "double[]"),
+          new Mismatch("raccumulate long[] as DOUBLE", () -> win.raccumulate(Buf.of(new long[] {1}), 0, 1,
               Datatype.DOUBLE, right, 0, 1, Datatype.DOUBLE, Op.SUM), "long[]", "DOUBLE"));
       Future<Void> chain = win.fence();
       for (Mismatch m : fence) {
@@ -359,8 +360,8 @@ class ConformanceTest {
           .compose(v -> world.barrier())
           // byte[] and BytesStore are raw memory: any datatype, also one that mixes INT and DOUBLE
           .compose(v -> win.lock(LockType.EXCLUSIVE, right))
-          .compose(v -> win.put(raw, 0, 1, intDouble, right, 1))
-          .compose(v -> win.get(store, 0, 1, Datatype.DOUBLE, right, 0))
+          .compose(v -> win.put(Buf.of(raw), 0, 1, intDouble, right, 1))
+          .compose(v -> win.get(Buf.of(store), 0, 1, Datatype.DOUBLE, right, 0))
           .compose(v -> win.unlock(right))
           .compose(v -> world.barrier())
           .map(v -> {
@@ -412,8 +413,8 @@ class ConformanceTest {
       int a = (r + 1) % 3;
       int b = (r + 2) % 3;
       return win.lockAll()
-          .compose(v -> rangeErrorOrDone(win.put(new long[] {1}, 0, 1, Datatype.LONG, a, 64), a))
-          .compose(v -> rangeErrorOrDone(win.put(new long[] {2}, 0, 1, Datatype.LONG, b, 128), b))
+          .compose(v -> rangeErrorOrDone(win.put(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, a, 64), a))
+          .compose(v -> rangeErrorOrDone(win.put(Buf.of(new long[] {2}), 0, 1, Datatype.LONG, b, 128), b))
           // nothing was issued to this rank itself: its flush has nothing to report
           .compose(v -> win.flush(r))
           .compose(v -> expectError(win.flush(a), ErrorClass.RMA_RANGE, "at rank " + a))
@@ -434,29 +435,29 @@ class ConformanceTest {
       long[] got = {-7};
       return win.lockAll()
           // flush reports it, unlockAll does not again
-          .compose(v -> rangeErrorOrDone(win.rput(new long[] {1}, 0, 1, Datatype.LONG, a, 64), a))
+          .compose(v -> rangeErrorOrDone(win.rput(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, a, 64), a))
           .compose(v -> expectError(win.flush(a), ErrorClass.RMA_RANGE, "at rank " + a))
           .compose(v -> win.unlockAll())
           // flushAll reports it, unlock does not again
           .compose(v -> win.lock(LockType.SHARED, b))
-          .compose(v -> rangeErrorOrDone(win.put(new long[] {2}, 0, 1, Datatype.LONG, b, 128), b))
+          .compose(v -> rangeErrorOrDone(win.put(Buf.of(new long[] {2}), 0, 1, Datatype.LONG, b, 128), b))
           .compose(v -> expectError(win.flushAll(), ErrorClass.RMA_RANGE, "at rank " + b))
           .compose(v -> win.unlock(b))
           // the unlock of the failed operation's target reports it, not the unlock of another target
           .compose(v -> win.lock(LockType.SHARED, a))
           .compose(v -> win.lock(LockType.SHARED, b))
-          .compose(v -> rangeErrorOrDone(win.accumulate(new long[] {3}, 0, 1, Datatype.LONG, b, 64, Op.SUM), b))
+          .compose(v -> rangeErrorOrDone(win.accumulate(Buf.of(new long[] {3}), 0, 1, Datatype.LONG, b, 64, Op.SUM), b))
           .compose(v -> win.unlock(a))
           .compose(v -> expectError(win.unlock(b), ErrorClass.RMA_RANGE, "at rank " + b))
           // the operation's own future and the unlock that completes it report it
           .compose(v -> win.lock(LockType.EXCLUSIVE, a))
-          .compose(v -> expectError(win.rget(got, 0, 1, Datatype.LONG, a, 64), ErrorClass.RMA_RANGE, "at rank " + a))
+          .compose(v -> expectError(win.rget(Buf.of(got), 0, 1, Datatype.LONG, a, 64), ErrorClass.RMA_RANGE, "at rank " + a))
           .compose(v -> expectError(win.unlock(a), ErrorClass.RMA_RANGE, "at rank " + a))
           .compose(v -> win.lock(LockType.SHARED, a))
           .compose(v -> win.unlock(a))
           // a fence reports it once, the next fence does not
           .compose(v -> win.fence())
-          .compose(v -> rangeErrorOrDone(win.put(new long[] {4}, 0, 1, Datatype.LONG, a, 64), a))
+          .compose(v -> rangeErrorOrDone(win.put(Buf.of(new long[] {4}), 0, 1, Datatype.LONG, a, 64), a))
           .compose(v -> expectError(win.fence(), ErrorClass.RMA_RANGE, "at rank " + a))
           .compose(v -> win.fence(Mode.NOSUCCEED))
           .map(v -> {

@@ -9,6 +9,7 @@ import static dev.vertxrma.win.RmaOpsTest.syncAllowing;
 import static dev.vertxrma.win.RmaOpsTest.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Info;
@@ -273,28 +274,28 @@ class DerivedTypesRmaTest {
         double[] m = matrix(tr);
         int[] g = grid(tr);
         List<Future<?>> ops = new ArrayList<>();
-        ops.add(win.put(m, 3, 1, column, tr, A1 / UNIT, 1, contig5));
-        ops.add(win.put(m, 1, 2, columns, tr, A2 / UNIT, 2 * ROWS, Datatype.DOUBLE));
-        ops.add(win.put(g, 0, 1, blockC, tr, B1 / UNIT, 1, indexed));
-        ops.add(win.put(g, 0, 1, blockF, tr, B2 / UNIT, 1, indexedBlock));
-        ops.add(win.put(structSrc, 0, 3, structA, tr, C / UNIT, 3, structB));
-        ops.add(win.put(new int[] {11 + tr, -22, 33, -44}, 0, 4, Datatype.INT, tr, D / UNIT, 4, stride12));
-        ops.add(win.accumulate(accOrigin(tr, 4, 1), 0, 4, Datatype.LONG, tr, E1 / UNIT, 1, everyOther, Op.SUM));
-        ops.add(win.accumulate(accOrigin(tr, 5, 2), 0, 1, twoBlocks, tr, (E2 + 8) / UNIT, 1, everyOther, Op.MAX));
-        ops.add(win.getAccumulate(accOrigin(tr, 4, 3), 0, 4, Datatype.LONG, gaccResult, 0, 1, every3rd, tr,
+        ops.add(win.put(Buf.of(m), 3, 1, column, tr, A1 / UNIT, 1, contig5));
+        ops.add(win.put(Buf.of(m), 1, 2, columns, tr, A2 / UNIT, 2 * ROWS, Datatype.DOUBLE));
+        ops.add(win.put(Buf.of(g), 0, 1, blockC, tr, B1 / UNIT, 1, indexed));
+        ops.add(win.put(Buf.of(g), 0, 1, blockF, tr, B2 / UNIT, 1, indexedBlock));
+        ops.add(win.put(Buf.of(structSrc), 0, 3, structA, tr, C / UNIT, 3, structB));
+        ops.add(win.put(Buf.of(new int[] {11 + tr, -22, 33, -44}), 0, 4, Datatype.INT, tr, D / UNIT, 4, stride12));
+        ops.add(win.accumulate(Buf.of(accOrigin(tr, 4, 1)), 0, 4, Datatype.LONG, tr, E1 / UNIT, 1, everyOther, Op.SUM));
+        ops.add(win.accumulate(Buf.of(accOrigin(tr, 5, 2)), 0, 1, twoBlocks, tr, (E2 + 8) / UNIT, 1, everyOther, Op.MAX));
+        ops.add(win.getAccumulate(Buf.of(accOrigin(tr, 4, 3)), 0, 4, Datatype.LONG, Buf.of(gaccResult), 0, 1, every3rd, tr,
             E3 / UNIT, 2, pairOfLongs, Op.PROD));
-        ops.add(win.accumulate(intOrigin(tr), 0, 6, Datatype.INT, tr, E4 / UNIT, 2, intStruct, Op.MAX));
-        ops.add(win.put(negStride(tr), 0, 3, Datatype.INT, tr, (F + 16) / UNIT, 1, backwards));
+        ops.add(win.accumulate(Buf.of(intOrigin(tr)), 0, 6, Datatype.INT, tr, E4 / UNIT, 2, intStruct, Op.MAX));
+        ops.add(win.put(Buf.of(negStride(tr)), 0, 3, Datatype.INT, tr, (F + 16) / UNIT, 1, backwards));
         byte[] pairs = new byte[32];
         ByteBuffer pb = bb(pairs);
         pb.putDouble(0, 2.5);
         pb.putInt(8, 7 + tr);
         pb.putDouble(16, -3.0);
         pb.putInt(24, 9);
-        ops.add(win.accumulate(pairs, 0, 2, Datatype.DOUBLE_INT, tr, P / UNIT, 1, everyOtherPair, Op.MAXLOC));
-        ops.add(win.put(accOrigin(tr, 2, 7), 0, 2, Datatype.LONG, tr, (G + 8) / UNIT, 1, reachesBack));
-        ops.add(win.put(accOrigin(tr, 4, 8), 3, 1, reversed, tr, H / UNIT, 4, Datatype.LONG));
-        ops.add(win.put(manySegments(tr), 0, M_COUNT, Datatype.BYTE, tr, M / UNIT, 1, everyOtherByte));
+        ops.add(win.accumulate(Buf.of(pairs), 0, 2, Datatype.DOUBLE_INT, tr, P / UNIT, 1, everyOtherPair, Op.MAXLOC));
+        ops.add(win.put(Buf.of(accOrigin(tr, 2, 7)), 0, 2, Datatype.LONG, tr, (G + 8) / UNIT, 1, reachesBack));
+        ops.add(win.put(Buf.of(accOrigin(tr, 4, 8)), 3, 1, reversed, tr, H / UNIT, 4, Datatype.LONG));
+        ops.add(win.put(Buf.of(manySegments(tr)), 0, M_COUNT, Datatype.BYTE, tr, M / UNIT, 1, everyOtherByte));
         return all(ops);
       });
       return epoch1.compose(v -> win.fence()).compose(v -> {
@@ -310,11 +311,11 @@ class DerivedTypesRmaTest {
         model(tr, fetched);
         assertEquals(Arrays.toString(fetched), Arrays.toString(gaccResult), "get-accumulate into every third long");
         List<Future<?>> gets = new ArrayList<>();
-        gets.add(win.get(matrixBack, 4, 1, column, tr, A1 / UNIT, 1, contig5));
-        gets.add(win.get(gridBack, 0, 1, blockC, tr, B1 / UNIT, 1, indexed));
-        gets.add(win.get(structBackStore, 0, 3, structA, tr, C / UNIT, 3, structB));
-        gets.add(win.get(manyBack, 0, 1, everyOtherByte, tr, M / UNIT, 1, everyOtherByte));
-        gets.add(win.get(reversedBack, 3, 1, reversed, tr, H / UNIT, 4, Datatype.LONG));
+        gets.add(win.get(Buf.of(matrixBack), 4, 1, column, tr, A1 / UNIT, 1, contig5));
+        gets.add(win.get(Buf.of(gridBack), 0, 1, blockC, tr, B1 / UNIT, 1, indexed));
+        gets.add(win.get(Buf.of(structBackStore), 0, 3, structA, tr, C / UNIT, 3, structB));
+        gets.add(win.get(Buf.of(manyBack), 0, 1, everyOtherByte, tr, M / UNIT, 1, everyOtherByte));
+        gets.add(win.get(Buf.of(reversedBack), 3, 1, reversed, tr, H / UNIT, 4, Datatype.LONG));
         return all(gets).map(x -> {
           double[] m = matrix(tr);
           for (int i = 0; i < ROWS; i++) {
@@ -393,42 +394,42 @@ class DerivedTypesRmaTest {
             snapshot[0] = read(win.memory(), 0, 256);
             return world.barrier();
           })
-          .compose(v -> expectFailure("put 3 INT into 2 INT", win.put(ints, 0, 3, Datatype.INT, tr, 0, 2,
+          .compose(v -> expectFailure("put 3 INT into 2 INT", win.put(Buf.of(ints), 0, 3, Datatype.INT, tr, 0, 2,
               Datatype.INT), ErrorClass.TRUNCATE, "12 bytes", "8 bytes"))
-          .compose(v -> expectFailure("put 2 INT into contiguous(3, INT)", win.put(ints, 0, 2, Datatype.INT, tr, 0, 1,
+          .compose(v -> expectFailure("put 2 INT into contiguous(3, INT)", win.put(Buf.of(ints), 0, 2, Datatype.INT, tr, 0, 1,
               int3), ErrorClass.TYPE, "8 bytes", "12 bytes"))
-          .compose(v -> expectFailure("put {INT, DOUBLE} into {DOUBLE, INT}", win.put(sixteen, 0, 1, intDouble, tr, 0,
+          .compose(v -> expectFailure("put {INT, DOUBLE} into {DOUBLE, INT}", win.put(Buf.of(sixteen), 0, 1, intDouble, tr, 0,
               1, doubleInt), ErrorClass.TYPE, "element 0"))
-          .compose(v -> expectFailure("put 2 INT into 1 LONG", win.put(ints, 0, 2, Datatype.INT, tr, 0, 1,
+          .compose(v -> expectFailure("put 2 INT into 1 LONG", win.put(Buf.of(ints), 0, 2, Datatype.INT, tr, 0, 1,
               Datatype.LONG), ErrorClass.TYPE))
-          .compose(v -> expectFailure("get 3 INT into 2 INT", win.get(getBuf, 0, 2, Datatype.INT, tr, 0, 3,
+          .compose(v -> expectFailure("get 3 INT into 2 INT", win.get(Buf.of(getBuf), 0, 2, Datatype.INT, tr, 0, 3,
               Datatype.INT), ErrorClass.TRUNCATE, "12 bytes", "8 bytes"))
-          .compose(v -> expectFailure("get 2 INT into 3 INT", win.get(getBuf, 0, 3, Datatype.INT, tr, 0, 2,
+          .compose(v -> expectFailure("get 2 INT into 3 INT", win.get(Buf.of(getBuf), 0, 3, Datatype.INT, tr, 0, 2,
               Datatype.INT), ErrorClass.TYPE))
-          .compose(v -> expectFailure("accumulate INT into LONG", win.accumulate(ints, 0, 2, Datatype.INT, tr, 0, 1,
+          .compose(v -> expectFailure("accumulate INT into LONG", win.accumulate(Buf.of(ints), 0, 2, Datatype.INT, tr, 0, 1,
               Datatype.LONG, Op.SUM), ErrorClass.TYPE, "INT", "LONG"))
-          .compose(v -> expectFailure("accumulate SUM into a mixed struct", win.accumulate(sixteen, 0, 1, mixedLong,
+          .compose(v -> expectFailure("accumulate SUM into a mixed struct", win.accumulate(Buf.of(sixteen), 0, 1, mixedLong,
               tr, 0, 1, mixedLong, Op.SUM), ErrorClass.TYPE, "MPI_SUM"))
-          .compose(v -> expectFailure("accumulate REPLACE with a mixed struct", win.accumulate(sixteen, 0, 1,
+          .compose(v -> expectFailure("accumulate REPLACE with a mixed struct", win.accumulate(Buf.of(sixteen), 0, 1,
               mixedLong, tr, 0, 1, mixedLong, Op.REPLACE), ErrorClass.TYPE))
-          .compose(v -> expectFailure("accumulate 3 LONG into 2 LONG", win.accumulate(longs, 0, 3, Datatype.LONG, tr,
+          .compose(v -> expectFailure("accumulate 3 LONG into 2 LONG", win.accumulate(Buf.of(longs), 0, 3, Datatype.LONG, tr,
               0, 1, everyOther, Op.SUM), ErrorClass.TRUNCATE))
-          .compose(v -> expectFailure("getAccumulate into a result of another type", win.getAccumulate(longs, 0, 2,
-              Datatype.LONG, new int[4], 0, 4, Datatype.INT, tr, 0, 1, everyOther, Op.SUM), ErrorClass.TYPE))
-          .compose(v -> expectFailure("put with an uncommitted origin type", win.put(ints, 0, 1, uncommitted, tr, 0,
+          .compose(v -> expectFailure("getAccumulate into a result of another type", win.getAccumulate(Buf.of(longs), 0, 2,
+              Datatype.LONG, Buf.of(new int[4]), 0, 4, Datatype.INT, tr, 0, 1, everyOther, Op.SUM), ErrorClass.TYPE))
+          .compose(v -> expectFailure("put with an uncommitted origin type", win.put(Buf.of(ints), 0, 1, uncommitted, tr, 0,
               2, Datatype.INT), ErrorClass.TYPE, "not committed"))
-          .compose(v -> expectFailure("put with an uncommitted target type", win.put(ints, 0, 2, Datatype.INT, tr, 0,
+          .compose(v -> expectFailure("put with an uncommitted target type", win.put(Buf.of(ints), 0, 2, Datatype.INT, tr, 0,
               1, uncommitted), ErrorClass.TYPE, "not committed"))
-          .compose(v -> expectFailure("get with an uncommitted target type", win.get(getBuf, 0, 2, Datatype.INT, tr, 0,
+          .compose(v -> expectFailure("get with an uncommitted target type", win.get(Buf.of(getBuf), 0, 2, Datatype.INT, tr, 0,
               1, uncommitted), ErrorClass.TYPE, "not committed"))
-          .compose(v -> expectFailure("accumulate with an uncommitted target type", win.accumulate(longs, 0, 2,
+          .compose(v -> expectFailure("accumulate with an uncommitted target type", win.accumulate(Buf.of(longs), 0, 2,
               Datatype.LONG, tr, 0, 1, uncommittedLong, Op.SUM), ErrorClass.TYPE, "not committed"))
-          .compose(v -> expectFailure("getAccumulate with an uncommitted result type", win.getAccumulate(longs, 0, 2,
-              Datatype.LONG, getAccBuf, 0, 1, uncommittedLong, tr, 0, 2, Datatype.LONG, Op.SUM), ErrorClass.TYPE,
+          .compose(v -> expectFailure("getAccumulate with an uncommitted result type", win.getAccumulate(Buf.of(longs), 0, 2,
+              Datatype.LONG, Buf.of(getAccBuf), 0, 1, uncommittedLong, tr, 0, 2, Datatype.LONG, Op.SUM), ErrorClass.TYPE,
               "not committed"))
           // still usable: the same calls with matching, committed types succeed
-          .compose(v -> win.put(ints, 0, 3, Datatype.INT, tr, 1, 1, int3))
-          .compose(v -> win.accumulate(longs, 0, 2, Datatype.LONG, tr, 8, 1, everyOther.commit(), Op.SUM))
+          .compose(v -> win.put(Buf.of(ints), 0, 3, Datatype.INT, tr, 1, 1, int3))
+          .compose(v -> win.accumulate(Buf.of(longs), 0, 2, Datatype.LONG, tr, 8, 1, everyOther.commit(), Op.SUM))
           .compose(v -> syncAllowing(win.fence(), ErrorClass.TYPE, ErrorClass.TRUNCATE))
           .map(v -> {
             int origin = (r + n - 1) % n;

@@ -3,6 +3,7 @@ package dev.vertxrma.win;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Info;
@@ -38,13 +39,13 @@ class DetachRaceTest {
         BytesStore<?, ?> store = BytesStore.nativeStoreWithFixedCapacity(8L * PUTS);
         long[] addr = {Win.address(store, 0)};
         return Rma.repeat(ROUNDS, r -> win.attach(store)
-            .compose(v -> world.send(addr, 0, 1, Datatype.LONG, 0, 1))
+            .compose(v -> world.send(Buf.of(addr), 0, 1, Datatype.LONG, 0, 1))
             .compose(v -> win.detach(store))
             .compose(v -> {
               for (int i = 0; i < PUTS; i++) {
                 store.writeLong(8L * i, POISON);
               }
-              return world.recv(new int[1], 0, 1, Datatype.INT, 0, 2); // rank 0's operations are complete
+              return world.recv(Buf.of(new int[1]), 0, 1, Datatype.INT, 0, 2); // rank 0's operations are complete
             })
             .map(v -> {
               for (int i = 0; i < PUTS; i++) {
@@ -60,11 +61,11 @@ class DetachRaceTest {
             .compose(v -> win.free());
       }
       long[] addr = new long[1];
-      return Rma.repeat(ROUNDS, r -> world.recv(addr, 0, 1, Datatype.LONG, 1, 1).compose(s -> {
+      return Rma.repeat(ROUNDS, r -> world.recv(Buf.of(addr), 0, 1, Datatype.LONG, 1, 1).compose(s -> {
         List<Future<Void>> puts = new ArrayList<>();
         Future<Void> lock = win.lock(LockType.SHARED, 1);
         for (int i = 0; i < PUTS; i++) {
-          puts.add(win.put(new long[] {r}, 0, 1, Datatype.LONG, 1, addr[0] + 8L * i));
+          puts.add(win.put(Buf.of(new long[] {r}), 0, 1, Datatype.LONG, 1, addr[0] + 8L * i));
         }
         Future<Void> unlock = win.unlock(1);
         puts.add(lock);
@@ -76,7 +77,7 @@ class DetachRaceTest {
               assertTrue(e.errorClass() == ErrorClass.RMA_RANGE, "round " + r + ": " + e.getMessage());
             }
           }
-          return world.send(new int[] {r}, 0, 1, Datatype.INT, 1, 2);
+          return world.send(Buf.of(new int[] {r}), 0, 1, Datatype.INT, 1, 2);
         });
       })).compose(v -> win.free());
     }));

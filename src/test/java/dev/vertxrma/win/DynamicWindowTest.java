@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Info;
@@ -111,7 +112,7 @@ class DynamicWindowTest {
               assertEquals(addr[j] + 16, Win.address(mine.get(j), 16), "MPI_Get_address of an offset");
               assertEquals(2, mine.get(j).refCount(), "an attached store is reserved by the window");
             }
-            return world.allgather(addr, 0, regions, Datatype.AINT, all, 0, regions, Datatype.AINT);
+            return world.allgather(Buf.of(addr), 0, regions, Datatype.AINT, Buf.of(all), 0, regions, Datatype.AINT);
           })
           .compose(v -> win.lockAll())
           .compose(v -> {
@@ -122,11 +123,11 @@ class DynamicWindowTest {
               for (int i = 0; i < slots; i++) {
                 values[i] = 1000L * r + 100L * j + i;
               }
-              ops.add(win.put(values, 0, slots, Datatype.LONG, right, all[regions * right + j]));
+              ops.add(win.put(Buf.of(values), 0, slots, Datatype.LONG, right, all[regions * right + j]));
             }
             for (int t = 0; t < n; t++) {
               long lastOfRegion0 = all[regions * t] + sizes[0] - 8;
-              ops.add(win.accumulate(new long[] {r + 1}, 0, 1, Datatype.LONG, t, lastOfRegion0, Op.SUM));
+              ops.add(win.accumulate(Buf.of(new long[] {r + 1}), 0, 1, Datatype.LONG, t, lastOfRegion0, Op.SUM));
             }
             return Future.all(ops);
           })
@@ -136,10 +137,10 @@ class DynamicWindowTest {
             List<Future<Void>> ops = new ArrayList<>();
             for (int j = 0; j < regions; j++) {
               got[j] = new long[(int) (sizes[j] / 8) - 1];
-              ops.add(win.get(got[j], 0, got[j].length, Datatype.LONG, across, all[regions * across + j]));
+              ops.add(win.get(Buf.of(got[j]), 0, got[j].length, Datatype.LONG, across, all[regions * across + j]));
             }
-            ops.add(win.get(sum, 0, 1, Datatype.LONG, across, all[regions * across] + sizes[0] - 8));
-            ops.add(win.get(offsetRead, 0, 1, Datatype.LONG, across, all[regions * across + 1] + 8 * 5));
+            ops.add(win.get(Buf.of(sum), 0, 1, Datatype.LONG, across, all[regions * across] + sizes[0] - 8));
+            ops.add(win.get(Buf.of(offsetRead), 0, 1, Datatype.LONG, across, all[regions * across + 1] + 8 * 5));
             return Future.all(ops);
           })
           .compose(v -> win.unlockAll())
@@ -217,7 +218,7 @@ class DynamicWindowTest {
       return win.attach(regionA)
           .compose(v -> win.attach(regionB))
           .compose(v -> win.attach(detached))
-          .compose(v -> world.allgather(addr, 0, 4, Datatype.AINT, all, 0, 4, Datatype.AINT))
+          .compose(v -> world.allgather(Buf.of(addr), 0, 4, Datatype.AINT, Buf.of(all), 0, 4, Datatype.AINT))
           .compose(v -> world.barrier())
           .compose(v -> win.detach(detached))
           .compose(v -> world.barrier())
@@ -229,23 +230,23 @@ class DynamicWindowTest {
             long d = all[4 * right + 3];
             String at = "at rank " + right;
             String outside = "not inside one attached region";
-            return rangeRejected(win.put(new long[] {-7, -7}, 0, 2, Datatype.LONG, right, a + 56), false, win, right,
+            return rangeRejected(win.put(Buf.of(new long[] {-7, -7}), 0, 2, Datatype.LONG, right, a + 56), false, win, right,
                 at, "disp=" + (a + 56), outside) // straddles the end of A
-                .compose(x -> rangeRejected(win.get(getBuf, 0, 2, Datatype.LONG, right, b + 56), true, win, right,
+                .compose(x -> rangeRejected(win.get(Buf.of(getBuf), 0, 2, Datatype.LONG, right, b + 56), true, win, right,
                     at, "disp=" + (b + 56), outside)) // straddles the end of B
-                .compose(x -> rangeRejected(win.accumulate(new long[] {5}, 0, 1, Datatype.LONG, right, a + 64,
+                .compose(x -> rangeRejected(win.accumulate(Buf.of(new long[] {5}), 0, 1, Datatype.LONG, right, a + 64,
                     Op.SUM), false, win, right, at, "disp=" + (a + 64), outside)) // in the gap between A and B
-                .compose(x -> rangeRejected(win.put(new long[] {-7, -7}, 0, 2, Datatype.LONG, right, a + 120), false,
+                .compose(x -> rangeRejected(win.put(Buf.of(new long[] {-7, -7}), 0, 2, Datatype.LONG, right, a + 120), false,
                     win, right, at, outside)) // from the gap into B
-                .compose(x -> rangeRejected(win.put(new long[] {-7}, 0, 1, Datatype.LONG, right, b + 64), false, win,
+                .compose(x -> rangeRejected(win.put(Buf.of(new long[] {-7}), 0, 1, Datatype.LONG, right, b + 64), false, win,
                     right, at, outside)) // just past B
-                .compose(x -> rangeRejected(win.put(new long[] {-7}, 0, 1, Datatype.LONG, right, c), false, win,
+                .compose(x -> rangeRejected(win.put(Buf.of(new long[] {-7}), 0, 1, Datatype.LONG, right, c), false, win,
                     right, at, "disp=" + c, outside)) // never attached
-                .compose(x -> rangeRejected(win.put(new long[] {-7}, 0, 1, Datatype.LONG, right, d + 8), false, win,
+                .compose(x -> rangeRejected(win.put(Buf.of(new long[] {-7}), 0, 1, Datatype.LONG, right, d + 8), false, win,
                     right, at, "disp=" + (d + 8), outside)) // detached
-                .compose(x -> rangeRejected(win.getAccumulate(new long[] {1}, 0, 1, Datatype.LONG, resBuf, 0, 1,
+                .compose(x -> rangeRejected(win.getAccumulate(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, Buf.of(resBuf), 0, 1,
                     Datatype.LONG, right, d, 1, Datatype.LONG, Op.SUM), true, win, right, at, outside))
-                .compose(x -> rangeRejected(win.put(new long[] {-7}, 0, 1, Datatype.LONG, right, all[4 * r]),
+                .compose(x -> rangeRejected(win.put(Buf.of(new long[] {-7}), 0, 1, Datatype.LONG, right, all[4 * r]),
                     false, win, right, at, outside)); // valid at this rank, not at the target
           })
           .compose(v -> world.barrier())
@@ -263,11 +264,11 @@ class DynamicWindowTest {
           })
           .compose(v -> world.barrier()) // every rank checked before the neighbours write
           // the window still works: the first and the last long of each region
-          .compose(v -> win.put(new long[] {-11}, 0, 1, Datatype.LONG, right, all[4 * right]))
-          .compose(v -> win.put(new long[] {-12, -13}, 0, 2, Datatype.LONG, right, all[4 * right + 1] + 48))
+          .compose(v -> win.put(Buf.of(new long[] {-11}), 0, 1, Datatype.LONG, right, all[4 * right]))
+          .compose(v -> win.put(Buf.of(new long[] {-12, -13}), 0, 2, Datatype.LONG, right, all[4 * right + 1] + 48))
           .compose(v -> win.flush(right))
           .compose(v -> world.barrier())
-          .compose(v -> win.get(okGet, 0, 2, Datatype.LONG, right, all[4 * right + 1] + 48))
+          .compose(v -> win.get(Buf.of(okGet), 0, 2, Datatype.LONG, right, all[4 * right + 1] + 48))
           .compose(v -> win.unlockAll())
           .compose(v -> world.barrier())
           .map(v -> {
@@ -308,7 +309,7 @@ class DynamicWindowTest {
           })
           // the window is unchanged and still works
           .compose(v -> win.lock(LockType.EXCLUSIVE, other))
-          .compose(v -> win.put(new long[] {40L + r, 50L + r}, 0, 2, Datatype.LONG, other, 0))
+          .compose(v -> win.put(Buf.of(new long[] {40L + r, 50L + r}), 0, 2, Datatype.LONG, other, 0))
           .compose(v -> win.unlock(other))
           .compose(v -> world.barrier())
           .map(v -> {
@@ -377,16 +378,16 @@ class DynamicWindowTest {
           .compose(v -> expectError(win.detach(straddle), ErrorClass.RMA_ATTACH, "not attached"))
           .compose(v -> expectError(win.detach(inside), ErrorClass.RMA_ATTACH, "not attached"))
           // the attached regions are intact and reachable
-          .compose(v -> world.allgather(addrs, 0, 2, Datatype.AINT, all, 0, 2, Datatype.AINT))
+          .compose(v -> world.allgather(Buf.of(addrs), 0, 2, Datatype.AINT, Buf.of(all), 0, 2, Datatype.AINT))
           .compose(v -> win.lock(LockType.EXCLUSIVE, other))
-          .compose(v -> win.put(new long[] {700L + r}, 0, 1, Datatype.LONG, other, all[2 * other] + 56))
-          .compose(v -> win.put(new long[] {800L + r}, 0, 1, Datatype.LONG, other, all[2 * other + 1] + 56))
-          .compose(v -> win.put(new long[] {900L + r}, 0, 1, Datatype.LONG, other, all[2 * other + 1] + 64))
-          .compose(v -> win.get(got, 0, 1, Datatype.LONG, other, all[2 * other] + 56))
-          .compose(v -> win.get(got, 1, 1, Datatype.LONG, other, all[2 * other + 1] + 56))
-          .compose(v -> win.get(got, 2, 1, Datatype.LONG, other, all[2 * other + 1] + 64))
+          .compose(v -> win.put(Buf.of(new long[] {700L + r}), 0, 1, Datatype.LONG, other, all[2 * other] + 56))
+          .compose(v -> win.put(Buf.of(new long[] {800L + r}), 0, 1, Datatype.LONG, other, all[2 * other + 1] + 56))
+          .compose(v -> win.put(Buf.of(new long[] {900L + r}), 0, 1, Datatype.LONG, other, all[2 * other + 1] + 64))
+          .compose(v -> win.get(Buf.of(got), 0, 1, Datatype.LONG, other, all[2 * other] + 56))
+          .compose(v -> win.get(Buf.of(got), 1, 1, Datatype.LONG, other, all[2 * other + 1] + 56))
+          .compose(v -> win.get(Buf.of(got), 2, 1, Datatype.LONG, other, all[2 * other + 1] + 64))
           // adjacent regions are still two regions: one access may not span x and y
-          .compose(v -> expectError(win.get(new long[2], 0, 2, Datatype.LONG, other, all[2 * other + 1] + 56),
+          .compose(v -> expectError(win.get(Buf.of(new long[2]), 0, 2, Datatype.LONG, other, all[2 * other + 1] + 56),
               ErrorClass.RMA_RANGE, "at rank " + other, "not inside one attached region"))
           .compose(v -> expectError(win.flush(other), ErrorClass.RMA_RANGE, "at rank " + other))
           .compose(v -> win.unlock(other))
@@ -432,10 +433,10 @@ class DynamicWindowTest {
       int liveDuring = WindowMemory.live();
       return win.attach(first)
           .compose(v -> win.attach(second))
-          .compose(v -> world.allgather(addrs, 0, 2, Datatype.AINT, all, 0, 2, Datatype.AINT))
+          .compose(v -> world.allgather(Buf.of(addrs), 0, 2, Datatype.AINT, Buf.of(all), 0, 2, Datatype.AINT))
           .compose(v -> win.lockAll())
-          .compose(v -> win.put(new long[] {61L + r}, 0, 1, Datatype.LONG, other, all[2 * other]))
-          .compose(v -> win.put(new long[] {62L + r}, 0, 1, Datatype.LONG, other, all[2 * other + 1]))
+          .compose(v -> win.put(Buf.of(new long[] {61L + r}), 0, 1, Datatype.LONG, other, all[2 * other]))
+          .compose(v -> win.put(Buf.of(new long[] {62L + r}), 0, 1, Datatype.LONG, other, all[2 * other + 1]))
           .compose(v -> win.unlockAll())
           .compose(v -> world.barrier())
           .map(v -> {

@@ -2,6 +2,7 @@ package dev.vertxrma.win;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Info;
 import dev.vertxrma.Op;
@@ -22,10 +23,10 @@ class FenceSmokeTest {
         long[] mine = {100 + r};
         long[] got = new long[1];
         return win.fence(dev.vertxrma.Mode.NOPRECEDE)
-            .compose(v -> win.put(mine, 0, 1, Datatype.LONG, (r + 1) % n, 0))
-            .compose(v -> win.accumulate(new long[] {1}, 0, 1, Datatype.LONG, 0, 1, Op.SUM))
+            .compose(v -> win.put(Buf.of(mine), 0, 1, Datatype.LONG, (r + 1) % n, 0))
+            .compose(v -> win.accumulate(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, 0, 1, Op.SUM))
             .compose(v -> win.fence())
-            .compose(v -> win.get(got, 0, 1, Datatype.LONG, (r + 1) % n, 0))
+            .compose(v -> win.get(Buf.of(got), 0, 1, Datatype.LONG, (r + 1) % n, 0))
             .compose(v -> win.fence(dev.vertxrma.Mode.NOSUCCEED))
             .map(v -> {
               assertEquals(100 + r, got[0], "value rank " + r + " put at its right neighbour");

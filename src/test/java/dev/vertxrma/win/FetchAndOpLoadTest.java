@@ -2,6 +2,7 @@ package dev.vertxrma.win;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Info;
 import dev.vertxrma.Op;
@@ -71,7 +72,7 @@ class FetchAndOpLoadTest {
             }
             return null;
           })
-          .compose(v -> world.gather(prior, 0, PER_RANK, Datatype.LONG, all, 0, PER_RANK, Datatype.LONG, 0))
+          .compose(v -> world.gather(Buf.of(prior), 0, PER_RANK, Datatype.LONG, Buf.of(all), 0, PER_RANK, Datatype.LONG, 0))
           .map(v -> {
             if (r == 0) {
               long[] sorted = all.clone();

@@ -3,6 +3,7 @@ package dev.vertxrma.win;
 import static dev.vertxrma.testing.RmaAssertions.expectError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -69,10 +70,10 @@ class PassiveErrorsTest {
           .compose(v -> world.barrier()) // every rank has checked before anyone writes again
           .compose(v -> noLocks
               ? win.fence()
-                  .compose(x -> win.put(new long[] {marker}, 0, 1, Datatype.LONG, right, SLOTS - 1))
+                  .compose(x -> win.put(Buf.of(new long[] {marker}), 0, 1, Datatype.LONG, right, SLOTS - 1))
                   .compose(x -> win.fence(Mode.NOSUCCEED))
               : win.lock(LockType.EXCLUSIVE, right)
-                  .compose(x -> win.put(new long[] {marker}, 0, 1, Datatype.LONG, right, SLOTS - 1))
+                  .compose(x -> win.put(Buf.of(new long[] {marker}), 0, 1, Datatype.LONG, right, SLOTS - 1))
                   .compose(x -> win.unlock(right))
                   .compose(x -> world.barrier()))
           .map(v -> {
@@ -90,7 +91,7 @@ class PassiveErrorsTest {
 
   /** A put issued where no epoch covers the target is rejected with RMA_SYNC. */
   private static Future<Void> putRejected(Win win, int target) {
-    return expectError(win.put(new long[] {-1}, 0, 1, Datatype.LONG, target, 0), ErrorClass.RMA_SYNC,
+    return expectError(win.put(Buf.of(new long[] {-1}), 0, 1, Datatype.LONG, target, 0), ErrorClass.RMA_SYNC,
         "put to rank " + target);
   }
 
@@ -126,7 +127,7 @@ class PassiveErrorsTest {
           .compose(v -> expectError(win.lock(LockType.SHARED, right), ErrorClass.RMA_SYNC,
               "already holds a lock", "rank " + right))
           // the first lock is still held and usable
-          .compose(v -> win.get(got, 0, 1, Datatype.LONG, right, 1))
+          .compose(v -> win.get(Buf.of(got), 0, 1, Datatype.LONG, right, 1))
           .map(v -> {
             assertEquals(pattern(right, 1), got[0]);
             return null;
@@ -207,7 +208,7 @@ class PassiveErrorsTest {
             .compose(v -> expectError(win.lock(LockType.SHARED, 2), ErrorClass.RMA_SYNC, "lock at rank 1",
                 "post/start epoch"))
             .compose(v -> expectError(win.lockAll(), ErrorClass.RMA_SYNC, "lockAll at rank 1", "post/start epoch"))
-            .compose(v -> win.put(new long[] {555}, 0, 1, Datatype.LONG, 0, 1))
+            .compose(v -> win.put(Buf.of(new long[] {555}), 0, 1, Datatype.LONG, 0, 1))
             .compose(v -> win.complete());
       }
       return Future.succeededFuture();
@@ -231,8 +232,8 @@ class PassiveErrorsTest {
           .compose(v -> win.unlockAll())
           // fences work afterwards (every rank called the same number of successful fences)
           .compose(v -> win.fence())
-          .compose(v -> win.accumulate(new long[] {0}, 0, 1, Datatype.LONG, right, 2, Op.SUM))
-          .compose(v -> win.get(new long[1], 0, 1, Datatype.LONG, left, 0))
+          .compose(v -> win.accumulate(Buf.of(new long[] {0}), 0, 1, Datatype.LONG, right, 2, Op.SUM))
+          .compose(v -> win.get(Buf.of(new long[1]), 0, 1, Datatype.LONG, left, 0))
           .compose(v -> win.fence(Mode.NOSUCCEED));
     });
   }
@@ -248,7 +249,7 @@ class PassiveErrorsTest {
           .compose(v -> expectError(win.free(), ErrorClass.RMA_SYNC, "free at rank " + r,
               "passive-target (lock) epoch"))
           // the window was not freed: the epoch goes on
-          .compose(v -> win.get(got, 0, 1, Datatype.LONG, right, 2))
+          .compose(v -> win.get(Buf.of(got), 0, 1, Datatype.LONG, right, 2))
           .map(v -> {
             assertEquals(pattern(right, 2), got[0]);
             return null;
@@ -307,7 +308,7 @@ class PassiveErrorsTest {
           .compose(v -> expectError(win.unlock(right), ErrorClass.RMA_SYNC, "unlock of rank " + right,
               "at rank " + r, "inside lockAll"))
           // the lockAll epoch still covers that target
-          .compose(v -> win.get(got, 0, 1, Datatype.LONG, right, 0))
+          .compose(v -> win.get(Buf.of(got), 0, 1, Datatype.LONG, right, 0))
           .map(v -> {
             assertEquals(pattern(right, 0), got[0]);
             return null;

@@ -2,6 +2,7 @@ package dev.vertxrma.win;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Info;
 import dev.vertxrma.LockType;
@@ -35,9 +36,9 @@ class PassiveSmokeTest {
           .compose(v -> win.lock(LockType.EXCLUSIVE, 0))
           .compose(v -> {
             long[] buf = new long[1];
-            return win.get(buf, 0, 1, Datatype.LONG, 0, 0).compose(x -> {
+            return win.get(Buf.of(buf), 0, 1, Datatype.LONG, 0, 0).compose(x -> {
               buf[0] += 1000;
-              return win.put(buf, 0, 1, Datatype.LONG, 0, 0);
+              return win.put(Buf.of(buf), 0, 1, Datatype.LONG, 0, 0);
             });
           })
           .compose(v -> win.unlock(0))
@@ -63,12 +64,12 @@ class PassiveSmokeTest {
       return win.attach(mine)
           .compose(v -> {
             addr[0] = Win.address(mine, 0);
-            return world.allgather(addr, 0, 1, Datatype.AINT, all, 0, 1, Datatype.AINT);
+            return world.allgather(Buf.of(addr), 0, 1, Datatype.AINT, Buf.of(all), 0, 1, Datatype.AINT);
           })
           .compose(v -> win.lockAll())
           .compose(v -> {
             int next = (world.rank() + 1) % world.size();
-            return win.put(new long[] {7 + world.rank()}, 0, 1, Datatype.LONG, next, all[next] + 8);
+            return win.put(Buf.of(new long[] {7 + world.rank()}), 0, 1, Datatype.LONG, next, all[next] + 8);
           })
           .compose(v -> win.unlockAll())
           .compose(v -> world.barrier())

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Info;
@@ -39,12 +40,12 @@ class PassiveTargetTest {
   }
 
   private static Future<Void> send(Comm world, long value, int dest, int tag) {
-    return world.send(new long[] {value}, 0, 1, Datatype.LONG, dest, tag);
+    return world.send(Buf.of(new long[] {value}), 0, 1, Datatype.LONG, dest, tag);
   }
 
   private static Future<Long> recv(Comm world, int source, int tag) {
     long[] b = new long[1];
-    return world.recv(b, 0, 1, Datatype.LONG, source, tag).map(st -> b[0]);
+    return world.recv(Buf.of(b), 0, 1, Datatype.LONG, source, tag).map(st -> b[0]);
   }
 
   // ------------------------------------------------------------------ exclusive locks
@@ -60,14 +61,14 @@ class PassiveTargetTest {
       return seq(iterations, it -> win.lock(LockType.EXCLUSIVE, 0)
           .compose(v -> {
             long[] buf = new long[1];
-            return win.get(buf, 0, 1, Datatype.LONG, 0, 0).compose(x -> {
+            return win.get(Buf.of(buf), 0, 1, Datatype.LONG, 0, 0).compose(x -> {
               seen[it] = buf[0];
               buf[0] = buf[0] + 1;
-              return win.put(buf, 0, 1, Datatype.LONG, 0, 0);
+              return win.put(Buf.of(buf), 0, 1, Datatype.LONG, 0, 0);
             });
           })
           .compose(v -> win.unlock(0)))
-          .compose(v -> world.gather(seen, 0, iterations, Datatype.LONG, all, 0, iterations, Datatype.LONG, 0))
+          .compose(v -> world.gather(Buf.of(seen), 0, iterations, Datatype.LONG, Buf.of(all), 0, iterations, Datatype.LONG, 0))
           .compose(v -> world.barrier())
           .map(v -> {
             for (int i = 1; i < iterations; i++) {
@@ -101,10 +102,10 @@ class PassiveTargetTest {
       int r = world.rank();
       long[] got = new long[4];
       return win.lock(LockType.SHARED, 0)
-          .compose(v -> win.accumulate(new long[] {r + 1}, 0, 1, Datatype.LONG, 0, r, Op.SUM))
+          .compose(v -> win.accumulate(Buf.of(new long[] {r + 1}), 0, 1, Datatype.LONG, 0, r, Op.SUM))
           .compose(v -> win.flush(0))
           .compose(v -> world.barrier()) // all four hold the shared lock here
-          .compose(v -> win.get(got, 0, 4, Datatype.LONG, 0, 0))
+          .compose(v -> win.get(Buf.of(got), 0, 4, Datatype.LONG, 0, 0))
           .compose(v -> world.barrier())
           .compose(v -> win.unlock(0))
           .map(v -> {
@@ -154,7 +155,7 @@ class PassiveTargetTest {
               .compose(v -> recv(world, 0, T_REL1))
               .compose(x -> {
                 long[] mark = new long[2];
-                return win.get(mark, 0, 2, Datatype.LONG, 0, 0).map(v -> {
+                return win.get(Buf.of(mark), 0, 2, Datatype.LONG, 0, 0).map(v -> {
                   assertArrayEquals(new long[] {0, 0}, mark,
                       "while rank 1 holds SHARED, neither the exclusive rank 2 nor the later rank 3 got in");
                   return null;
@@ -180,12 +181,12 @@ class PassiveTargetTest {
               .compose(t -> {
                 tickets[0] = t;
                 long[] mark = new long[2];
-                return win.get(mark, 0, 2, Datatype.LONG, 0, 0).map(v -> {
+                return win.get(Buf.of(mark), 0, 2, Datatype.LONG, 0, 0).map(v -> {
                   assertEquals(0, mark[1], "rank 3 (SHARED, queued after this EXCLUSIVE) must not have run yet");
                   return null;
                 });
               })
-              .compose(v -> win.put(new long[] {22}, 0, 1, Datatype.LONG, 0, 0))
+              .compose(v -> win.put(Buf.of(new long[] {22}), 0, 1, Datatype.LONG, 0, 0))
               .compose(v -> win.flush(0))
               .compose(v -> win.fetchAndOp(1, 4, 0, Op.SUM))
               .compose(t -> {
@@ -208,13 +209,13 @@ class PassiveTargetTest {
               .compose(t -> {
                 tickets[0] = t;
                 long[] mark = new long[1];
-                return win.get(mark, 0, 1, Datatype.LONG, 0, 0).map(v -> {
+                return win.get(Buf.of(mark), 0, 1, Datatype.LONG, 0, 0).map(v -> {
                   assertEquals(22, mark[0], "rank 3's SHARED lock was granted before the exclusive lock queued "
                       + "ahead of it had been granted and released (exclusive request starved)");
                   return null;
                 });
               })
-              .compose(v -> win.put(new long[] {33}, 0, 1, Datatype.LONG, 0, 1))
+              .compose(v -> win.put(Buf.of(new long[] {33}), 0, 1, Datatype.LONG, 0, 1))
               .compose(v -> win.unlock(0))
               .compose(v -> win.unlock(4));
           break;
@@ -224,7 +225,7 @@ class PassiveTargetTest {
       }
       long[] all = new long[2 * world.size()];
       return part
-          .compose(v -> world.gather(tickets, 0, 2, Datatype.LONG, all, 0, 2, Datatype.LONG, 0))
+          .compose(v -> world.gather(Buf.of(tickets), 0, 2, Datatype.LONG, Buf.of(all), 0, 2, Datatype.LONG, 0))
           .compose(v -> world.barrier())
           .map(v -> {
             if (r == 0) {
@@ -268,8 +269,8 @@ class PassiveTargetTest {
         Future<Void> lock = win.lock(LockType.EXCLUSIVE, 0, Mode.NOCHECK);
         assertTrue(lock.isComplete() && lock.succeeded(), "lock(NOCHECK) completes at once");
         return lock
-            .compose(v -> win.put(new long[] {100L * writer}, 0, 1, Datatype.LONG, 0, writer))
-            .compose(v -> win.accumulate(new long[] {writer}, 0, 1, Datatype.LONG, 0, 0, Op.SUM))
+            .compose(v -> win.put(Buf.of(new long[] {100L * writer}), 0, 1, Datatype.LONG, 0, writer))
+            .compose(v -> win.accumulate(Buf.of(new long[] {writer}), 0, 1, Datatype.LONG, 0, 0, Op.SUM))
             .compose(v -> win.unlock(0))
             .compose(v -> world.barrier());
       });
@@ -286,7 +287,7 @@ class PassiveTargetTest {
           })
           // all ranks at once with SHARED NOCHECK locks (compatible, so the assertion holds)
           .compose(v -> win.lock(LockType.SHARED, 0, Mode.NOCHECK))
-          .compose(v -> win.accumulate(new long[] {10L * (r + 1)}, 0, 1, Datatype.LONG, 0, 5, Op.SUM))
+          .compose(v -> win.accumulate(Buf.of(new long[] {10L * (r + 1)}), 0, 1, Datatype.LONG, 0, 5, Op.SUM))
           .compose(v -> win.unlock(0))
           .compose(v -> world.barrier())
           .compose(v -> win.lockAll(Mode.NOCHECK))
@@ -306,7 +307,7 @@ class PassiveTargetTest {
           })
           // NOCHECK left no lock state behind at the target: a checked exclusive lock is granted
           .compose(v -> win.lock(LockType.EXCLUSIVE, 0))
-          .compose(v -> win.accumulate(new long[] {1}, 0, 1, Datatype.LONG, 0, 7, Op.SUM))
+          .compose(v -> win.accumulate(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, 0, 7, Op.SUM))
           .compose(v -> win.unlock(0))
           .compose(v -> world.barrier())
           .map(v -> {
@@ -333,8 +334,8 @@ class PassiveTargetTest {
         part = win.lockAll()
             .compose(v -> {
               // not waiting for the operations' own futures: flush alone must complete them
-              win.put(values, 0, 8, Datatype.LONG, 2, 0);
-              win.accumulate(new long[] {77}, 0, 1, Datatype.LONG, 0, 3, Op.SUM);
+              win.put(Buf.of(values), 0, 8, Datatype.LONG, 2, 0);
+              win.accumulate(Buf.of(new long[] {77}), 0, 1, Datatype.LONG, 0, 3, Op.SUM);
               return win.flush(2);
             })
             .compose(v -> win.flush(0))
@@ -348,8 +349,8 @@ class PassiveTargetTest {
             .compose(v -> recv(world, 1, 1))
             .compose(x -> {
               // the gets' data must be in the buffers once flush completes
-              win.get(got, 0, 8, Datatype.LONG, 2, 0);
-              win.get(acc, 0, 1, Datatype.LONG, 0, 3);
+              win.get(Buf.of(got), 0, 8, Datatype.LONG, 2, 0);
+              win.get(Buf.of(acc), 0, 1, Datatype.LONG, 0, 3);
               return win.flush(2).compose(v -> win.flush(0));
             })
             .map(v -> {
@@ -390,9 +391,9 @@ class PassiveTargetTest {
         part = win.lock(LockType.EXCLUSIVE, 2)
             .compose(v -> seq(slots, i -> {
               buf[0] = 7L * i + 1;
-              return win.put(buf, 0, 1, Datatype.LONG, 2, i);
+              return win.put(Buf.of(buf), 0, 1, Datatype.LONG, 2, i);
             }))
-            .compose(v -> win.accumulate(new long[] {1000}, 0, 1, Datatype.LONG, 2, 0, Op.SUM))
+            .compose(v -> win.accumulate(Buf.of(new long[] {1000}), 0, 1, Datatype.LONG, 2, 0, Op.SUM))
             .compose(v -> win.unlock(2))
             .compose(v -> send(world, 1, 0, 2))
             .compose(v -> send(world, 1, 2, 2));
@@ -401,7 +402,7 @@ class PassiveTargetTest {
         part = recv(world, 1, 2)
             .compose(x -> win.lock(LockType.SHARED, 2))
             .compose(v -> {
-              win.get(got, 0, slots, Datatype.LONG, 2, 0); // unlock alone must complete it
+              win.get(Buf.of(got), 0, slots, Datatype.LONG, 2, 0); // unlock alone must complete it
               return win.unlock(2);
             })
             .map(v -> {
@@ -415,7 +416,7 @@ class PassiveTargetTest {
             // the same under a NOCHECK lock, whose unlock has no round trip to the target
             .compose(v -> win.lock(LockType.SHARED, 2, Mode.NOCHECK))
             .compose(v -> {
-              win.get(got, 0, slots, Datatype.LONG, 2, 0);
+              win.get(Buf.of(got), 0, slots, Datatype.LONG, 2, 0);
               return win.unlock(2);
             })
             .map(v -> {
@@ -455,7 +456,7 @@ class PassiveTargetTest {
       return win.lockAll()
           // flushLocal: once it completes the origin buffer may be overwritten
           .compose(v -> {
-            win.put(one, 0, 1, Datatype.LONG, right, 0);
+            win.put(Buf.of(one), 0, 1, Datatype.LONG, right, 0);
             return win.flushLocal(right);
           })
           .compose(v -> {
@@ -466,7 +467,7 @@ class PassiveTargetTest {
           .compose(v -> {
             for (int t = 0; t < n; t++) {
               many[t] = 100L * r + t;
-              win.put(many, t, 1, Datatype.LONG, t, 1 + r);
+              win.put(Buf.of(many), t, 1, Datatype.LONG, t, 1 + r);
             }
             return win.flushLocalAll();
           })
@@ -477,7 +478,7 @@ class PassiveTargetTest {
           // flushAll: accumulates to every rank complete at their targets
           .compose(v -> {
             for (int t = 0; t < n; t++) {
-              win.accumulate(new long[] {r + 1}, 0, 1, Datatype.LONG, t, 8, Op.SUM);
+              win.accumulate(Buf.of(new long[] {r + 1}), 0, 1, Datatype.LONG, t, 8, Op.SUM);
             }
             return win.flushAll();
           })
@@ -523,12 +524,12 @@ class PassiveTargetTest {
         long[] got = new long[1];
         part = win.lockAll()
             .compose(v -> recv(world, 0, 5))
-            .compose(x -> win.get(got, 0, 1, Datatype.LONG, 0, 0))
+            .compose(x -> win.get(Buf.of(got), 0, 1, Datatype.LONG, 0, 0))
             .map(v -> {
               assertEquals(4242, got[0], "rank 0's local store, synced, seen by a get");
               return null;
             })
-            .compose(v -> win.put(new long[] {77}, 0, 1, Datatype.LONG, 0, 1))
+            .compose(v -> win.put(Buf.of(new long[] {77}), 0, 1, Datatype.LONG, 0, 1))
             .compose(v -> win.flush(0))
             .compose(v -> send(world, 1, 0, 6))
             .compose(v -> win.unlockAll());
@@ -568,10 +569,10 @@ class PassiveTargetTest {
       return seq(iterations, i -> win.lock(LockType.EXCLUSIVE, 0)
           .compose(v -> {
             long[] buf = new long[1];
-            return win.get(buf, 0, 1, Datatype.LONG, 0, 0)
-                .compose(x -> win.put(new long[] {buf[0] + 1}, 0, 1, Datatype.LONG, 0, 0));
+            return win.get(Buf.of(buf), 0, 1, Datatype.LONG, 0, 0)
+                .compose(x -> win.put(Buf.of(new long[] {buf[0] + 1}), 0, 1, Datatype.LONG, 0, 0));
           })
-          .compose(v -> win.accumulate(new long[] {r}, 0, 1, Datatype.LONG, 0, 1, Op.SUM))
+          .compose(v -> win.accumulate(Buf.of(new long[] {r}), 0, 1, Datatype.LONG, 0, 1, Op.SUM))
           .compose(v -> win.unlock(0))
           .compose(v -> win.lock(LockType.SHARED, 0))
           .compose(v -> win.fetchAndOp(1, 0, 2, Op.SUM))

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Group;
@@ -46,12 +47,12 @@ class PipelinedCallsTest {
       return Rma.repeat(ROUNDS, r -> {
         long[] value = {1000 + r};
         Future<Void> lock = win.lock(LockType.EXCLUSIVE, 1);
-        Future<Void> put = win.put(value, 0, 1, Datatype.LONG, 1, r % 8);
+        Future<Void> put = win.put(Buf.of(value), 0, 1, Datatype.LONG, 1, r % 8);
         Future<Void> unlock = win.unlock(1);
         return Future.all(lock, put, unlock).compose(v -> {
           assertTrue(put.isComplete(), "unlock completed before the put of its epoch");
           long[] back = new long[1];
-          return win.lock(LockType.SHARED, 1).compose(x -> win.get(back, 0, 1, Datatype.LONG, 1, r % 8))
+          return win.lock(LockType.SHARED, 1).compose(x -> win.get(Buf.of(back), 0, 1, Datatype.LONG, 1, r % 8))
               .compose(x -> win.unlock(1)).map(x -> {
                 assertEquals(1000 + r, back[0], "round " + r + ": the value put in the pipelined epoch");
                 return null;
@@ -74,7 +75,7 @@ class PipelinedCallsTest {
       }
       long[] value = {77};
       Future<Void> lock = win.lock(LockType.SHARED, 1);
-      Future<Void> put = win.put(value, 0, 1, Datatype.LONG, 1, 0);
+      Future<Void> put = win.put(Buf.of(value), 0, 1, Datatype.LONG, 1, 0);
       Future<Void> flush = win.flush(1).map(v -> {
         assertTrue(lock.succeeded(), "flush completed before the lock of its epoch was granted");
         assertTrue(put.isComplete(), "flush completed before the put issued before it");
@@ -103,7 +104,7 @@ class PipelinedCallsTest {
         for (int batch = 0; batch < 4; batch++) {
           List<Future<Void>> puts = new ArrayList<>();
           for (int i = 16 * batch; i < 16 * (batch + 1); i++) {
-            puts.add(win.put(new long[] {i * 3L}, 0, 1, Datatype.LONG, 1, i));
+            puts.add(win.put(Buf.of(new long[] {i * 3L}), 0, 1, Datatype.LONG, 1, i));
           }
           Future<Void> first = win.flush(1);
           Future<Void> second = win.flush(1);
@@ -136,7 +137,7 @@ class PipelinedCallsTest {
             return Future.all(post, waited);
           }
           Future<Void> start = win.start(Group.of(0, 1));
-          Future<Void> put = win.put(new long[] {500 + r}, 0, 1, Datatype.LONG, 1, 2);
+          Future<Void> put = win.put(Buf.of(new long[] {500 + r}), 0, 1, Datatype.LONG, 1, 2);
           Future<Void> complete = win.complete();
           return Future.all(start, put, complete).map(v -> {
             assertTrue(put.isComplete(), "complete finished before the put of its epoch");
@@ -153,7 +154,7 @@ class PipelinedCallsTest {
       int next = (world.rank() + 1) % world.size();
       int prev = (world.rank() + world.size() - 1) % world.size();
       return win.fence(Mode.NOPRECEDE).compose(v -> Rma.repeat(ROUNDS, r -> {
-        Future<Void> put = win.put(new long[] {100L * world.rank() + r}, 0, 1, Datatype.LONG, next, r % 8);
+        Future<Void> put = win.put(Buf.of(new long[] {100L * world.rank() + r}), 0, 1, Datatype.LONG, next, r % 8);
         Future<Void> fence = win.fence();
         return Future.all(put, fence).map(x -> {
           assertEquals(100L * prev + r, readAt(win, world.rank(), 8L * (r % 8)), "round " + r + ": put from " + prev);
@@ -212,8 +213,8 @@ class PipelinedCallsTest {
       List<Future<?>> calls = new ArrayList<>();
       for (int e = 0; e < epochs; e++) {
         calls.add(win.lock(LockType.EXCLUSIVE, 2));
-        calls.add(win.put(new long[] {100L * (world.rank() + 1) + e}, 0, 1, Datatype.LONG, 2, 0));
-        calls.add(win.accumulate(new long[] {1}, 0, 1, Datatype.LONG, 2, 1, Op.SUM));
+        calls.add(win.put(Buf.of(new long[] {100L * (world.rank() + 1) + e}), 0, 1, Datatype.LONG, 2, 0));
+        calls.add(win.accumulate(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, 2, 1, Op.SUM));
         calls.add(win.unlock(2));
       }
       return Future.all(calls).compose(v -> world.barrier()).compose(v -> win.free());
@@ -227,10 +228,10 @@ class PipelinedCallsTest {
     Jobs.run(mode, 2, (world, args) -> Win.allocate(world, 16, 8, Info.NULL).compose(win -> {
       int other = 1 - world.rank();
       return win.lockAll()
-          .compose(v -> win.put(new long[] {5}, 0, 1, Datatype.LONG, other, 0))
+          .compose(v -> win.put(Buf.of(new long[] {5}), 0, 1, Datatype.LONG, other, 0))
           .compose(v -> win.unlockAll())
           .compose(v -> win.fence(Mode.NOPRECEDE))
-          .compose(v -> win.put(new long[] {6}, 0, 1, Datatype.LONG, other, 1))
+          .compose(v -> win.put(Buf.of(new long[] {6}), 0, 1, Datatype.LONG, other, 1))
           .compose(v -> win.fence(Mode.NOSUCCEED))
           .map(v -> {
             assertEquals(5L, readAt(win, world.rank(), 0));
@@ -264,7 +265,7 @@ class PipelinedCallsTest {
                 .compose(v -> world.barrier()).compose(v -> win.free());
           }
           Future<Void> start = win.start(other);
-          Future<Void> put = win.put(new long[] {5}, 0, 1, Datatype.LONG, 1, 0);
+          Future<Void> put = win.put(Buf.of(new long[] {5}), 0, 1, Datatype.LONG, 1, 0);
           Future<Void> complete = win.complete();
           return Future.join(start, put, complete).transform(ar -> {
             for (Future<Void> f : List.of(start, put, complete)) {
@@ -277,7 +278,7 @@ class PipelinedCallsTest {
               return world.barrier();
             });
           }).compose(v -> win.start(other))
-              .compose(v -> win.put(new long[] {7}, 0, 1, Datatype.LONG, 1, 0))
+              .compose(v -> win.put(Buf.of(new long[] {7}), 0, 1, Datatype.LONG, 1, 0))
               .compose(v -> win.complete())
               .compose(v -> world.barrier()).compose(v -> win.free());
         })), 60);

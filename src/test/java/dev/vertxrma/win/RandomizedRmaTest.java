@@ -3,6 +3,7 @@ package dev.vertxrma.win;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Group;
 import dev.vertxrma.Info;
@@ -113,7 +114,7 @@ class RandomizedRmaTest {
         synchronized (rec.accumulated) {
           rec.accumulated[target] += inc;
         }
-        op = () -> calls.add(win.accumulate(new long[] {inc}, 0, 1, Datatype.LONG, target, ACC, 1, Datatype.LONG,
+        op = () -> calls.add(win.accumulate(Buf.of(new long[] {inc}), 0, 1, Datatype.LONG, target, ACC, 1, Datatype.LONG,
             Op.SUM));
       } else if (kind == 2 && !claimed[target]) {
         claimed[target] = true;
@@ -127,12 +128,12 @@ class RandomizedRmaTest {
         }
         boolean passive = sync == Sync.LOCK || sync == Sync.LOCK_ALL;
         op = () -> {
-          calls.add(win.put(new long[] {value}, 0, 1, Datatype.LONG, target, PUTS + me));
+          calls.add(win.put(Buf.of(new long[] {value}), 0, 1, Datatype.LONG, target, PUTS + me));
           if (passive) {
             // flushed, the put is what this origin's get of the same slot reads
             calls.add(win.flush(target));
             long[] back = new long[1];
-            calls.add(win.get(back, 0, 1, Datatype.LONG, target, PUTS + me).map(v -> {
+            calls.add(win.get(Buf.of(back), 0, 1, Datatype.LONG, target, PUTS + me).map(v -> {
               assertEquals(value, back[0], "get after put and flush at rank " + target + ", round " + round);
               return null;
             }));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -63,9 +64,9 @@ class RequestOpsTest {
             List<Future<Void>> reqs = new ArrayList<>();
             for (int t = 0; t < n; t++) {
               out[t] = new long[] {100L * r + t};
-              reqs.add(win.rput(out[t], 0, 1, Datatype.LONG, t, r));
+              reqs.add(win.rput(Buf.of(out[t]), 0, 1, Datatype.LONG, t, r));
             }
-            reqs.add(win.rput(new long[] {1}, 0, 1, Datatype.LONG, Comm.PROC_NULL, 0)); // a no-op request
+            reqs.add(win.rput(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, Comm.PROC_NULL, 0)); // a no-op request
             return Future.all(reqs); // MPI_Waitall
           })
           .compose(v -> {
@@ -80,7 +81,7 @@ class RequestOpsTest {
             List<Future<Void>> reqs = new ArrayList<>();
             for (int t = 0; t < n; t++) {
               in[t] = new long[n];
-              reqs.add(win.rget(in[t], 0, n, Datatype.LONG, t, 0));
+              reqs.add(win.rget(Buf.of(in[t]), 0, n, Datatype.LONG, t, 0));
             }
             // MPI_Waitany: the first request to complete, then the rest
             return Future.any(reqs).compose(first -> {
@@ -133,22 +134,22 @@ class RequestOpsTest {
           .compose(v -> {
             List<Future<Void>> reqs = new ArrayList<>();
             for (int k = 0; k < rounds; k++) {
-              reqs.add(win.raccumulate(new long[] {r + 1, 10L * (r + 1)}, 0, 2, Datatype.LONG, 0, 0, 2,
+              reqs.add(win.raccumulate(Buf.of(new long[] {r + 1, 10L * (r + 1)}), 0, 2, Datatype.LONG, 0, 0, 2,
                   Datatype.LONG, Op.SUM));
-              reqs.add(win.rgetAccumulate(new long[] {1}, 0, 1, Datatype.LONG, fetched, k, 1, Datatype.LONG, last,
+              reqs.add(win.rgetAccumulate(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, Buf.of(fetched), k, 1, Datatype.LONG, last,
                   2, 1, Datatype.LONG, Op.SUM));
             }
-            reqs.add(win.rgetAccumulate(new long[] {100L + r}, 0, 1, Datatype.LONG, max, 0, 1, Datatype.LONG, 1, 3, 1,
+            reqs.add(win.rgetAccumulate(Buf.of(new long[] {100L + r}), 0, 1, Datatype.LONG, Buf.of(max), 0, 1, Datatype.LONG, 1, 3, 1,
                 Datatype.LONG, Op.MAX));
             return Future.all(reqs);
           })
           .compose(v -> win.flushAll())
-          .compose(v -> world.gather(fetched, 0, rounds, Datatype.LONG, allFetched, 0, rounds, Datatype.LONG, 0))
+          .compose(v -> world.gather(Buf.of(fetched), 0, rounds, Datatype.LONG, Buf.of(allFetched), 0, rounds, Datatype.LONG, 0))
           .compose(v -> world.barrier())
           .compose(v -> Future.all(
-              win.rgetAccumulate(null, 0, 0, Datatype.LONG, finalValues, 0, 2, Datatype.LONG, 0, 0, 2, Datatype.LONG,
+              win.rgetAccumulate(null, 0, 0, Datatype.LONG, Buf.of(finalValues), 0, 2, Datatype.LONG, 0, 0, 2, Datatype.LONG,
                   Op.NO_OP),
-              win.rgetAccumulate(null, 0, 0, Datatype.LONG, finalValues, 2, 1, Datatype.LONG, 1, 3, 1, Datatype.LONG,
+              win.rgetAccumulate(null, 0, 0, Datatype.LONG, Buf.of(finalValues), 2, 1, Datatype.LONG, 1, 3, 1, Datatype.LONG,
                   Op.NO_OP)))
           .map(v -> {
             long ranks = (long) n * (n + 1) / 2;
@@ -187,17 +188,17 @@ class RequestOpsTest {
       long[] result = {-6};
       return world.barrier()
           // no epoch at all
-          .compose(v -> expectError(win.rput(new long[] {1}, 0, 1, Datatype.LONG, right, 0), ErrorClass.RMA_SYNC,
+          .compose(v -> expectError(win.rput(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, right, 0), ErrorClass.RMA_SYNC,
               "rput", "rank " + right))
           // inside a fence epoch: request-based operations need a passive-target epoch
           .compose(v -> win.fence(Mode.NOPRECEDE))
-          .compose(v -> expectError(win.rput(new long[] {1}, 0, 1, Datatype.LONG, right, 0), ErrorClass.RMA_SYNC,
+          .compose(v -> expectError(win.rput(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, right, 0), ErrorClass.RMA_SYNC,
               "rput", "rank " + right, "passive"))
-          .compose(v -> expectError(win.rget(getBuf, 0, 2, Datatype.LONG, right, 0), ErrorClass.RMA_SYNC,
+          .compose(v -> expectError(win.rget(Buf.of(getBuf), 0, 2, Datatype.LONG, right, 0), ErrorClass.RMA_SYNC,
               "rget", "rank " + right, "passive"))
-          .compose(v -> expectError(win.raccumulate(new long[] {1}, 0, 1, Datatype.LONG, right, 1, 1, Datatype.LONG,
+          .compose(v -> expectError(win.raccumulate(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, right, 1, 1, Datatype.LONG,
               Op.SUM), ErrorClass.RMA_SYNC, "raccumulate", "rank " + right, "passive"))
-          .compose(v -> expectError(win.rgetAccumulate(new long[] {1}, 0, 1, Datatype.LONG, result, 0, 1,
+          .compose(v -> expectError(win.rgetAccumulate(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, Buf.of(result), 0, 1,
               Datatype.LONG, right, 2, 1, Datatype.LONG, Op.SUM), ErrorClass.RMA_SYNC, "rgetAccumulate",
               "rank " + right, "passive"))
           .compose(v -> win.fence())
@@ -209,7 +210,7 @@ class RequestOpsTest {
           })
           .compose(v -> world.barrier()) // every rank checked before the neighbours write
           // the fence epoch itself still works
-          .compose(v -> win.put(new long[] {5000L + r}, 0, 1, Datatype.LONG, right, 4))
+          .compose(v -> win.put(Buf.of(new long[] {5000L + r}), 0, 1, Datatype.LONG, right, 4))
           .compose(v -> win.fence(Mode.NOSUCCEED))
           .map(v -> {
             assertEquals(5000L + left, win.memory().readLong(4 * 8), "put in the fence epoch");
@@ -220,13 +221,13 @@ class RequestOpsTest {
           // inside a post/start epoch (access to the left neighbour, exposure to the right)
           .compose(v -> win.post(Group.of(r, right)))
           .compose(v -> win.start(Group.of(r, left)))
-          .compose(v -> expectError(win.rput(new long[] {1}, 0, 1, Datatype.LONG, left, 0), ErrorClass.RMA_SYNC,
+          .compose(v -> expectError(win.rput(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, left, 0), ErrorClass.RMA_SYNC,
               "rput", "rank " + left))
           .compose(v -> win.complete())
           .compose(v -> win.waitFor())
           // a lock on one target does not cover another
           .compose(v -> win.lock(LockType.SHARED, right))
-          .compose(v -> expectError(win.rput(new long[] {1}, 0, 1, Datatype.LONG, left, 0), ErrorClass.RMA_SYNC,
+          .compose(v -> expectError(win.rput(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, left, 0), ErrorClass.RMA_SYNC,
               "rput", "rank " + left))
           .compose(v -> win.unlock(right))
           .compose(v -> world.barrier())
@@ -237,7 +238,7 @@ class RequestOpsTest {
           .compose(v -> world.barrier())
           // and the request-based operations work once in a passive epoch
           .compose(v -> win.lockAll())
-          .compose(v -> win.rput(new long[] {7000L + r}, 0, 1, Datatype.LONG, right, 5))
+          .compose(v -> win.rput(Buf.of(new long[] {7000L + r}), 0, 1, Datatype.LONG, right, 5))
           .compose(v -> win.flush(right))
           .compose(v -> world.barrier())
           .compose(v -> win.sync())

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Group;
@@ -106,83 +107,83 @@ class RmaErrorsTest {
         Datatype hugeExtent = Datatype.resized(Datatype.LONG, 0, Long.MAX_VALUE / 2).commit();
         byte[] over = new byte[overBy1];
         List<Case> cases = new ArrayList<>();
-        cases.add(new Case("put just beyond the end", () -> win.put(one, 0, 1, Datatype.LONG, t, beyond),
+        cases.add(new Case("put just beyond the end", () -> win.put(Buf.of(one), 0, 1, Datatype.LONG, t, beyond),
             ErrorClass.RMA_RANGE, "disp=" + beyond, sz, rk));
-        cases.add(new Case("put one byte past the end", () -> win.put(over, 0, 1, bytesOver, t, last),
+        cases.add(new Case("put one byte past the end", () -> win.put(Buf.of(over), 0, 1, bytesOver, t, last),
             ErrorClass.RMA_RANGE, "disp=" + last, sz, rk));
-        cases.add(new Case("get one byte past the end", () -> win.get(over, 0, 1, bytesOver, t, last),
+        cases.add(new Case("get one byte past the end", () -> win.get(Buf.of(over), 0, 1, bytesOver, t, last),
             ErrorClass.RMA_RANGE, "disp=" + last, sz, rk));
-        cases.add(new Case("accumulate one byte past the end", () -> win.accumulate(over, 0, overBy1, Datatype.BYTE, t,
+        cases.add(new Case("accumulate one byte past the end", () -> win.accumulate(Buf.of(over), 0, overBy1, Datatype.BYTE, t,
             last, 1, bytesOver, Op.BXOR), ErrorClass.RMA_RANGE, "disp=" + last, sz, rk));
         if (u == 1) {
-          cases.add(new Case("LONG put one byte past the end", () -> win.put(one, 0, 1, Datatype.LONG, t, tSize - 7),
+          cases.add(new Case("LONG put one byte past the end", () -> win.put(Buf.of(one), 0, 1, Datatype.LONG, t, tSize - 7),
               ErrorClass.RMA_RANGE, "disp=" + (tSize - 7), sz, rk));
         }
-        cases.add(new Case("accumulate at a negative disp", () -> win.accumulate(one, 0, 1, Datatype.LONG, t, -1,
+        cases.add(new Case("accumulate at a negative disp", () -> win.accumulate(Buf.of(one), 0, 1, Datatype.LONG, t, -1,
             Op.SUM), ErrorClass.RMA_RANGE, "disp=-1", sz, rk));
-        cases.add(new Case("getAccumulate at disp Long.MIN_VALUE", () -> win.getAccumulate(one, 0, 1, Datatype.LONG,
-            res, 0, 1, Datatype.LONG, t, Long.MIN_VALUE, 1, Datatype.LONG, Op.SUM), ErrorClass.RMA_RANGE,
+        cases.add(new Case("getAccumulate at disp Long.MIN_VALUE", () -> win.getAccumulate(Buf.of(one), 0, 1, Datatype.LONG,
+            Buf.of(res), 0, 1, Datatype.LONG, t, Long.MIN_VALUE, 1, Datatype.LONG, Op.SUM), ErrorClass.RMA_RANGE,
             "disp=" + Long.MIN_VALUE, sz, rk));
-        cases.add(new Case("put at disp Long.MAX_VALUE", () -> win.put(one, 0, 1, Datatype.LONG, t, Long.MAX_VALUE),
+        cases.add(new Case("put at disp Long.MAX_VALUE", () -> win.put(Buf.of(one), 0, 1, Datatype.LONG, t, Long.MAX_VALUE),
             ErrorClass.RMA_RANGE, "disp=" + Long.MAX_VALUE, sz, rk));
-        cases.add(new Case("put at disp Long.MAX_VALUE / unit", () -> win.put(one, 0, 1, Datatype.LONG, t,
+        cases.add(new Case("put at disp Long.MAX_VALUE / unit", () -> win.put(Buf.of(one), 0, 1, Datatype.LONG, t,
             Long.MAX_VALUE / u), ErrorClass.RMA_RANGE, "disp=" + Long.MAX_VALUE / u, sz, rk));
-        cases.add(new Case("get at disp Long.MAX_VALUE / 2", () -> win.get(res, 0, 1, Datatype.LONG, t,
+        cases.add(new Case("get at disp Long.MAX_VALUE / 2", () -> win.get(Buf.of(res), 0, 1, Datatype.LONG, t,
             Long.MAX_VALUE / 2), ErrorClass.RMA_RANGE, "disp=" + Long.MAX_VALUE / 2, sz, rk));
         cases.add(new Case("fetchAndOp far beyond the end", () -> win.fetchAndOp(1, t, beyond + 1000, Op.SUM),
             ErrorClass.RMA_RANGE, "disp=" + (beyond + 1000), sz, rk));
         cases.add(new Case("compareAndSwap at disp Long.MAX_VALUE / 3", () -> win.compareAndSwap(0, 1, t,
             Long.MAX_VALUE / 3), ErrorClass.RMA_RANGE, "disp=" + Long.MAX_VALUE / 3, sz, rk));
-        cases.add(new Case("put of a huge count", () -> win.put(one, 0, Integer.MAX_VALUE, zeroExtentLong, t, 0,
+        cases.add(new Case("put of a huge count", () -> win.put(Buf.of(one), 0, Integer.MAX_VALUE, zeroExtentLong, t, 0,
             Integer.MAX_VALUE, Datatype.LONG), ErrorClass.RMA_RANGE, "disp=0", sz, rk));
-        cases.add(new Case("get of a huge count", () -> win.get(res, 0, Integer.MAX_VALUE, zeroExtentLong, t, 0,
+        cases.add(new Case("get of a huge count", () -> win.get(Buf.of(res), 0, Integer.MAX_VALUE, zeroExtentLong, t, 0,
             Integer.MAX_VALUE, Datatype.LONG), ErrorClass.RMA_RANGE, "disp=0", sz, rk));
-        cases.add(new Case("accumulate of a huge count", () -> win.accumulate(one, 0, Integer.MAX_VALUE,
+        cases.add(new Case("accumulate of a huge count", () -> win.accumulate(Buf.of(one), 0, Integer.MAX_VALUE,
             zeroExtentLong, t, 0, Integer.MAX_VALUE, Datatype.LONG, Op.SUM), ErrorClass.RMA_RANGE, "disp=0", sz, rk));
-        cases.add(new Case("count x extent overflowing 64 bits", () -> win.put(l3, 0, 3, Datatype.LONG, t, 0, 3,
+        cases.add(new Case("count x extent overflowing 64 bits", () -> win.put(Buf.of(l3), 0, 3, Datatype.LONG, t, 0, 3,
             hugeExtent), ErrorClass.RMA_RANGE, "disp=0", sz, rk));
-        cases.add(new Case("put to rank " + n, () -> win.put(one, 0, 1, Datatype.LONG, n, 0), ErrorClass.RANK,
+        cases.add(new Case("put to rank " + n, () -> win.put(Buf.of(one), 0, 1, Datatype.LONG, n, 0), ErrorClass.RANK,
             "rank " + n));
-        cases.add(new Case("get from rank -5", () -> win.get(res, 0, 1, Datatype.LONG, -5, 0), ErrorClass.RANK,
+        cases.add(new Case("get from rank -5", () -> win.get(Buf.of(res), 0, 1, Datatype.LONG, -5, 0), ErrorClass.RANK,
             "rank -5"));
-        cases.add(new Case("accumulate to rank Integer.MAX_VALUE", () -> win.accumulate(one, 0, 1, Datatype.LONG,
+        cases.add(new Case("accumulate to rank Integer.MAX_VALUE", () -> win.accumulate(Buf.of(one), 0, 1, Datatype.LONG,
             Integer.MAX_VALUE, 0, Op.SUM), ErrorClass.RANK, "rank " + Integer.MAX_VALUE));
         cases.add(new Case("fetchAndOp to rank 99", () -> win.fetchAndOp(1, 99, 0, Op.SUM), ErrorClass.RANK,
             "rank 99"));
-        cases.add(new Case("put with origin count -1", () -> win.put(one, 0, -1, Datatype.LONG, t, 0),
+        cases.add(new Case("put with origin count -1", () -> win.put(Buf.of(one), 0, -1, Datatype.LONG, t, 0),
             ErrorClass.COUNT, "-1"));
-        cases.add(new Case("put with target count -2", () -> win.put(one, 0, 0, Datatype.LONG, t, 0, -2,
+        cases.add(new Case("put with target count -2", () -> win.put(Buf.of(one), 0, 0, Datatype.LONG, t, 0, -2,
             Datatype.LONG), ErrorClass.COUNT, "-2"));
-        cases.add(new Case("get with count -3", () -> win.get(res, 0, -3, Datatype.LONG, t, 0), ErrorClass.COUNT,
+        cases.add(new Case("get with count -3", () -> win.get(Buf.of(res), 0, -3, Datatype.LONG, t, 0), ErrorClass.COUNT,
             "-3"));
-        cases.add(new Case("accumulate with count -4", () -> win.accumulate(one, 0, -4, Datatype.LONG, t, 0, Op.SUM),
+        cases.add(new Case("accumulate with count -4", () -> win.accumulate(Buf.of(one), 0, -4, Datatype.LONG, t, 0, Op.SUM),
             ErrorClass.COUNT, "-4"));
-        cases.add(new Case("getAccumulate with result count -5", () -> win.getAccumulate(one, 0, 1, Datatype.LONG,
-            res, 0, -5, Datatype.LONG, t, 0, 1, Datatype.LONG, Op.SUM), ErrorClass.COUNT, "-5"));
+        cases.add(new Case("getAccumulate with result count -5", () -> win.getAccumulate(Buf.of(one), 0, 1, Datatype.LONG,
+            Buf.of(res), 0, -5, Datatype.LONG, t, 0, 1, Datatype.LONG, Op.SUM), ErrorClass.COUNT, "-5"));
 
         Datatype reachesBack = Datatype.hindexed(new int[] {1, 1}, new long[] {-8, 0}, Datatype.LONG).commit();
-        cases.add(new Case("derived type reaching 8 bytes before the window", () -> win.put(new long[] {1, 2}, 0, 2,
+        cases.add(new Case("derived type reaching 8 bytes before the window", () -> win.put(Buf.of(new long[] {1, 2}), 0, 2,
             Datatype.LONG, t, 0, 1, reachesBack), ErrorClass.RMA_RANGE, "disp=0", sz, rk));
-        cases.add(new Case("get into a buffer too small", () -> win.get(new long[1], 0, 2, Datatype.LONG, t, 0),
+        cases.add(new Case("get into a buffer too small", () -> win.get(Buf.of(new long[1]), 0, 2, Datatype.LONG, t, 0),
             ErrorClass.BUFFER, "2"));
-        cases.add(new Case("put from an offset past the buffer", () -> win.put(one, 3, 1, Datatype.LONG, t, 0),
+        cases.add(new Case("put from an offset past the buffer", () -> win.put(Buf.of(one), 3, 1, Datatype.LONG, t, 0),
             ErrorClass.BUFFER, "3"));
         cases.add(new Case("put from a null buffer", () -> win.put(null, 0, 1, Datatype.LONG, t, 0),
             ErrorClass.BUFFER));
-        cases.add(new Case("getAccumulate into a result buffer too small", () -> win.getAccumulate(l3, 0, 3,
-            Datatype.LONG, new long[2], 0, 3, Datatype.LONG, t, 0, 3, Datatype.LONG, Op.SUM), ErrorClass.BUFFER));
-        cases.add(new Case("accumulate with a null op", () -> win.accumulate(one, 0, 1, Datatype.LONG, t, 0, null),
+        cases.add(new Case("getAccumulate into a result buffer too small", () -> win.getAccumulate(Buf.of(l3), 0, 3,
+            Datatype.LONG, Buf.of(new long[2]), 0, 3, Datatype.LONG, t, 0, 3, Datatype.LONG, Op.SUM), ErrorClass.BUFFER));
+        cases.add(new Case("accumulate with a null op", () -> win.accumulate(Buf.of(one), 0, 1, Datatype.LONG, t, 0, null),
             ErrorClass.OP));
         byte[][] snapshot = new byte[1][];
         byte[] fit = pattern(100 + r, overBy1 - 1);
         Future<Void> chain = Future.succeededFuture();
         // outside any epoch: RMA_SYNC, nothing sent
         chain = chain
-            .compose(v -> expectFailure("put before the first fence", win.put(one, 0, 1, Datatype.LONG, t, 0),
+            .compose(v -> expectFailure("put before the first fence", win.put(Buf.of(one), 0, 1, Datatype.LONG, t, 0),
                 ErrorClass.RMA_SYNC, "to rank " + t, "outside an access epoch"))
-            .compose(v -> expectFailure("get before the first fence", win.get(res, 0, 1, Datatype.LONG, t, 0),
+            .compose(v -> expectFailure("get before the first fence", win.get(Buf.of(res), 0, 1, Datatype.LONG, t, 0),
                 ErrorClass.RMA_SYNC, "to rank " + t))
-            .compose(v -> expectFailure("accumulate before the first fence", win.accumulate(one, 0, 1, Datatype.LONG,
+            .compose(v -> expectFailure("accumulate before the first fence", win.accumulate(Buf.of(one), 0, 1, Datatype.LONG,
                 t, 0, Op.SUM), ErrorClass.RMA_SYNC, "to rank " + t))
             .compose(v -> expectFailure("fetchAndOp before the first fence", win.fetchAndOp(1, t, 0, Op.SUM),
                 ErrorClass.RMA_SYNC, "to rank " + t))
@@ -197,12 +198,12 @@ class RmaErrorsTest {
           chain = chain
               .compose(v -> expectFailure(c.what + " (rank " + r + " -> rank " + t + ", unit " + u + ")", c.call,
                   c.cls, c.parts))
-              .compose(v -> win.accumulate(one, 0, 1, Datatype.LONG, t, 0, Op.SUM));
+              .compose(v -> win.accumulate(Buf.of(one), 0, 1, Datatype.LONG, t, 0, Op.SUM));
         }
         // the origin that targets this rank ran the same list, with the unit-1-only case iff this rank's unit is 1
         int errors = cases.size() - (u == 1 ? 1 : 0) + (UNITS[r] == 1 ? 1 : 0);
         return chain
-            .compose(v -> win.put(fit, 0, 1, bytesFit, t, last))
+            .compose(v -> win.put(Buf.of(fit), 0, 1, bytesFit, t, last))
             .compose(v -> syncAllowing(win.fence(), ErrorClass.RMA_RANGE, ErrorClass.RANK, ErrorClass.COUNT,
                 ErrorClass.BUFFER, ErrorClass.OP))
             .map(v -> {
@@ -220,7 +221,7 @@ class RmaErrorsTest {
               return null;
             })
             .compose(v -> win.fence(Mode.NOSUCCEED))
-            .compose(v -> expectFailure("put after fence(NOSUCCEED)", win.put(one, 0, 1, Datatype.LONG, t, 0),
+            .compose(v -> expectFailure("put after fence(NOSUCCEED)", win.put(Buf.of(one), 0, 1, Datatype.LONG, t, 0),
                 ErrorClass.RMA_SYNC, "outside an access epoch"))
             .compose(v -> win.free());
       });
@@ -246,11 +247,11 @@ class RmaErrorsTest {
             .compose(v -> expectFailure("waitFor without post", win.waitFor(), ErrorClass.RMA_SYNC,
                 "waitFor at rank " + r, "without a matching post"))
             .compose(v -> expectFailure("test without post", win.test(), ErrorClass.RMA_SYNC, "rank " + r))
-            .compose(v -> expectFailure("put outside any epoch", win.put(v1, 0, 1, Datatype.LONG, right, 1),
+            .compose(v -> expectFailure("put outside any epoch", win.put(Buf.of(v1), 0, 1, Datatype.LONG, right, 1),
                 ErrorClass.RMA_SYNC, "to rank " + right))
             // fence(NOPRECEDE) closing an epoch that has operations: rejected everywhere, a plain fence then works
             .compose(v -> win.fence())
-            .compose(v -> win.put(v1, 0, 1, Datatype.LONG, right, 1))
+            .compose(v -> win.put(Buf.of(v1), 0, 1, Datatype.LONG, right, 1))
             .compose(v -> expectFailure("fence(NOPRECEDE) after a put", win.fence(Mode.NOPRECEDE),
                 ErrorClass.RMA_SYNC, "NOPRECEDE", "rank " + r))
             .compose(v -> win.fence())
@@ -261,7 +262,7 @@ class RmaErrorsTest {
               return null;
             })
             .compose(v -> win.fence(Mode.NOSUCCEED))
-            .compose(v -> expectFailure("put after fence(NOSUCCEED)", win.put(v1, 0, 1, Datatype.LONG, right, 3),
+            .compose(v -> expectFailure("put after fence(NOSUCCEED)", win.put(Buf.of(v1), 0, 1, Datatype.LONG, right, 3),
                 ErrorClass.RMA_SYNC, "outside an access epoch"))
             .compose(v -> {
               snapshot[0] = read(win.memory(), 0, 64);
@@ -289,12 +290,12 @@ class RmaErrorsTest {
                 Future<Void> started = win.start(g0);
                 return expectFailure("nested start", win.start(g0), ErrorClass.RMA_SYNC, "start at rank 1",
                     "access epoch")
-                    .compose(x -> expectFailure("put to a rank outside the start group", win.put(v1, 0, 1,
+                    .compose(x -> expectFailure("put to a rank outside the start group", win.put(Buf.of(v1), 0, 1,
                         Datatype.LONG, 2, 2), ErrorClass.RMA_SYNC, "rank 2", "not in the start group"))
                     .compose(x -> expectFailure("fence inside an access epoch", win.fence(), ErrorClass.RMA_SYNC,
                         "fence at rank 1"))
                     .compose(x -> started)
-                    .compose(x -> win.put(new long[] {4242}, 0, 1, Datatype.LONG, 0, 2))
+                    .compose(x -> win.put(Buf.of(new long[] {4242}), 0, 1, Datatype.LONG, 0, 2))
                     .compose(x -> win.complete())
                     .compose(x -> expectFailure("complete twice", win.complete(), ErrorClass.RMA_SYNC,
                         "without a matching start"));
@@ -309,11 +310,11 @@ class RmaErrorsTest {
               return null;
             })
             .compose(v -> win.free())
-            .compose(v -> expectFailure("put after free", win.put(v1, 0, 1, Datatype.LONG, right, 0), ErrorClass.WIN,
+            .compose(v -> expectFailure("put after free", win.put(Buf.of(v1), 0, 1, Datatype.LONG, right, 0), ErrorClass.WIN,
                 "after free"))
-            .compose(v -> expectFailure("get after free", win.get(new long[1], 0, 1, Datatype.LONG, right, 0),
+            .compose(v -> expectFailure("get after free", win.get(Buf.of(new long[1]), 0, 1, Datatype.LONG, right, 0),
                 ErrorClass.WIN, "after free"))
-            .compose(v -> expectFailure("accumulate after free", win.accumulate(v1, 0, 1, Datatype.LONG, right, 0,
+            .compose(v -> expectFailure("accumulate after free", win.accumulate(Buf.of(v1), 0, 1, Datatype.LONG, right, 0,
                 Op.SUM), ErrorClass.WIN))
             .compose(v -> expectFailure("fetchAndOp after free", win.fetchAndOp(1, right, 0, Op.SUM), ErrorClass.WIN))
             .compose(v -> expectFailure("compareAndSwap after free", win.compareAndSwap(1, 2, right, 0),
@@ -332,7 +333,7 @@ class RmaErrorsTest {
             // the library still works: a new window
             .compose(v -> Win.allocate(world, 16, 8, Info.NULL))
             .compose(w2 -> w2.fence()
-                .compose(v -> w2.put(v1, 0, 1, Datatype.LONG, right, 1))
+                .compose(v -> w2.put(Buf.of(v1), 0, 1, Datatype.LONG, right, 1))
                 .compose(v -> w2.fence(Mode.NOSUCCEED))
                 .map(v -> {
                   assertEquals(1000 + left, w2.memory().readLong(8));
@@ -360,13 +361,13 @@ class RmaErrorsTest {
         long[] got = {-9};
         return win.start(g0, Mode.NOCHECK)
             .compose(v -> {
-              Future<Void> put = win.put(new long[] {77}, 0, 1, Datatype.LONG, 0, 1);
+              Future<Void> put = win.put(Buf.of(new long[] {77}), 0, 1, Datatype.LONG, 0, 1);
               // same JVM: the put's future waits for the target, so it carries the rejection
               Future<Void> putChecked = mode == Jobs.Mode.EMBEDDED
                   ? expectFailure("put into an unposted window (same JVM)", put, ErrorClass.RMA_SYNC, "rank 1",
                       "rank 0", "not posted")
                   : put;
-              Future<Void> getChecked = expectFailure("get from an unposted window", win.get(got, 0, 1,
+              Future<Void> getChecked = expectFailure("get from an unposted window", win.get(Buf.of(got), 0, 1,
                   Datatype.LONG, 0, 2), ErrorClass.RMA_SYNC, "rank 1", "rank 0", "not posted");
               return Future.all(putChecked, getChecked);
             })
@@ -378,7 +379,7 @@ class RmaErrorsTest {
             })
             .compose(v -> token(world, 0))
             .compose(v -> win.start(g0))
-            .compose(v -> win.put(new long[] {88}, 0, 1, Datatype.LONG, 0, 3))
+            .compose(v -> win.put(Buf.of(new long[] {88}), 0, 1, Datatype.LONG, 0, 3))
             .compose(v -> win.complete())
             .compose(v -> world.barrier())
             .compose(v -> win.free());
@@ -404,11 +405,11 @@ class RmaErrorsTest {
 
   static Future<Void> token(dev.vertxrma.Comm world, int dest) {
     // tokens and RMA frames from one rank to another travel in order (same transport)
-    return world.send(new int[] {1}, 0, 1, Datatype.INT, dest, 91);
+    return world.send(Buf.of(new int[] {1}), 0, 1, Datatype.INT, dest, 91);
   }
 
   static Future<Void> awaitToken(dev.vertxrma.Comm world, int source) {
-    return world.recv(new int[1], 0, 1, Datatype.INT, source, 91).mapEmpty();
+    return world.recv(Buf.of(new int[1]), 0, 1, Datatype.INT, source, 91).mapEmpty();
   }
 
   @ParameterizedTest
@@ -452,7 +453,7 @@ class RmaErrorsTest {
           .compose(v -> awaitToken(world, 0))
           .compose(v -> win.fence(Mode.NOPRECEDE))
           .compose(v -> {
-            Future<Void> put = win.put(new long[] {77}, 0, 1, Datatype.LONG, 0, 1);
+            Future<Void> put = win.put(Buf.of(new long[] {77}), 0, 1, Datatype.LONG, 0, 1);
             return mode == Jobs.Mode.EMBEDDED ? expectFailure("round 1 put (same JVM)", put, ErrorClass.RMA_SYNC,
                 "rank 1", "rank 0", "NOSUCCEED") : put;
           })
@@ -461,7 +462,7 @@ class RmaErrorsTest {
           // round 2
           .compose(v -> win.fence(Mode.NOPRECEDE))
           .compose(v -> {
-            Future<Void> put = win.put(new long[] {88}, 0, 1, Datatype.LONG, 0, 2);
+            Future<Void> put = win.put(Buf.of(new long[] {88}), 0, 1, Datatype.LONG, 0, 2);
             return token(world, 0).compose(x -> mode == Jobs.Mode.EMBEDDED ? expectFailure("round 2 put (same JVM)",
                 put, ErrorClass.RMA_SYNC, "rank 1", "rank 0") : put);
           })
@@ -484,12 +485,12 @@ class RmaErrorsTest {
       return win.fence()
           .compose(v -> expectFailure("start with rank 5 in its group", win.start(Group.of(r, other, 5)),
               ErrorClass.RANK, "rank 5"))
-          .compose(v -> win.put(new long[] {40 + r}, 0, 1, Datatype.LONG, other, 1).recover(e -> Future.failedFuture(
+          .compose(v -> win.put(Buf.of(new long[] {40 + r}), 0, 1, Datatype.LONG, other, 1).recover(e -> Future.failedFuture(
               new AssertionError("rank " + r + ": a put in the fence epoch failed after a start() rejected with "
                   + "RANK: " + e.getMessage(), e))))
           .compose(v -> expectFailure("post with rank 9 in its group", win.post(Group.of(r, other, 9)),
               ErrorClass.RANK, "rank 9"))
-          .compose(v -> win.accumulate(new long[] {50 + r}, 0, 1, Datatype.LONG, other, 2, Op.SUM).recover(e ->
+          .compose(v -> win.accumulate(Buf.of(new long[] {50 + r}), 0, 1, Datatype.LONG, other, 2, Op.SUM).recover(e ->
               Future.failedFuture(new AssertionError("rank " + r + ": an accumulate in the fence epoch failed after a "
                   + "post() rejected with RANK: " + e.getMessage(), e))))
           .compose(v -> win.fence(Mode.NOSUCCEED))
@@ -579,7 +580,7 @@ class RmaErrorsTest {
           // after all that, a correct window works
           .compose(v -> Win.allocate(world, 16, 8, Info.NULL))
           .compose(w -> w.fence()
-              .compose(x -> w.put(new long[] {7 + r}, 0, 1, Datatype.LONG, 1 - r, 1))
+              .compose(x -> w.put(Buf.of(new long[] {7 + r}), 0, 1, Datatype.LONG, 1 - r, 1))
               .compose(x -> w.fence(Mode.NOSUCCEED))
               .map(x -> {
                 assertEquals(7L + 1 - r, w.memory().readLong(8));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -18,6 +19,7 @@ import dev.vertxrma.Rma;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
 import dev.vertxrma.impl.memory.WindowMemory;
+import dev.vertxrma.testing.AnyBuf;
 import dev.vertxrma.testing.Jobs;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -545,8 +547,8 @@ class RmaOpsTest {
             Object y = op == Op.NO_OP ? null : typed(t, originData(tr, op, t, 2), false);
             Object res = typed(t, sentinel(t), true);
             results[k] = new Object[] {res};
-            Future<Void> acc = win.accumulate(x, t.offset(), N, t.dt, tr, base, op);
-            Future<Void> gacc = win.getAccumulate(y, t.offset(), N, t.dt, res, t.offset(), N, t.dt, tr, base, N, t.dt,
+            Future<Void> acc = win.accumulate(AnyBuf.of(x), t.offset(), N, t.dt, tr, base, op);
+            Future<Void> gacc = win.getAccumulate(AnyBuf.of(y), t.offset(), N, t.dt, AnyBuf.of(res), t.offset(), N, t.dt, tr, base, N, t.dt,
                 op);
             if (valid(op, t)) {
               ops.add(acc);
@@ -555,7 +557,7 @@ class RmaOpsTest {
               String what = op + " on " + t;
               ops.add(expectFailure("accumulate " + what, acc, ErrorClass.OP, op.mpiName(), t.dt.name()));
               ops.add(expectFailure("getAccumulate " + what, gacc, ErrorClass.OP, op.mpiName(), t.dt.name()));
-              ops.add(expectFailure("fetchAndOp " + what, win.fetchAndOp(x, t.offset(), res, t.offset(), t.dt, tr, base,
+              ops.add(expectFailure("fetchAndOp " + what, win.fetchAndOp(AnyBuf.of(x), t.offset(), AnyBuf.of(res), t.offset(), t.dt, tr, base,
                   op), ErrorClass.OP, op.mpiName(), t.dt.name()));
             }
           }
@@ -564,7 +566,7 @@ class RmaOpsTest {
           return nextTask.future();
         }).compose(x -> {
           for (T t : TYPES) {
-            ops.add(win.put(typed(t, originData(tr, null, t, 3), false), t.offset(), N, t.dt, tr,
+            ops.add(win.put(AnyBuf.of(typed(t, originData(tr, null, t, 3), false)), t.offset(), N, t.dt, tr,
                 PUT_BASE + t.ordinal() * SLOT));
           }
           return all(ops);
@@ -594,7 +596,7 @@ class RmaOpsTest {
             for (T t : TYPES) {
               Object buf = typed(t, sentinel(t), true);
               gets[t.ordinal()] = buf;
-              g.add(win.get(buf, t.offset(), N, t.dt, tr, PUT_BASE + t.ordinal() * SLOT));
+              g.add(win.get(AnyBuf.of(buf), t.offset(), N, t.dt, tr, PUT_BASE + t.ordinal() * SLOT));
             }
             return all(g).map(x -> {
               for (T t : TYPES) {
@@ -748,14 +750,14 @@ class RmaOpsTest {
       Object result = typed(t, pad(new byte[t.extent], t), true);
       String what = "fetchAndOp " + op + " on " + t;
       chain = chain
-          .compose(v -> win.fetchAndOp(origin, 1, result, 1, t.dt, tr, disp, op))
+          .compose(v -> win.fetchAndOp(AnyBuf.of(origin), 1, AnyBuf.of(result), 1, t.dt, tr, disp, op))
           .map(v -> {
             assertBytes(init, Arrays.copyOfRange(bytesOf(result), t.extent, 2 * t.extent), what + " result");
             return null;
           });
       if (t.cls == Cls.FLT) {
-        chain = chain.compose(v -> expectFailure("compareAndSwap on " + t, win.compareAndSwap(origin, 1, origin, 1,
-            result, 1, t.dt, tr, disp), ErrorClass.TYPE, t.dt.name()));
+        chain = chain.compose(v -> expectFailure("compareAndSwap on " + t, win.compareAndSwap(AnyBuf.of(origin), 1, AnyBuf.of(origin), 1,
+            AnyBuf.of(result), 1, t.dt, tr, disp), ErrorClass.TYPE, t.dt.name()));
         continue;
       }
       byte[] casValue = elem(t, GENERAL[i][4]);
@@ -766,7 +768,7 @@ class RmaOpsTest {
       Object casResult = typed(t, pad(new byte[t.extent], t), true);
       Object casResult2 = typed(t, pad(new byte[t.extent], t), true);
       chain = chain
-          .compose(v -> win.compareAndSwap(casOrigin, 1, compare, 1, casResult, 1, t.dt, tr, disp))
+          .compose(v -> win.compareAndSwap(AnyBuf.of(casOrigin), 1, AnyBuf.of(compare), 1, AnyBuf.of(casResult), 1, t.dt, tr, disp))
           .map(v -> {
             assertBytes(afterOp, Arrays.copyOfRange(bytesOf(casResult), t.extent, 2 * t.extent),
                 "compareAndSwap (matching) on " + t + " result");
@@ -775,7 +777,7 @@ class RmaOpsTest {
       if (t != T.BOOLEAN) {
         Object wrong = typed(t, pad(wrongBytes, t), false);
         chain = chain
-            .compose(v -> win.compareAndSwap(wrong, 1, wrong, 1, casResult2, 1, t.dt, tr, disp))
+            .compose(v -> win.compareAndSwap(AnyBuf.of(wrong), 1, AnyBuf.of(wrong), 1, AnyBuf.of(casResult2), 1, t.dt, tr, disp))
             .map(v -> {
               assertBytes(casValue, Arrays.copyOfRange(bytesOf(casResult2), t.extent, 2 * t.extent),
                   "compareAndSwap (not matching) on " + t + " result");
@@ -785,7 +787,7 @@ class RmaOpsTest {
         // BOOLEAN: compare false against the true target: no swap (origin false would have changed it)
         boolean[] no = {false, false};
         chain = chain
-            .compose(v -> win.compareAndSwap(no, 1, no, 1, casResult2, 1, t.dt, tr, disp))
+            .compose(v -> win.compareAndSwap(AnyBuf.of(no), 1, AnyBuf.of(no), 1, AnyBuf.of(casResult2), 1, t.dt, tr, disp))
             .map(v -> {
               assertBytes(casValue, Arrays.copyOfRange(bytesOf(casResult2), t.extent, 2 * t.extent),
                   "compareAndSwap (not matching) on BOOLEAN result");
@@ -801,19 +803,19 @@ class RmaOpsTest {
     Datatype derived = Datatype.contiguous(1, Datatype.INT).commit();
     int[] i1 = {1};
     return chain
-        .compose(v -> expectFailure("CAS on DOUBLE", win.compareAndSwap(d, 0, d, 0, new double[1], 0, Datatype.DOUBLE,
+        .compose(v -> expectFailure("CAS on DOUBLE", win.compareAndSwap(Buf.of(d), 0, Buf.of(d), 0, Buf.of(new double[1]), 0, Datatype.DOUBLE,
             tr, disp), ErrorClass.TYPE, "DOUBLE"))
-        .compose(v -> expectFailure("CAS on INT_INT", win.compareAndSwap(pair, 0, pair, 0, new byte[16], 0,
+        .compose(v -> expectFailure("CAS on INT_INT", win.compareAndSwap(Buf.of(pair), 0, Buf.of(pair), 0, Buf.of(new byte[16]), 0,
             Datatype.INT_INT, tr, disp), ErrorClass.TYPE, "INT_INT"))
-        .compose(v -> expectFailure("CAS on a derived type", win.compareAndSwap(i1, 0, i1, 0, new int[1], 0, derived,
+        .compose(v -> expectFailure("CAS on a derived type", win.compareAndSwap(Buf.of(i1), 0, Buf.of(i1), 0, Buf.of(new int[1]), 0, derived,
             tr, disp), ErrorClass.TYPE))
-        .compose(v -> expectFailure("fetchAndOp BAND on DOUBLE", win.fetchAndOp(d, 0, new double[1], 0,
+        .compose(v -> expectFailure("fetchAndOp BAND on DOUBLE", win.fetchAndOp(Buf.of(d), 0, Buf.of(new double[1]), 0,
             Datatype.DOUBLE, tr, disp, Op.BAND), ErrorClass.OP, "MPI_BAND", "DOUBLE"))
-        .compose(v -> expectFailure("fetchAndOp SUM on BOOLEAN", win.fetchAndOp(new boolean[1], 0, new boolean[1], 0,
+        .compose(v -> expectFailure("fetchAndOp SUM on BOOLEAN", win.fetchAndOp(Buf.of(new boolean[1]), 0, Buf.of(new boolean[1]), 0,
             Datatype.BOOLEAN, tr, disp, Op.SUM), ErrorClass.OP, "MPI_SUM", "BOOLEAN"))
-        .compose(v -> expectFailure("fetchAndOp MAXLOC on LONG", win.fetchAndOp(l, 0, new long[1], 0,
+        .compose(v -> expectFailure("fetchAndOp MAXLOC on LONG", win.fetchAndOp(Buf.of(l), 0, Buf.of(new long[1]), 0,
             Datatype.LONG, tr, disp, Op.MAXLOC), ErrorClass.OP, "MPI_MAXLOC", "LONG"))
-        .compose(v -> expectFailure("fetchAndOp on a derived type", win.fetchAndOp(i1, 0, new int[1], 0, derived, tr,
+        .compose(v -> expectFailure("fetchAndOp on a derived type", win.fetchAndOp(Buf.of(i1), 0, Buf.of(new int[1]), 0, derived, tr,
             disp, Op.SUM), ErrorClass.TYPE))
         // the long at byte 0 is still 1234 (checked after the fence); NO_OP ignores a null origin
         .compose(v -> win.fetchAndOp(0, tr, 0, Op.NO_OP)).map(old -> {
@@ -822,7 +824,7 @@ class RmaOpsTest {
         })
         .compose(v -> {
           long[] out = {-1};
-          return win.fetchAndOp(null, 0, out, 0, Datatype.LONG, tr, 0, Op.NO_OP).map(x -> {
+          return win.fetchAndOp(null, 0, Buf.of(out), 0, Datatype.LONG, tr, 0, Op.NO_OP).map(x -> {
             assertEquals(1234L, out[0], "fetchAndOp NO_OP with a null origin");
             return null;
           });
@@ -870,24 +872,24 @@ class RmaOpsTest {
           for (int t = 0; t < n; t++) {
             if (sizes[t] == 0) {
               // nothing fits a size-0 window, but an empty access does
-              ops.add(win.put(new long[] {1}, 0, 0, Datatype.LONG, t, 0));
-              ops.add(win.get(new long[1], 0, 0, Datatype.LONG, t, 0));
-              ops.add(expectFailure("put into the size-0 window", win.put(new long[] {1}, 0, 1, Datatype.LONG, t, 0),
+              ops.add(win.put(Buf.of(new long[] {1}), 0, 0, Datatype.LONG, t, 0));
+              ops.add(win.get(Buf.of(new long[1]), 0, 0, Datatype.LONG, t, 0));
+              ops.add(expectFailure("put into the size-0 window", win.put(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, t, 0),
                   ErrorClass.RMA_RANGE, "window size 0", "rank " + t));
               continue;
             }
             long byteAt = sizes[t] - 8L * (r + 1);
-            ops.add(win.put(new long[] {1000L * r + t}, 0, 1, Datatype.LONG, t, byteAt / units[t]));
-            ops.add(win.accumulate(new long[] {r + 1}, 0, 1, Datatype.LONG, t, 0, Op.SUM));
+            ops.add(win.put(Buf.of(new long[] {1000L * r + t}), 0, 1, Datatype.LONG, t, byteAt / units[t]));
+            ops.add(win.accumulate(Buf.of(new long[] {r + 1}), 0, 1, Datatype.LONG, t, 0, Op.SUM));
           }
           // PROC_NULL: every operation is a no-op that succeeds and leaves every buffer alone
-          ops.add(win.put(new long[] {-1}, 0, 1, Datatype.LONG, Comm.PROC_NULL, 0));
-          ops.add(win.get(procNullResult, 0, 8, Datatype.BYTE, Comm.PROC_NULL, 0));
-          ops.add(win.accumulate(new long[] {-1}, 0, 1, Datatype.LONG, Comm.PROC_NULL, 0, Op.SUM));
-          ops.add(win.getAccumulate(new long[] {-1}, 0, 1, Datatype.LONG, procNullResult, 0, 1, Datatype.LONG,
+          ops.add(win.put(Buf.of(new long[] {-1}), 0, 1, Datatype.LONG, Comm.PROC_NULL, 0));
+          ops.add(win.get(Buf.of(procNullResult), 0, 8, Datatype.BYTE, Comm.PROC_NULL, 0));
+          ops.add(win.accumulate(Buf.of(new long[] {-1}), 0, 1, Datatype.LONG, Comm.PROC_NULL, 0, Op.SUM));
+          ops.add(win.getAccumulate(Buf.of(new long[] {-1}), 0, 1, Datatype.LONG, Buf.of(procNullResult), 0, 1, Datatype.LONG,
               Comm.PROC_NULL, 0, 1, Datatype.LONG, Op.SUM));
-          ops.add(win.fetchAndOp(new long[] {-1}, 0, procNullResult, 0, Datatype.LONG, Comm.PROC_NULL, 0, Op.SUM));
-          ops.add(win.compareAndSwap(new long[] {-1}, 0, new long[] {0}, 0, procNullResult, 0, Datatype.LONG,
+          ops.add(win.fetchAndOp(Buf.of(new long[] {-1}), 0, Buf.of(procNullResult), 0, Datatype.LONG, Comm.PROC_NULL, 0, Op.SUM));
+          ops.add(win.compareAndSwap(Buf.of(new long[] {-1}), 0, Buf.of(new long[] {0}), 0, Buf.of(procNullResult), 0, Datatype.LONG,
               Comm.PROC_NULL, 0));
           ops.add(win.fetchAndOp(-1, Comm.PROC_NULL, 0, Op.SUM));
           ops.add(win.compareAndSwap(0, -1, Comm.PROC_NULL, 0));
@@ -907,7 +909,7 @@ class RmaOpsTest {
           List<Future<?>> gets = new ArrayList<>();
           for (int t = 0; t < n; t++) {
             if (sizes[t] > 0) {
-              gets.add(win.get(got[t], 0, 1, Datatype.LONG, t, (sizes[t] - 8L * (r + 1)) / units[t]));
+              gets.add(win.get(Buf.of(got[t]), 0, 1, Datatype.LONG, t, (sizes[t] - 8L * (r + 1)) / units[t]));
             }
           }
           return all(gets);
@@ -937,9 +939,9 @@ class RmaOpsTest {
       }
       long[] back = new long[longs];
       return win.fence()
-          .compose(v -> win.put(data, 0, longs, Datatype.LONG, other, 1))
+          .compose(v -> win.put(Buf.of(data), 0, longs, Datatype.LONG, other, 1))
           .compose(v -> win.fence())
-          .compose(v -> win.get(back, 0, longs, Datatype.LONG, other, 1))
+          .compose(v -> win.get(Buf.of(back), 0, longs, Datatype.LONG, other, 1))
           .compose(v -> win.fence(Mode.NOSUCCEED))
           .map(v -> {
             BytesStore<?, ?> mem = win.memory();
@@ -1016,9 +1018,9 @@ class RmaOpsTest {
           data[i] = (byte) (100 + r * 10 + i);
         }
         return win.fence()
-            .compose(v -> win.get(pre, 0, sizes[right], Datatype.BYTE, right, 0))
+            .compose(v -> win.get(Buf.of(pre), 0, sizes[right], Datatype.BYTE, right, 0))
             .compose(v -> win.fence())
-            .compose(v -> win.put(data, 0, data.length, Datatype.BYTE, right, 2))
+            .compose(v -> win.put(Buf.of(data), 0, data.length, Datatype.BYTE, right, 2))
             .compose(v -> win.fence(Mode.NOSUCCEED))
             .map(v -> {
               for (int i = 0; i < sizes[right]; i++) {
@@ -1064,7 +1066,7 @@ class RmaOpsTest {
             assertEquals(24, w2.size());
             int r = world.rank();
             return w2.fence()
-                .compose(v -> w2.put(new long[] {0x1122334455667788L + r}, 0, 1, Datatype.LONG, 1 - r, 8))
+                .compose(v -> w2.put(Buf.of(new long[] {0x1122334455667788L + r}), 0, 1, Datatype.LONG, 1 - r, 8))
                 .compose(v -> w2.fence(Mode.NOSUCCEED))
                 .map(v -> {
                   assertEquals(0x1122334455667788L + (1 - r), heap.readLong(8));

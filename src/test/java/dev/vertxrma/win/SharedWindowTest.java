@@ -3,6 +3,7 @@ package dev.vertxrma.win;
 import static dev.vertxrma.testing.RmaAssertions.expectError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Info;
@@ -126,8 +127,8 @@ class SharedWindowTest {
                 segs.addAll(list);
                 return win.lockAll();
               })
-              .compose(v -> win.put(new long[] {500L + r}, 0, 1, Datatype.LONG, right, 0))
-              .compose(v -> win.accumulate(new long[] {r + 1}, 0, 1, Datatype.LONG, 0, 1, Op.SUM))
+              .compose(v -> win.put(Buf.of(new long[] {500L + r}), 0, 1, Datatype.LONG, right, 0))
+              .compose(v -> win.accumulate(Buf.of(new long[] {r + 1}), 0, 1, Datatype.LONG, 0, 1, Op.SUM))
               .compose(v -> win.flushAll())
               .compose(v -> syncBarrierSync(win))
               .map(v -> {
@@ -144,7 +145,7 @@ class SharedWindowTest {
                 return null;
               })
               .compose(v -> syncBarrierSync(win))
-              .compose(v -> win.get(got, 0, 1, Datatype.LONG, (r + 2) % n, (r + 2) % n + 1))
+              .compose(v -> win.get(Buf.of(got), 0, 1, Datatype.LONG, (r + 2) % n, (r + 2) % n + 1))
               .compose(v -> win.fetchAndOp(0, right, 0, Op.NO_OP))
               .map(old -> {
                 assertEquals(7000L + (r + 1) % n, got[0], "stored directly by rank " + (r + 1) % n + ", read by get");
@@ -155,8 +156,8 @@ class SharedWindowTest {
               .compose(v -> world.barrier())
               // an exclusive-lock read-modify-write through RMA, checked through the segment
               .compose(v -> win.lock(LockType.EXCLUSIVE, 0))
-              .compose(v -> win.get(got, 1, 1, Datatype.LONG, 0, 0))
-              .compose(v -> win.put(new long[] {got[1] + 1}, 0, 1, Datatype.LONG, 0, 0))
+              .compose(v -> win.get(Buf.of(got), 1, 1, Datatype.LONG, 0, 0))
+              .compose(v -> win.put(Buf.of(new long[] {got[1] + 1}), 0, 1, Datatype.LONG, 0, 0))
               .compose(v -> win.unlock(0))
               .compose(v -> world.barrier())
               .compose(v -> win.lock(LockType.SHARED, r))
@@ -191,13 +192,13 @@ class SharedWindowTest {
               })
               .compose(v -> win.lockAll())
               // RMA into the empty segment is out of range and changes nothing
-              .compose(v -> expectError(win.put(new long[] {-1}, 0, 1, Datatype.LONG, 1, 0), ErrorClass.RMA_RANGE,
+              .compose(v -> expectError(win.put(Buf.of(new long[] {-1}), 0, 1, Datatype.LONG, 1, 0), ErrorClass.RMA_RANGE,
                   "window size 0 at rank 1"))
-              .compose(v -> expectError(win.accumulate(new long[] {-1}, 0, 1, Datatype.LONG, 1, 0, Op.SUM),
+              .compose(v -> expectError(win.accumulate(Buf.of(new long[] {-1}), 0, 1, Datatype.LONG, 1, 0, Op.SUM),
                   ErrorClass.RMA_RANGE, "rank 1"))
               // the ranks around it are not affected: every rank (rank 1 too) writes both non-empty segments
-              .compose(v -> win.accumulate(new long[] {r + 1, 10L * (r + 1)}, 0, 2, Datatype.LONG, 0, 0, Op.SUM))
-              .compose(v -> win.accumulate(new long[] {r + 1, 10L * (r + 1)}, 0, 2, Datatype.LONG, 2, 0, Op.SUM))
+              .compose(v -> win.accumulate(Buf.of(new long[] {r + 1, 10L * (r + 1)}), 0, 2, Datatype.LONG, 0, 0, Op.SUM))
+              .compose(v -> win.accumulate(Buf.of(new long[] {r + 1, 10L * (r + 1)}), 0, 2, Datatype.LONG, 2, 0, Op.SUM))
               .compose(v -> win.flushAll())
               .compose(v -> syncBarrierSync(win))
               .map(v -> {
@@ -249,7 +250,7 @@ class SharedWindowTest {
           .compose(v -> world.barrier()) // both checked before either writes into the other
           // and it still works
           .compose(v -> win.lock(LockType.EXCLUSIVE, other))
-          .compose(v -> win.accumulate(new long[] {5}, 0, 1, Datatype.LONG, other, 0, Op.SUM))
+          .compose(v -> win.accumulate(Buf.of(new long[] {5}), 0, 1, Datatype.LONG, other, 0, Op.SUM))
           .compose(v -> win.unlock(other))
           .compose(v -> world.barrier())
           .map(v -> {

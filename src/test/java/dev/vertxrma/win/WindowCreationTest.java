@@ -3,6 +3,7 @@ package dev.vertxrma.win;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Info;
@@ -45,7 +46,7 @@ class WindowCreationTest {
     }).compose(a -> Win.allocate(world, 16, 8, Info.NULL).compose(b -> {
       // rank 0 writes into B at rank 1: it must land in B, never in A
       Future<Void> write = me != 0 ? Future.succeededFuture()
-          : b.lockAll().compose(v -> b.put(new long[] {7}, 0, 1, Datatype.LONG, 1, 1)).compose(v -> b.unlockAll());
+          : b.lockAll().compose(v -> b.put(Buf.of(new long[] {7}), 0, 1, Datatype.LONG, 1, 1)).compose(v -> b.unlockAll());
       return write.compose(v -> world.barrier()).map(v -> {
         if (me == 1) {
           assertEquals(0L, a.memory().readLong(0), "window A untouched");

@@ -3,6 +3,7 @@ package dev.vertxrma.world;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Info;
@@ -74,7 +75,7 @@ class WorldTest {
           fops.add(wins[origin].fetchAndOp(1, target, 0, Op.SUM));
           targets.add(target);
           // and a per-origin slot counted with accumulate
-          wins[origin].accumulate(new long[] {1}, 0, 1, dev.vertxrma.Datatype.LONG, target, 1 + origin, Op.SUM)
+          wins[origin].accumulate(Buf.of(new long[] {1}), 0, 1, dev.vertxrma.Datatype.LONG, target, 1 + origin, Op.SUM)
               .onFailure(errors::add);
         }
         Future.join(new ArrayList<>(fops)).onComplete(ar -> {
@@ -115,7 +116,7 @@ class WorldTest {
       }
       assertEquals(expected, seen, "values fetched at target " + target);
       long[] counter = new long[NP + 1];
-      Jobs.await(wins[(target + 1) % NP].get(counter, 0, NP + 1, dev.vertxrma.Datatype.LONG, target, 0), 30);
+      Jobs.await(wins[(target + 1) % NP].get(Buf.of(counter), 0, NP + 1, dev.vertxrma.Datatype.LONG, target, 0), 30);
       Jobs.await(wins[(target + 1) % NP].flush(target), 30);
       assertEquals(expectedPerTarget[target], counter[0], "counter at " + target);
       for (int origin = 0; origin < NP; origin++) {

@@ -74,6 +74,21 @@ public final class MemoryRef {
     return new MemoryRef(buf, buf, Memory.arrayBaseOffset(c) + offset * scale, offset * scale, (length - offset) * scale);
   }
 
+  /**
+   * A view of {@code buf}'s memory starting {@code offset} into it.
+   *
+   * @param buf the caller's buffer; {@code null} fails with BUFFER
+   * @param offset as {@link #of(Object, long)}
+   * @return the view
+   * @throws RmaException BUFFER for {@link dev.vertxrma.Comm#IN_PLACE}, and as {@link #of(Object, long)}
+   */
+  public static MemoryRef of(dev.vertxrma.Buf buf, long offset) {
+    if (buf == dev.vertxrma.Comm.IN_PLACE) {
+      throw RmaException.of(ErrorClass.BUFFER, "Comm.IN_PLACE views no memory; pass a buffer made with Buf.of");
+    }
+    return of(buf == null ? null : buf.memory(), offset);
+  }
+
   private static MemoryRef ofByteBuffer(ByteBuffer bb, long offset) {
     if (bb.isReadOnly()) {
       throw RmaException.of(ErrorClass.BUFFER, "a read-only ByteBuffer cannot be addressed; pass a writable one");

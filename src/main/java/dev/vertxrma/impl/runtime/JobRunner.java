@@ -64,13 +64,20 @@ public final class JobRunner {
       return Future.failedFuture(RmaException.of(ErrorClass.RANK, "local ranks [%d, %d) exceed np=%d",
           first, first + count, options.getNp()));
     }
+    io.vertx.core.DeploymentOptions deployment;
+    try {
+      deployment = RankHost.deployment(options.isVirtualThreads());
+    } catch (RmaException e) {
+      job.release();
+      return Future.failedFuture(e);
+    }
     List<RankHost> hosts = new ArrayList<>();
     List<Future<String>> deployments = new ArrayList<>();
     return JvmWarmup.ensure(vertx).transform(warm -> {
       for (int r = first; r < first + count; r++) {
         RankHost host = new RankHost(job, r, program, options.getArgs(), options.isRequireFreedWindows());
         hosts.add(host);
-        deployments.add(vertx.deployVerticle(host));
+        deployments.add(vertx.deployVerticle(host, deployment));
       }
       LocalWorld world = new LocalWorld(vertx, job, hosts, deployments);
       return Future.join(deployments).transform(deployed -> {

@@ -9,8 +9,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  * would otherwise stall the first event loop to need them: Chronicle Bytes' static
  * initialization (seconds on a cold JVM, at the first window allocation) and Netty's first
  * pooled direct-buffer chunk (it registers Java Flight Recorder event types, tens of
- * milliseconds, at the first frame written to another JVM) and Jackson's JSON codec (the
- * clustered start-up handshake decodes JSON).
+ * milliseconds, at the first frame written to another JVM), Jackson's JSON codec (the
+ * clustered start-up handshake decodes JSON) and the classes of Vert.x's future combinators
+ * (loaded by the first {@code map} or {@code compose}, tens of milliseconds on a loaded machine).
  */
 final class JvmWarmup {
 
@@ -34,6 +35,9 @@ final class JvmWarmup {
       }
       io.netty.buffer.ByteBufAllocator.DEFAULT.directBuffer(64).release();
       new io.vertx.core.json.JsonObject(new io.vertx.core.json.JsonObject().put("warm", 1).toBuffer());
+      Future<Integer> one = Future.succeededFuture(1);
+      Future.all(java.util.List.of(one.map(x -> x), one.compose(Future::succeededFuture), one.transform(ar -> one), one.andThen(ar -> { }),
+          one.otherwise(0), one.recover(t -> one), one.eventually(() -> one), Future.join(one, one), Future.any(one, one)));
       done = true;
       return null;
     });

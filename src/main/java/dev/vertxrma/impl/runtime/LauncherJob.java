@@ -41,12 +41,18 @@ public final class LauncherJob {
       args.add(String.valueOf(o));
     }
     boolean exit = config.getBoolean("exit", true);
+    io.vertx.core.DeploymentOptions deployment;
+    try {
+      deployment = RankHost.deployment(config.getBoolean("virtualThreads", false));
+    } catch (RmaException e) {
+      return Future.failedFuture(e);
+    }
     JobRuntime job = JobRuntime.obtain(vertx, options);
     RankHost host = new RankHost(job, -1, program, args);
     synchronized (LauncherJob.class) {
       started++;
     }
-    return JvmWarmup.ensure(vertx).compose(w -> vertx.deployVerticle(host)).onSuccess(id -> host.runProgram().onComplete(ar -> {
+    return JvmWarmup.ensure(vertx).compose(w -> vertx.deployVerticle(host, deployment)).onSuccess(id -> host.runProgram().onComplete(ar -> {
       if (ar.failed()) {
         LOG.log(System.Logger.Level.ERROR, "rank " + host.rank() + " failed: " + ar.cause().getMessage());
       }

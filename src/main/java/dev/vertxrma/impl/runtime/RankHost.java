@@ -7,8 +7,10 @@ import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.coll.Collectives;
 import dev.vertxrma.impl.p2p.PointToPoint;
 import dev.vertxrma.impl.transport.FrameType;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vertx.core.ThreadingModel;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.internal.ContextInternal;
 import java.util.List;
@@ -46,6 +48,27 @@ public final class RankHost extends VerticleBase {
     this.program = program;
     this.args = List.copyOf(args);
     this.requireFreed = requireFreed;
+  }
+
+  /** The Java feature release that has virtual threads. */
+  static final int VIRTUAL_THREADS_JAVA = 21;
+
+  /**
+   * How to deploy a rank: on an event loop, or on a virtual-thread context.
+   *
+   * @throws RmaException ARG for virtual threads on a JVM older than Java 21
+   */
+  static DeploymentOptions deployment(boolean virtualThreads) {
+    if (!virtualThreads) {
+      return new DeploymentOptions();
+    }
+    int feature = Runtime.version().feature();
+    if (feature < VIRTUAL_THREADS_JAVA) {
+      throw RmaException.of(ErrorClass.ARG, "virtual-thread ranks need Java %d or newer, but this JVM is Java %s (%s);"
+          + " run it with a newer JDK (bin/rmarun: JAVA=/path/to/jdk-21+/bin/java or RMA_VT_JAVA)",
+          VIRTUAL_THREADS_JAVA, Runtime.version(), System.getProperty("java.home"));
+    }
+    return new DeploymentOptions().setThreadingModel(ThreadingModel.VIRTUAL_THREAD);
   }
 
   @Override
@@ -90,8 +113,9 @@ public final class RankHost extends VerticleBase {
         if (body == null) {
           body = Future.failedFuture(new RmaException(ErrorClass.ARG, "rank program returned null instead of a future"));
         }
-      } catch (RuntimeException | Error e) {
-        // an AssertionError in a rank program must fail the job, not escape the event loop
+      } catch (Throwable e) {
+        // an AssertionError in a rank program must fail the job, not escape the event loop; on a
+        // virtual thread, await() rethrows a failure's cause as it is, checked exceptions included
         body = Future.failedFuture(e);
       }
       body.onComplete(ar -> {

@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * rmarun -np N [--jvms K] [--job NAME] [--timeout SECONDS] [-cp PATH] [-x NAME=VALUE]...
- *        [--tag-output] [--conf DIR] [-q] PROGRAM [ARGS...]
+ *        [--tag-output] [--conf DIR] [--virtual-threads] [-q] PROGRAM [ARGS...]
  * </pre>
  *
  * PROGRAM is a sample name ({@code twisted}, {@code double-buffer}: class
@@ -148,7 +148,8 @@ public final class RmaRun {
   private static int runRanks(RmaRunCommand a, boolean clustered, PrintStream err) {
     JobOptions options = new JobOptions().setNp(a.np).setJobName(a.job).setArgs(a.args)
         .setWaitTimeoutMs(a.timeoutSeconds * 1000).setStartupTimeoutMs(Math.max(60, a.timeoutSeconds) * 1000L)
-        .setClustered(clustered).setRequireFreedWindows(a.requireFreedWindows);
+        .setClustered(clustered).setRequireFreedWindows(a.requireFreedWindows)
+        .setVirtualThreads(a.virtualThreads);
     if (clustered) {
       options.setLocalRanks(a.firstRank, a.rankCount);
     }
@@ -366,6 +367,9 @@ public final class RmaRun {
         }
         if (a.requireFreedWindows) {
           cmd.add("--require-freed-windows");
+        }
+        if (a.virtualThreads) {
+          cmd.add("--virtual-threads");
         }
         cmd.add("--");
         cmd.add(a.programClass);

@@ -100,7 +100,13 @@ public final class RmaRunCommand {
           + "then runs in a JVM of its own.")
   Path conf;
 
-  @Option(names = {"-q", "--quiet"}, order = 9, description = "No progress report while the cluster forms.")
+  @Option(names = "--virtual-threads", order = 9,
+      description = "Run each rank on a Vert.x virtual-thread context, so that a rank program may await() every "
+          + "call (MPI's blocking style). Needs Java 21+: bin/rmarun then uses $JAVA, else the newest JDK 21+ it "
+          + "finds (bin/vt-jdk/bin/java).")
+  boolean virtualThreads;
+
+  @Option(names = {"-q", "--quiet"}, order = 10, description = "No progress report while the cluster forms.")
   boolean quiet;
 
   @Option(names = "--ranks", paramLabel = "FIRST:COUNT", hidden = true)
@@ -190,6 +196,7 @@ public final class RmaRunCommand {
         case "--tag-output" -> tagOutput = true;
         case "-q", "--quiet" -> quiet = true;
         case "--require-freed-windows" -> requireFreedWindows = true;
+        case "--virtual-threads" -> virtualThreads = true;
         default -> {
           if (value == null) {
             if (++i >= argv.length) {
@@ -262,6 +269,13 @@ public final class RmaRunCommand {
     }
     if (ranks != null) {
       parseRanks();
+    }
+    if (virtualThreads) {
+      try {
+        RankHost.deployment(true);
+      } catch (RmaException e) {
+        throw new UsageError("--virtual-threads: " + e.getMessage());
+      }
     }
     if (progressPort > 65535) {
       throw new UsageError("--progress " + progressPort + " is not a port");

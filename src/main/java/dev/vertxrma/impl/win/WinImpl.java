@@ -1,5 +1,6 @@
 package dev.vertxrma.impl.win;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
@@ -428,7 +429,7 @@ final class WinImpl implements Win {
   /** A checked origin buffer of an operation: its type map, memory and count. */
   private record OriginBuffer(TypeMap type, MemoryRef mem, int count) {
 
-    static OriginBuffer of(Object buf, int offset, int count, Datatype type, String what) {
+    static OriginBuffer of(Buf buf, int offset, int count, Datatype type, String what) {
       TypeMap t = WorldComm.typeMap(type, what);
       return new OriginBuffer(t, WorldComm.buffer(buf, offset, count, t, what), count);
     }
@@ -469,14 +470,14 @@ final class WinImpl implements Win {
   }
 
   @Override
-  public Future<Void> put(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+  public Future<Void> put(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType) {
     return write("put", FrameType.PUT, Op.REPLACE, origin, originOffset, originCount, originType, targetRank,
         targetDisp, targetCount, targetType);
   }
 
   @Override
-  public Future<Void> accumulate(Object origin, int originOffset, int originCount, Datatype originType,
+  public Future<Void> accumulate(Buf origin, int originOffset, int originCount, Datatype originType,
       int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op) {
     return write("accumulate", FrameType.ACC, op, origin, originOffset, originCount, originType, targetRank,
         targetDisp, targetCount, targetType);
@@ -486,7 +487,7 @@ final class WinImpl implements Win {
    * put and accumulate: the future completes at origin completion — at once when the data was
    * packed for the wire, when the target has copied it on the same-JVM path.
    */
-  private Future<Void> write(String call, byte type, Op op, Object origin, int originOffset, int originCount,
+  private Future<Void> write(String call, byte type, Op op, Buf origin, int originOffset, int originCount,
       Datatype originType, int targetRank, long targetDisp, int targetCount, Datatype targetType) {
     return op(targetRank, call, issuedIn -> {
       checkLive(call);
@@ -514,7 +515,7 @@ final class WinImpl implements Win {
   }
 
   @Override
-  public Future<Void> get(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+  public Future<Void> get(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType) {
     return op(targetRank, "get", issuedIn -> {
       checkLive("get");
@@ -544,8 +545,8 @@ final class WinImpl implements Win {
   }
 
   @Override
-  public Future<Void> getAccumulate(Object origin, int originOffset, int originCount, Datatype originType,
-      Object result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
+  public Future<Void> getAccumulate(Buf origin, int originOffset, int originCount, Datatype originType,
+      Buf result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
       int targetCount, Datatype targetType, Op op) {
     return op(targetRank, "getAccumulate", issuedIn -> {
       checkLive("getAccumulate");
@@ -581,7 +582,7 @@ final class WinImpl implements Win {
   }
 
   @Override
-  public Future<Void> fetchAndOp(Object origin, int originOffset, Object result, int resultOffset, Datatype type,
+  public Future<Void> fetchAndOp(Buf origin, int originOffset, Buf result, int resultOffset, Datatype type,
       int targetRank, long targetDisp, Op op) {
     if (type instanceof TypeMap && !((TypeMap) type).isPredefined()) {
       return rp.context().failedFuture(RmaException.of(ErrorClass.TYPE,
@@ -595,12 +596,12 @@ final class WinImpl implements Win {
   public Future<Long> fetchAndOp(long value, int targetRank, long targetDisp, Op op) {
     long[] in = {value};
     long[] out = new long[1];
-    return fetchAndOp(in, 0, out, 0, Datatype.LONG, targetRank, targetDisp, op).map(v -> out[0]);
+    return fetchAndOp(Buf.of(in), 0, Buf.of(out), 0, Datatype.LONG, targetRank, targetDisp, op).map(v -> out[0]);
   }
 
   @Override
-  public Future<Void> compareAndSwap(Object origin, int originOffset, Object compare, int compareOffset,
-      Object result, int resultOffset, Datatype type, int targetRank, long targetDisp) {
+  public Future<Void> compareAndSwap(Buf origin, int originOffset, Buf compare, int compareOffset,
+      Buf result, int resultOffset, Datatype type, int targetRank, long targetDisp) {
     return op(targetRank, "compareAndSwap", issuedIn -> {
       checkLive("compareAndSwap");
       TypeMap t = WorldComm.typeMap(type, "compareAndSwap");
@@ -629,7 +630,7 @@ final class WinImpl implements Win {
     long[] in = {value};
     long[] cmp = {compare};
     long[] out = new long[1];
-    return compareAndSwap(in, 0, cmp, 0, out, 0, Datatype.LONG, targetRank, targetDisp).map(v -> out[0]);
+    return compareAndSwap(Buf.of(in), 0, Buf.of(cmp), 0, Buf.of(out), 0, Datatype.LONG, targetRank, targetDisp).map(v -> out[0]);
   }
 
   // ------------------------------------------------------------------ fence
@@ -909,29 +910,29 @@ final class WinImpl implements Win {
   }
 
   @Override
-  public Future<Void> rput(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+  public Future<Void> rput(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType) {
     return request(targetRank, "rput", () -> put(origin, originOffset, originCount, originType, targetRank,
         targetDisp, targetCount, targetType));
   }
 
   @Override
-  public Future<Void> rget(Object origin, int originOffset, int originCount, Datatype originType, int targetRank,
+  public Future<Void> rget(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType) {
     return request(targetRank, "rget", () -> get(origin, originOffset, originCount, originType, targetRank,
         targetDisp, targetCount, targetType));
   }
 
   @Override
-  public Future<Void> raccumulate(Object origin, int originOffset, int originCount, Datatype originType,
+  public Future<Void> raccumulate(Buf origin, int originOffset, int originCount, Datatype originType,
       int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op) {
     return request(targetRank, "raccumulate", () -> accumulate(origin, originOffset, originCount, originType,
         targetRank, targetDisp, targetCount, targetType, op));
   }
 
   @Override
-  public Future<Void> rgetAccumulate(Object origin, int originOffset, int originCount, Datatype originType,
-      Object result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
+  public Future<Void> rgetAccumulate(Buf origin, int originOffset, int originCount, Datatype originType,
+      Buf result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
       int targetCount, Datatype targetType, Op op) {
     return request(targetRank, "rgetAccumulate", () -> getAccumulate(origin, originOffset, originCount, originType,
         result, resultOffset, resultCount, resultType, targetRank, targetDisp, targetCount, targetType, op));

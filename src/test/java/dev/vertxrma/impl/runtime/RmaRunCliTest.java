@@ -180,10 +180,21 @@ class RmaRunCliTest {
     assertTrue(System.out == original, "the streams are put back");
   }
 
+  /** Virtual-thread ranks need Java 21+: below, a usage error naming both versions, before anything starts. */
+  @Test
+  void virtualThreadsBelowJava21AreAUsageError() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(Runtime.version().feature() < 21, "this JVM runs virtual threads");
+    Outcome o = rmarun("-np", "2", "--virtual-threads", "twisted");
+    assertEquals(RmaRunCommand.USAGE, o.exit(), o.toString());
+    assertEquals(1, o.err().split("\n").length, o.toString());
+    assertTrue(o.err().startsWith("rmarun: --virtual-threads: ARG: virtual-thread ranks need Java 21 or newer"), o.toString());
+  }
+
   static Stream<List<String>> commandLines() {
     return Stream.of(
         List.of("-np", "4", "--job", "j1", "--timeout", "30", "--ranks", "2:2", "--jvm-index", "1", "--progress", "4711",
-            "--tag-output", "--require-freed-windows", "--report", "/tmp/r", "--", "dev.vertxrma.samples.Soak",
+            "--tag-output", "--require-freed-windows", "--virtual-threads", "--report", "/tmp/r", "--",
+            "dev.vertxrma.samples.Soak",
             "--seconds", "3"),
         List.of("--np=3", "--jvms=2", "-x", "A=1", "-x", "B", "--quiet", "-cp", "/tmp", "twisted", "-np", "9"),
         List.of("-n", "2", "--conf", "/etc", "--classpath", "x", "exchange"),

@@ -3,6 +3,7 @@ package dev.vertxrma.impl.win;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Info;
@@ -65,7 +66,7 @@ class TargetAdmissionTest {
     Jobs.run(mode, 3, (world, args) -> Win.allocate(world, 8 * 3, 8, Info.NULL).compose(win -> {
       int me = world.rank();
       return win.lockAll(Mode.NOCHECK)
-          .compose(v -> win.put(new long[] {10 + me}, 0, 1, Datatype.LONG, (me + 1) % 3, me))
+          .compose(v -> win.put(Buf.of(new long[] {10 + me}), 0, 1, Datatype.LONG, (me + 1) % 3, me))
           .compose(v -> win.unlockAll())
           .compose(v -> world.barrier())
           .compose(v -> win.lock(LockType.EXCLUSIVE, (me + 1) % 3)) // after NOCHECK, ordinary locks work
@@ -95,19 +96,19 @@ class TargetAdmissionTest {
           switch (me) {
             case 1: // holds the lock on rank 2 for 1.5 T
               return win.lock(LockType.EXCLUSIVE, 2)
-                  .compose(v -> world.send(new int[] {1}, 0, 1, Datatype.INT, 0, 5))
+                  .compose(v -> world.send(Buf.of(new int[] {1}), 0, 1, Datatype.INT, 0, 5))
                   .compose(v -> world.vertx().timer(t * 3 / 2))
                   .compose(v -> win.unlock(2))
                   .compose(v -> world.barrier())
                   .compose(v -> win.free());
             case 0:
-              return world.recv(token, 0, 1, Datatype.INT, 1, 5)
+              return world.recv(Buf.of(token), 0, 1, Datatype.INT, 1, 5)
                   .compose(v -> win.lock(LockType.EXCLUSIVE, 2).transform(ar -> {
                     assertEquals(ErrorClass.TIMEOUT, ar.failed() && ar.cause() instanceof RmaException
                         ? ((RmaException) ar.cause()).errorClass() : null, "lock while rank 1 holds it: " + ar);
                     return win.lock(LockType.EXCLUSIVE, 2); // granted when rank 1 unlocks
                   }))
-                  .compose(v -> win.put(new long[] {42}, 0, 1, Datatype.LONG, 2, 0))
+                  .compose(v -> win.put(Buf.of(new long[] {42}), 0, 1, Datatype.LONG, 2, 0))
                   .compose(v -> win.unlock(2))
                   .compose(v -> world.barrier())
                   .compose(v -> win.free());
@@ -117,7 +118,7 @@ class TargetAdmissionTest {
                   .compose(v -> win.lock(LockType.EXCLUSIVE, 2))
                   .compose(v -> {
                     long[] got = new long[1];
-                    return win.get(got, 0, 1, Datatype.LONG, 2, 0).compose(x -> win.unlock(2)).map(x -> {
+                    return win.get(Buf.of(got), 0, 1, Datatype.LONG, 2, 0).compose(x -> win.unlock(2)).map(x -> {
                       assertEquals(42L, got[0], "rank 0's put under its second, granted lock");
                       return null;
                     });
