@@ -234,6 +234,16 @@ public final class RxWin {
   }
 
   /**
+   * MPI_Win_set_info ({@link Win#setInfo}), collective, on subscription.
+   *
+   * @param hints the keys to change
+   * @return completes once every rank has applied the hints
+   */
+  public Completable setInfo(Info hints) {
+    return Deferred.completable(() -> win.setInfo(hints));
+  }
+
+  /**
    * MPI_Win_get_errhandler ({@link Win#getErrhandler}).
    *
    * @return the handler

@@ -66,4 +66,8 @@ class OnSubCommunicatorTest {
   @Nested
   class AccumulateAtomicity extends AccumulateAtomicityTest {
   }
+
+  @Nested
+  class WindowInfo extends WindowInfoTest {
+  }
 }

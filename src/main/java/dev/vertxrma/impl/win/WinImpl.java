@@ -57,7 +57,7 @@ final class WinImpl implements Win {
   private final SharedMapping mapping;
   private final int dispUnit;
   private final Flavor flavor;
-  private final Info info;
+  private volatile Info info;
   private final Collectives coll;
   private final CompletionTracker tracker;
   private final ErrorHandling errors;
@@ -76,7 +76,8 @@ final class WinImpl implements Win {
   private final Frame scratch = new Frame();
   /** Same-JVM peers' target windows, resolved on first use (the fast path). */
   private final TargetWindow[] peers;
-  private final boolean noLocks;
+  /** Changed only by {@link #setInfo}, on the rank's context. */
+  private boolean noLocks;
   /** Origin side of fence: the epoch operations are issued in now, and whether it is open. */
   private long fenceEpoch;
   private boolean fenceOpen;
@@ -207,6 +208,62 @@ final class WinImpl implements Win {
   @Override
   public Info info() {
     return info;
+  }
+
+  /** The info keys {@link #setInfo} honours, and the values each takes. */
+  private static void checkInfoValue(String key, String value) {
+    boolean ok;
+    switch (key) {
+      case Info.NO_LOCKS:
+        ok = value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false");
+        break;
+      case Info.ACCUMULATE_ORDERING:
+        ok = value.equals("none") || value.matches("(rar|raw|war|waw)(,(rar|raw|war|waw))*");
+        break;
+      case Info.ACCUMULATE_OPS:
+        ok = value.equals("same_op") || value.equals("same_op_no_op");
+        break;
+      default:
+        ok = true; // unknown keys are kept and ignored, as MPI allows
+    }
+    if (!ok) {
+      throw RmaException.of(ErrorClass.INFO, "setInfo: %s=%s is not a valid value of %s", key, value, key);
+    }
+  }
+
+  @Override
+  public Future<Void> setInfo(Info hints) {
+    return comm.call(errors, () -> {
+      checkLive("setInfo");
+      Info next = info;
+      if (hints != null) {
+        for (String key : hints.keys()) {
+          checkInfoValue(key, hints.get(key));
+          next = next.with(key, hints.get(key));
+        }
+      }
+      Info merged = next;
+      boolean wantNoLocks = "true".equalsIgnoreCase(merged.get(Info.NO_LOCKS));
+      Future<String> targetRefusal = wantNoLocks == noLocks ? rp.context().succeededFuture("")
+          : targetWindow.noLocksRefusal(wantNoLocks);
+      // every rank learns every rank's verdict: the hints change everywhere or nowhere
+      return targetRefusal.map(r -> !r.isEmpty() ? r : wantNoLocks != noLocks && passive.isOpen()
+          ? "rank " + rank + " holds a passive-target epoch on window " + name : "")
+          .compose(refusal -> coll.allgather(refusal.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+          .compose(verdicts -> {
+        for (byte[] v : verdicts) {
+          if (v.length > 0) {
+            return rp.context().<Void>failedFuture(RmaException.of(ErrorClass.RMA_SYNC,
+                "setInfo no_locks=%s refused: %s", wantNoLocks, new String(v, java.nio.charset.StandardCharsets.UTF_8)));
+          }
+        }
+        return targetWindow.setNoLocks(wantNoLocks);
+      }).compose(v -> {
+        noLocks = wantNoLocks;
+        info = merged;
+        return coll.barrier(); // every rank has switched before any goes on
+      });
+    });
   }
 
   @Override
