@@ -17,6 +17,18 @@ final class JvmWarmup {
 
   private static volatile boolean done;
 
+  /** Classes every job loads early, loaded here off the event loops. */
+  private static final String[] ENGINE_CLASSES = {
+    "dev.vertxrma.impl.win.WinImpl", "dev.vertxrma.impl.win.TargetWindow", "dev.vertxrma.impl.win.WindowFactory",
+    "dev.vertxrma.impl.win.PassiveTargetSync", "dev.vertxrma.impl.sync.PscwEpoch", "dev.vertxrma.impl.sync.CompletionTracker",
+    "dev.vertxrma.impl.coll.Collectives", "dev.vertxrma.impl.p2p.PointToPoint", "dev.vertxrma.impl.ops.DatatypeEngine",
+    "dev.vertxrma.impl.ops.ReductionKernel", "dev.vertxrma.impl.ops.TypeMap", "dev.vertxrma.impl.transport.FrameCodec",
+  };
+
+  private static int one() {
+    return 1;
+  }
+
   private JvmWarmup() {
   }
 
@@ -35,6 +47,16 @@ final class JvmWarmup {
       }
       io.netty.buffer.ByteBufAllocator.DEFAULT.directBuffer(64).release();
       new io.vertx.core.json.JsonObject(new io.vertx.core.json.JsonObject().put("warm", 1).toBuffer());
+      // the first string concatenation bootstraps invokedynamic's machinery (tens of ms on a cold
+      // JVM); loading the engine's larger classes here keeps their class loading off the loops too
+      String concat = "rank " + one() + " of " + System.nanoTime() + ": " + 0.5 + '.';
+      for (String c : ENGINE_CLASSES) {
+        try {
+          Class.forName(c, true, JvmWarmup.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+          throw new IllegalStateException("warm-up: " + c + " " + concat, e);
+        }
+      }
       Future<Integer> one = Future.succeededFuture(1);
       Future.all(java.util.List.of(one.map(x -> x), one.compose(Future::succeededFuture), one.transform(ar -> one), one.andThen(ar -> { }),
           one.otherwise(0), one.recover(t -> one), one.eventually(() -> one), Future.join(one, one), Future.any(one, one)));
