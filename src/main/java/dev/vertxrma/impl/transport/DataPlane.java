@@ -80,12 +80,15 @@ public final class DataPlane {
     this.home = ((VertxInternal) vertx).createEventLoopContext();
   }
 
-  /** Starts listening on {@code host} (any free port); the result is this plane's address {@code host:port}. */
-  public Future<String> listen(String host) {
+  /**
+   * Starts listening on {@code host} and {@code port} (0: any free port); the result is this
+   * plane's address {@code host:port}.
+   */
+  public Future<String> listen(String host, int port) {
     Promise<String> address = Promise.promise();
     home.runOnContext(v -> {
       client = vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true).setConnectTimeout(5_000));
-      server = vertx.createNetServer(new NetServerOptions().setHost(host).setPort(0).setTcpNoDelay(true)
+      server = vertx.createNetServer(new NetServerOptions().setHost(host).setPort(port).setTcpNoDelay(true)
           .setAcceptBacklog(128));
       server.connectHandler(this::accepted);
       server.listen().map(s -> host + ":" + s.actualPort()).onComplete(address);
