@@ -43,7 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <li>{@code docker/entrypoint.sh} in each namespace, configured by environment variables alone,
  *     as in three containers (fixed ports 5701-5703).</li>
  * </ul>
- * The Hazelcast members and the data planes are logged ({@code --conf} with more logging) and
+ * and, with a launch template, a JVM killed on one host failing the job on every host. The
+ * Hazelcast members and the data planes are logged ({@code --conf} with more logging) and
  * checked to be the namespaces' addresses, never 127.0.0.1. Skipped, with a line on stderr, where
  * namespaces cannot be created (not root, no {@code ip}).
  */
@@ -232,6 +233,37 @@ class MultiHostTest {
       assertTrue(call.startsWith("-o BatchMode=yes rma-"), call);
       assertTrue(call.contains(" --secret-stdin "), call);
       assertFalse(call.contains("RMA_JOB_SECRET_FILE"), "the secret travels on standard input: " + call);
+    }
+  }
+
+  /**
+   * The failure model across hosts: the JVM of ranks 4..5 is killed in its namespace while rank 5
+   * holds a lock; the survivors on the other hosts fail with PROC_FAILED naming those ranks,
+   * rmarun names the JVM and its host and exits 1, and nothing of the job is left running on any
+   * host. The JVMs are started by a launch template ({@code ip netns exec}).
+   */
+  @Test
+  void aJvmKilledOnOneHostFailsTheJobOnEveryHost() throws Exception {
+    StringBuilder hostfile = new StringBuilder();
+    for (int k = 0; k < HOSTS; k++) {
+      hostfile.append(ns.name(k)).append(" address=").append(ns.address(k)).append('\n');
+    }
+    Path hosts = Files.writeString(tmp.resolve("hostfile-fault"), hostfile.toString());
+    try (Rmarun run = Rmarun.start("-q", "-np", String.valueOf(NP), "--hostfile", hosts.toString(), "--launch",
+        "ip netns exec {host} sh -c {command}", "soak", "--seconds", "120", "--hold-at", "lock")) {
+      run.await(run.line("holds an exclusive lock on rank 0"), WAIT_SECONDS, "rank 5 holding its lock");
+      ProcessHandle victim = run.await(run.rankJvm(4, 2), 10, "finding the JVM of ranks 4..5");
+      assertTrue(ns.pids(2).contains(victim.pid()), "the JVM of ranks 4..5 runs in " + ns.name(2));
+      Rmarun.signal(victim, "KILL");
+      run.await(run.line("PROC_FAILED: rank(s) [4, 5]"), 30, "a survivor's PROC_FAILED");
+      int status = run.await(run.exit(), 30, "rmarun's exit");
+      String out = run.output();
+      assertEquals(1, status, out);
+      assertTrue(out.contains("rmarun: PROC_FAILED: JVM 2 on " + ns.name(2) + " (ranks 4..5) of job "), out);
+      assertTrue(out.contains("was killed by signal 9 (SIGKILL)"), out);
+      for (int k = 0; k < HOSTS; k++) {
+        assertEquals(List.of(), ns.pids(k), "nothing left running on " + ns.name(k) + "\n" + out);
+      }
     }
   }
 

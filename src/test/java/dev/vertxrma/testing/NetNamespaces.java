@@ -136,6 +136,17 @@ public final class NetNamespaces implements AutoCloseable {
     return c;
   }
 
+  /** The processes running in namespace {@code k} ({@code ip netns pids}). */
+  public List<Long> pids(int k) throws IOException {
+    List<Long> pids = new ArrayList<>();
+    for (String pid : run("ip", "netns", "pids", name(k)).output.split("\\s+")) {
+      if (pid.matches("\\d+")) {
+        pids.add(Long.parseLong(pid));
+      }
+    }
+    return pids;
+  }
+
   private void must(String... cmd) throws Unavailable {
     Result r;
     try {
