@@ -52,7 +52,7 @@ number RMA_BUS_PORT "$bus_port"
 number RMA_DATA_PORT "$data_port"
 
 IFS=',' read -r -a members <<< "$RMA_MEMBERS"
-host="${RMA_HOST:-$(hostname)}"
+host="${RMA_HOST:-${HOSTNAME:-$(hostname)}}"
 index=-1
 for k in "${!members[@]}"; do
   m="${members[$k]// /}"
