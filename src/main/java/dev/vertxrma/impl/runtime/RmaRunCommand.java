@@ -586,8 +586,14 @@ public final class RmaRunCommand {
     if (!Files.isDirectory(conf)) {
       throw new UsageError("--conf " + conf + " is not a directory");
     }
-    if (Stream.of("cluster.xml", "jvm.options", "logging.properties").noneMatch(f -> Files.isRegularFile(conf.resolve(f)))) {
-      throw new UsageError("--conf " + conf + " holds none of cluster.xml, jvm.options, logging.properties");
+    if (Stream.of("cluster.xml", "jvm.options", "logging.properties").noneMatch(f -> Files.isRegularFile(conf.resolve(f)))
+        && !Files.isDirectory(conf.resolve("tls"))) {
+      throw new UsageError("--conf " + conf + " holds none of cluster.xml, jvm.options, logging.properties, tls/");
+    }
+    try {
+      dev.vertxrma.impl.transport.DataPlaneTls.of(conf.resolve("tls"), false);
+    } catch (dev.vertxrma.RmaException e) {
+      throw new UsageError("--conf " + conf + ": " + e.getMessage().replaceFirst("^ARG: ", ""));
     }
     conf = conf.toAbsolutePath().normalize();
   }
