@@ -44,12 +44,17 @@ class RmaRunLauncherTest {
   }
 
   private Outcome rmarun(String... args) throws Exception {
+    return rmarunIn(Rmarun.home(), args);
+  }
+
+  /** {@code bin/rmarun ARGS} in directory {@code dir}. */
+  private Outcome rmarunIn(File dir, String... args) throws Exception {
     File home = Rmarun.home();
     List<String> cmd = new ArrayList<>(List.of(new File(home, "bin/rmarun").getAbsolutePath()));
     cmd.addAll(List.of(args));
     File out = Files.createTempFile(tmp, "rmarun", ".out").toFile();
     File err = Files.createTempFile(tmp, "rmarun", ".err").toFile();
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(home).redirectOutput(out).redirectError(err);
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir).redirectOutput(out).redirectError(err);
     Map<String, String> env = pb.environment();
     env.put("RMA_CLASSPATH", System.getProperty("java.class.path"));
     env.put("JAVA", System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
@@ -86,11 +91,12 @@ class RmaRunLauncherTest {
   void theScriptAnswersHelpVersionAndUsageErrors() throws Exception {
     Outcome help = rmarun("--help");
     assertEquals(0, help.exit(), help.toString());
-    for (String option : List.of("-np", "--jvms", "--job", "--timeout", "-cp, --classpath", "-x", "--tag-output",
-        "--conf", "--quiet", "--help", "--version", "Samples: ")) {
+    for (String option : List.of("-np", "--jvms", "--host", "--hostfile", "--launch", "--job", "--timeout",
+        "-cp, --classpath", "-x", "--tag-output", "--conf", "--quiet", "--help", "--version", "Samples: ")) {
       assertTrue(help.out().contains(option), option + "\n" + help);
     }
     assertFalse(help.out().contains("--ranks"), help.toString());
+    assertFalse(help.out().contains("--secret-stdin"), help.toString());
 
     Outcome version = rmarun("--version");
     assertEquals(0, version.exit(), version.toString());
@@ -169,6 +175,42 @@ class RmaRunLauncherTest {
         Files.readString(err.toPath(), StandardCharsets.UTF_8));
     assertTrue(finished, "did not finish\n" + o);
     return o;
+  }
+
+  /**
+   * {@code --launch print}: the commands for each host on stdout (a shell script: comments and one
+   * line per host), each JVM's address and ranks in its command, the job secret in
+   * {@code JOB.secret} in the current directory with mode 0600 (named by the commands, never
+   * printed), nothing started; a second run with the same job name is refused.
+   */
+  @Test
+  void launchPrintWritesTheSecretAndPrintsEachHostsCommand() throws Exception {
+    File dir = Files.createDirectories(tmp.resolve("print")).toFile();
+    Outcome o = rmarunIn(dir, "-np", "5", "--host", "10.1.2.3,10.1.2.4", "--launch", "print", "--job", "printed",
+        "-x", UserProgram.VARIABLE + "=two words", "--tag-output", "twisted", "arg 1");
+    assertEquals(0, o.exit(), o.toString());
+    Path secret = dir.toPath().resolve("printed.secret");
+    assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(secret)));
+    String text = Files.readString(secret).trim();
+    assertEquals(32, java.util.Base64.getDecoder().decode(text).length, "a fresh 32-byte secret");
+    assertFalse(o.out().contains(text), "the secret is in its file only\n" + o);
+    List<String> commands = o.out().lines().filter(l -> !l.startsWith("#")).toList();
+    assertEquals(2, commands.size(), o.toString());
+    String[][] expected = {{"10.1.2.3", "0:2", "0"}, {"10.1.2.4", "2:3", "1"}};
+    for (int k = 0; k < 2; k++) {
+      String c = commands.get(k);
+      assertTrue(c.startsWith("env RMA_JOB_SECRET_FILE=" + secret + " '" + UserProgram.VARIABLE + "=two words' /"), c);
+      for (String part : List.of(" -Drma.host=" + expected[k][0] + " ", " -Drma.members=10.1.2.3,10.1.2.4 ",
+          " -np 5 --job printed ", " --ranks " + expected[k][1] + " --jvm-index " + expected[k][2] + " ", " --tag-output ",
+          " -- dev.vertxrma.samples.Twisted 'arg 1'")) {
+        assertTrue(c.contains(part), part + "\n" + c);
+      }
+      assertFalse(c.contains("--secret-stdin") || c.contains("--progress"), c);
+    }
+    assertTrue(o.out().contains("# JVM 1 on 10.1.2.4 (10.1.2.4): ranks 2..4"), o.toString());
+    assertEquals("", o.err(), o.toString());
+    assertUsageError(rmarunIn(dir, "-np", "2", "--host", "10.1.2.3", "--launch", "print", "--job", "printed", "twisted"),
+        "--launch print writes the job secret to " + secret + ", which exists");
   }
 
   /** {@code -x} without {@code --jvms}: the embedded job runs in a JVM of its own that has the variable. */

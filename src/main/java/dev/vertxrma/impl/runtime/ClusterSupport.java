@@ -8,16 +8,46 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.io.File;
+import java.util.Properties;
+import java.util.regex.Pattern;
 
 /**
  * Creates clustered Vert.x instances for jobs: Hazelcast configured as {@link #clusterConfig()}
  * says, with the cluster name set to the job's so that concurrent jobs never join each other;
  * the event bus bound to {@code -Drma.host} (default 127.0.0.1).
+ *
+ * <p>A JVM's place on the network is given by system properties (all optional; the defaults keep
+ * a job on loopback):
+ * <ul>
+ * <li>{@value #HOST}: this JVM's address, bound and advertised by the event bus, the data plane
+ *     and (through {@code ${rma.host}} in {@code cluster.xml}) Hazelcast; default 127.0.0.1;</li>
+ * <li>{@value #MEMBERS}: the job's hosts, comma separated ({@code host} or {@code host:port}),
+ *     Hazelcast's TCP-IP members through {@code ${rma.members}}; default: {@value #HOST};</li>
+ * <li>{@value #CLUSTER_PORT}: Hazelcast's port through {@code ${rma.clusterPort}} (default
+ *     5701; the default {@code cluster.xml} takes the first free one from there);</li>
+ * <li>{@value #BUS_PORT}, {@value #DATA_PORT}: the event bus's and the data plane's ports
+ *     (default 0: any free port), fixed for containers and firewalls.</li>
+ * </ul>
  */
 public final class ClusterSupport {
 
   /** The library's default configuration (loopback only), under a name no application uses. */
   static final String DEFAULT_CONFIG = "dev/vertxrma/cluster.xml";
+
+  /** System property: this JVM's address (default 127.0.0.1). */
+  public static final String HOST = "rma.host";
+  /** System property: the job's hosts, Hazelcast's TCP-IP members (default: {@link #HOST}'s value). */
+  public static final String MEMBERS = "rma.members";
+  /** System property: Hazelcast's port, {@code ${rma.clusterPort}} in {@code cluster.xml} (default 5701). */
+  public static final String CLUSTER_PORT = "rma.clusterPort";
+  /** System property: the clustered event bus's port (default 0: any free port). */
+  public static final String BUS_PORT = "rma.busPort";
+  /** System property: the data plane's port (default 0: any free port). */
+  public static final String DATA_PORT = "rma.dataPort";
+
+  private static final String DEFAULT_HOST = "127.0.0.1";
+  private static final String DEFAULT_CLUSTER_PORT = "5701";
+  private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
 
   private ClusterSupport() {
   }
@@ -38,12 +68,76 @@ public final class ClusterSupport {
     } catch (RmaException e) {
       return Future.failedFuture(e);
     }
+    int busPort;
+    try {
+      busPort = port(BUS_PORT);
+    } catch (RmaException e) {
+      return Future.failedFuture(e);
+    }
     config.setClusterName(clusterName);
     HazelcastClusterManager manager = new HazelcastClusterManager(config);
-    String host = System.getProperty("rma.host", "127.0.0.1");
+    String host = host();
     VertxOptions options = new VertxOptions(base).setPreferNativeTransport(true);
-    options.getEventBusOptions().setHost(host).setClusterPublicHost(host).setPort(0);
+    options.getEventBusOptions().setHost(host).setClusterPublicHost(host).setPort(busPort);
     return Vertx.builder().with(options).withClusterManager(manager).buildClustered();
+  }
+
+  /** This JVM's address: {@value #HOST}, default 127.0.0.1. */
+  public static String host() {
+    String h = System.getProperty(HOST);
+    return h == null || h.isBlank() ? DEFAULT_HOST : h.trim();
+  }
+
+  /**
+   * The port system property {@code property} gives (0, any free port, when unset).
+   *
+   * @throws RmaException {@link ErrorClass#ARG} when it is not a port number
+   */
+  public static int port(String property) {
+    String v = System.getProperty(property);
+    if (v == null || v.isBlank()) {
+      return 0;
+    }
+    try {
+      int p = Integer.parseInt(v.trim());
+      if (p >= 0 && p <= 65535) {
+        return p;
+      }
+    } catch (NumberFormatException e) {
+      // below
+    }
+    throw RmaException.of(ErrorClass.ARG, "-D%s=%s is not a port number (0-65535)", property, v);
+  }
+
+  /**
+   * The properties {@code ${...}} in a {@code cluster.xml} are replaced from: this JVM's system
+   * properties and {@code network} (which wins), with {@code rma.host} (as an IP address, for {@code <interface>}),
+   * {@code rma.members} and {@code rma.clusterPort} always set (their defaults if unset).
+   */
+  static Properties configProperties(java.util.Map<String, String> network) {
+    Properties p = new Properties();
+    p.putAll(System.getProperties());
+    p.putAll(network);
+    String h = p.getProperty(HOST);
+    String host = h == null || h.isBlank() ? DEFAULT_HOST : h.trim();
+    p.setProperty(HOST, address(host));
+    String members = p.getProperty(MEMBERS);
+    p.setProperty(MEMBERS, members == null || members.isBlank() ? host : members.trim());
+    String clusterPort = p.getProperty(CLUSTER_PORT);
+    p.setProperty(CLUSTER_PORT, clusterPort == null || clusterPort.isBlank() ? DEFAULT_CLUSTER_PORT : clusterPort.trim());
+    return p;
+  }
+
+  /** {@code host} as an IP address (Hazelcast's interfaces are addresses): resolved if it is a name. */
+  private static String address(String host) {
+    if (IPV4.matcher(host).matches() || host.indexOf(':') >= 0) {
+      return host;
+    }
+    try {
+      return java.net.InetAddress.getByName(host).getHostAddress();
+    } catch (java.net.UnknownHostException e) {
+      throw RmaException.of(ErrorClass.ARG, "-D%s=%s: unknown host", HOST, host);
+    }
   }
 
   /**
@@ -51,7 +145,7 @@ public final class ClusterSupport {
    * {@code -Dvertx.hazelcast.config} names (Vert.x's own property); {@code cluster.xml} in the
    * directory {@code -Drma.conf} names ({@code bin/rmarun} sets it to its {@code conf/}); the
    * library's loopback default. An application's own {@code cluster.xml} on the class path is
-   * never read.
+   * never read. Its {@code ${...}} are replaced as {@link #configProperties} says.
    *
    * @throws RmaException {@link ErrorClass#ARG} when the file chosen is missing or malformed
    */
@@ -66,26 +160,49 @@ public final class ClusterSupport {
    * before it starts them.
    */
   static Config clusterConfig(String named, String dir, String dirSource) {
+    return clusterConfig(named, dir, dirSource, java.util.Map.of());
+  }
+
+  /**
+   * As {@link #clusterConfig(String, String, String)}, with {@code network}'s values in place of
+   * this JVM's system properties of the same names ({@value #HOST}, {@value #MEMBERS}...): how
+   * the file reads in a JVM started with them.
+   */
+  static Config clusterConfig(String named, String dir, String dirSource, java.util.Map<String, String> network) {
     if (named != null && !named.isBlank()) {
-      return load(new File(named.startsWith("file:") ? named.substring(5) : named), "-Dvertx.hazelcast.config");
+      return load(new File(named.startsWith("file:") ? named.substring(5) : named), "-Dvertx.hazelcast.config", network);
     }
     if (dir != null && !dir.isBlank() && new File(dir, "cluster.xml").isFile()) {
-      return load(new File(dir, "cluster.xml"), dirSource);
+      return load(new File(dir, "cluster.xml"), dirSource, network);
     }
     try {
-      return Config.loadFromClasspath(ClusterSupport.class.getClassLoader(), DEFAULT_CONFIG);
+      return Config.loadFromClasspath(ClusterSupport.class.getClassLoader(), DEFAULT_CONFIG, configProperties(network));
+    } catch (RmaException e) {
+      throw e;
     } catch (RuntimeException e) {
       throw new RmaException(ErrorClass.INTERN, "the library's default cluster configuration " + DEFAULT_CONFIG
           + " cannot be read: " + e.getMessage(), e);
     }
   }
 
-  private static Config load(File file, String source) {
+  /** The file {@link #clusterConfig(String, String, String)} reads, for messages. */
+  static String configFile(String named, String dir) {
+    if (named != null && !named.isBlank()) {
+      return named.startsWith("file:") ? named.substring(5) : named;
+    }
+    if (dir != null && !dir.isBlank() && new File(dir, "cluster.xml").isFile()) {
+      return new File(dir, "cluster.xml").getPath();
+    }
+    return "(the library's default, " + DEFAULT_CONFIG + ")";
+  }
+
+  private static Config load(File file, String source, java.util.Map<String, String> network) {
     if (!file.isFile()) {
       throw RmaException.of(ErrorClass.ARG, "cluster configuration %s (from %s) does not exist", file, source);
     }
+    Properties properties = configProperties(network);
     try {
-      return Config.loadFromFile(file);
+      return Config.loadFromFile(file, properties);
     } catch (Exception e) {
       throw new RmaException(ErrorClass.ARG, "cluster configuration " + file + " (from " + source
           + ") is not a valid Hazelcast configuration: " + e.getMessage(), e);

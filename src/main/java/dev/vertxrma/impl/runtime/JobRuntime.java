@@ -24,6 +24,8 @@ import java.util.function.Consumer;
  */
 public final class JobRuntime {
 
+  private static final System.Logger LOG = System.getLogger(JobRuntime.class.getName());
+
   private static final Map<Vertx, Map<String, JobRuntime>> JOBS = new IdentityHashMap<>();
 
   private final Vertx vertx;
@@ -85,8 +87,15 @@ public final class JobRuntime {
    */
   public synchronized Future<String> dataPlaneAddress() {
     if (dataPlaneAddress == null) {
-      dataPlaneAddress = dataPlane == null ? Future.succeededFuture("-")
-          : dataPlane.listen(System.getProperty("rma.host", "127.0.0.1"));
+      if (dataPlane == null) {
+        dataPlaneAddress = Future.succeededFuture("-");
+      } else {
+        try {
+          dataPlaneAddress = dataPlane.listen(ClusterSupport.host(), ClusterSupport.port(ClusterSupport.DATA_PORT));
+        } catch (RmaException e) {
+          dataPlaneAddress = Future.failedFuture(e);
+        }
+      }
     }
     return dataPlaneAddress;
   }
@@ -165,6 +174,22 @@ public final class JobRuntime {
     if (dataPlane != null) {
       dataPlanes.forEach(dataPlane::learn);
     }
+    LOG.log(System.Logger.Level.DEBUG, () -> describeNodes(nodes, dataPlanes));
+  }
+
+  /** {@code job J: ranks [0, 1] at 10.0.0.2:40123, ranks [2, 3] at 10.0.0.3:39011} (the data planes). */
+  private String describeNodes(String[] nodes, Map<String, String> dataPlanes) {
+    Map<String, java.util.List<Integer>> ranksOf = new java.util.LinkedHashMap<>();
+    for (int r = 0; r < nodes.length; r++) {
+      ranksOf.computeIfAbsent(nodes[r], n -> new java.util.ArrayList<>()).add(r);
+    }
+    StringBuilder sb = new StringBuilder("job ").append(jobName).append(": ");
+    String sep = "";
+    for (Map.Entry<String, java.util.List<Integer>> e : ranksOf.entrySet()) {
+      sb.append(sep).append("ranks ").append(e.getValue()).append(" at ").append(dataPlanes.getOrDefault(e.getKey(), "?"));
+      sep = ", ";
+    }
+    return sb.toString();
   }
 
   /** Tells {@code listener} the id of every cluster node that leaves (startup handshakes use it); any thread. */

@@ -14,7 +14,8 @@ import java.util.Locale;
  * The launcher's one-line report of a multi-JVM job's startup on stderr: how many of its JVMs
  * are in the cluster, how many ranks have been heard of, and when all have joined. The JVMs
  * report to it through {@link StartupProgress#reportTo} (a connection to {@link #port()} on
- * loopback). On a terminal the line is redrawn in place and ended when every rank has joined (or
+ * loopback, or, for a job on hosts, on this machine's address that faces each host; connections
+ * from anywhere else are closed unread). On a terminal the line is redrawn in place and ended when every rank has joined (or
  * before rmarun prints anything else); elsewhere each new state is a line of its own.
  *
  * <pre>
@@ -36,6 +37,8 @@ final class LaunchProgress implements AutoCloseable {
   private final int[] joined;
   private final long start = System.nanoTime();
   private final ServerSocket server;
+  /** The addresses of the job's hosts, whose connections are read (null: loopback only). */
+  private final java.util.Set<java.net.InetAddress> hosts;
   private int heard;
   private String shown;
   /** A line drawn on the terminal and not yet ended. */
@@ -45,22 +48,34 @@ final class LaunchProgress implements AutoCloseable {
   /**
    * @param ranksOf the number of ranks of each JVM
    * @param tty whether {@code err} is a terminal
+   * @param hosts the addresses of the job's hosts, null for a job on this host (then only loopback listens)
    */
-  LaunchProgress(PrintStream err, boolean tty, int np, int[] ranksOf, String job) throws IOException {
+  LaunchProgress(PrintStream err, boolean tty, int np, int[] ranksOf, String job, java.util.Set<String> hosts)
+      throws IOException {
     this.err = err;
     this.tty = tty;
     this.np = np;
     this.ranksOf = ranksOf.clone();
     this.inCluster = new boolean[ranksOf.length];
     this.joined = new int[ranksOf.length];
-    this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    if (hosts == null) {
+      this.hosts = null;
+      this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    } else {
+      this.hosts = new java.util.HashSet<>();
+      for (String h : hosts) {
+        this.hosts.add(InetAddress.getByName(h));
+      }
+      this.server = new ServerSocket(0, 50);
+    }
     Thread acceptor = new Thread(this::accept, "rmarun-progress-accept");
     acceptor.setDaemon(true);
     acceptor.start();
-    show("starting " + ranksOf.length + " JVMs for " + np + " ranks of job " + job + "...");
+    show("starting " + ranksOf.length + " JVMs " + (hosts == null ? "" : "on " + hosts.size() + " host"
+        + (hosts.size() == 1 ? " " : "s ")) + "for " + np + " ranks of job " + job + "...");
   }
 
-  /** The loopback port the JVMs report to. */
+  /** The port the JVMs report to. */
   int port() {
     return server.getLocalPort();
   }
@@ -69,6 +84,11 @@ final class LaunchProgress implements AutoCloseable {
     while (!server.isClosed()) {
       try {
         Socket s = server.accept();
+        InetAddress peer = s.getInetAddress();
+        if (hosts != null && !peer.isLoopbackAddress() && !hosts.contains(peer)) {
+          s.close(); // not a JVM of the job
+          continue;
+        }
         Thread reader = new Thread(() -> read(s), "rmarun-progress-read");
         reader.setDaemon(true);
         reader.start();

@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * or {@code bin/rmarun --help}):
  *
  * <pre>
- * rmarun -np N [--jvms K] [--job NAME] [--timeout SECONDS] [-cp PATH] [-x NAME=VALUE]...
+ * rmarun -np N [--jvms K | --host H1,H2,... | --hostfile FILE] [--launch ssh|print|TEMPLATE]
+ *        [--job NAME] [--timeout SECONDS] [-cp PATH] [-x NAME=VALUE]...
  *        [--tag-output] [--conf DIR] [--virtual-threads] [-q] PROGRAM [ARGS...]
  * </pre>
  *
@@ -30,13 +31,16 @@ import java.util.concurrent.TimeUnit;
  * {@link WorldProgram} (one instance per JVM, given the JVM's ranks as a {@link World}). With one JVM (the
  * default) all ranks run embedded in this JVM (in a JVM of their own when {@code -x} or
  * {@code --conf} asks for another environment or configuration); with {@code --jvms K} the ranks
- * are split over K local JVMs joined by the clustered event bus on loopback. Every argument is
+ * are split over K local JVMs joined by the clustered event bus on loopback; with {@code --host}
+ * or {@code --hostfile}, over one JVM per host entry, started by ssh (or a command template), each
+ * bound to its host's address, the job secret passed on its standard input. Every argument is
  * checked before any JVM starts.
  *
  * <p>A JVM started with {@code --ranks first:count} (by {@code --jvms}, or by
  * {@code dev.vertxrma.junit.RmaJob}) also takes {@code --require-freed-windows}
  * ({@link JobOptions#setRequireFreedWindows}) and {@code --report FILE} (its failure, as
- * properties), and from {@code rmarun} {@code --progress PORT} and {@code --jvm-index K}.
+ * properties), and from {@code rmarun} {@code --progress [HOST:]PORT}, {@code --jvm-index K} and
+ * {@code --secret-stdin} (see {@link LauncherLink}).
  *
  * <p>Exit status: 0 when every rank completed; 1 when the job failed, with the failing rank's
  * error on stderr (a rank failed, or a JVM died: {@code rmarun: PROC_FAILED: JVM k (ranks a..b,
@@ -92,14 +96,28 @@ public final class RmaRun {
       err.println("rmarun: " + m + " (see rmarun --help)");
       return RmaRunCommand.USAGE;
     }
+    if (a.secretStdin) {
+      try {
+        a.secret = LauncherLink.readSecret(System.in);
+        dev.vertxrma.impl.transport.JobSecret.parse(a.secret);
+      } catch (java.io.IOException | dev.vertxrma.RmaException e) {
+        err.println("rmarun: JVM " + a.jvmIndex + " of job " + a.job + " has no job secret on its standard input: "
+            + e.getMessage());
+        return 1;
+      }
+      LauncherLink.stopWhenClosed(System.in, a.job, a.jvmIndex, err);
+    }
     if (a.progressPort >= 0 && a.ranks != null) {
-      StartupProgress.reportTo(a.progressPort, a.jvmIndex, a.job);
+      StartupProgress.reportTo(a.progressHost, a.progressPort, a.jvmIndex, a.job);
     }
     try {
       if (a.ranks != null) {
         return tagged(a, () -> runRanks(a, true, err));
       }
-      if (a.jvms > 1 || !a.environment.isEmpty() || a.confChanged()) {
+      if (RmaRunCommand.PRINT.equals(a.launchHow)) {
+        return printCommands(a, out, err);
+      }
+      if (a.jvmCount > 1 || !a.hosts.isEmpty() || !a.environment.isEmpty() || a.confChanged()) {
         return runJvms(a, err);
       }
       return tagged(a, () -> runRanks(a, false, err));
@@ -150,6 +168,9 @@ public final class RmaRun {
         .setWaitTimeoutMs(a.timeoutSeconds * 1000).setStartupTimeoutMs(Math.max(60, a.timeoutSeconds) * 1000L)
         .setClustered(clustered).setRequireFreedWindows(a.requireFreedWindows)
         .setVirtualThreads(a.virtualThreads);
+    if (a.secret != null) {
+      options.setSecret(a.secret);
+    }
     if (clustered) {
       options.setLocalRanks(a.firstRank, a.rankCount);
     }
@@ -277,29 +298,56 @@ public final class RmaRun {
     final int firstRank;
     final int lastRank;
     final Process process;
+    /** The host it runs on (started by the launch command), or null for a JVM of this host. */
+    final RmaRunCommand.Host host;
+    /** Its standard input: the job secret went in, and closing it stops the JVM (null: a local JVM). */
+    final java.io.OutputStream link;
     /** Set when rmarun itself killed it (then its signal is no news). */
     volatile boolean killedHere;
 
-    RankJvm(int index, int firstRank, int lastRank, Process process) {
+    RankJvm(int index, int firstRank, int lastRank, Process process, RmaRunCommand.Host host, java.io.OutputStream link) {
       this.index = index;
       this.firstRank = firstRank;
       this.lastRank = lastRank;
       this.process = process;
+      this.host = host;
+      this.link = link;
     }
 
     String describe() {
       String ranks = firstRank == lastRank ? "rank " + firstRank : "ranks " + firstRank + ".." + lastRank;
-      return "JVM " + index + " (" + ranks + ", pid " + process.pid() + ")";
+      return host == null ? "JVM " + index + " (" + ranks + ", pid " + process.pid() + ")"
+          : "JVM " + index + " on " + host.name() + " (" + ranks + ")";
     }
 
     /** Why it ended, from its exit status (a JVM killed by signal N exits with 128 + N). */
-    String ending() {
+    String ending(String launch) {
       int status = process.exitValue();
+      if (host != null && status == 255 && RmaRunCommand.SSH_TEMPLATE.equals(launch)) {
+        return "ended with status 255, ssh's own failure (can this user run ssh -o BatchMode=yes " + host.name()
+            + " true, without a password?)";
+      }
       if (status > 128 && status < 128 + 65) {
         int signal = status - 128;
         return "was killed by signal " + signal + signalName(signal);
       }
       return "exited with status " + status;
+    }
+
+    /** Kills it: the process rmarun started, and by closing its standard input the JVM on its host. */
+    void kill() {
+      closeLink();
+      process.destroyForcibly();
+    }
+
+    void closeLink() {
+      if (link != null) {
+        try {
+          link.close();
+        } catch (java.io.IOException e) {
+          // gone already
+        }
+      }
     }
   }
 
@@ -321,70 +369,81 @@ public final class RmaRun {
    * {@code PROC_FAILED} with its ranks, and the others get {@link #GRACE_MS} to end on their own
    * (they normally do, having seen the failure) before they are killed. With {@code --jvms 1}
    * (a job that needs a JVM of its own for {@code -x} or {@code --conf}) the one JVM runs every
-   * rank embedded.
+   * rank embedded. The JVMs of a host list start through the launch command, each given the job
+   * secret on its standard input.
    */
   private static int runJvms(RmaRunCommand a, PrintStream err) {
-    boolean clustered = a.jvms > 1;
-    int[] ranksOf = new int[a.jvms];
-    for (int k = 0; k < a.jvms; k++) {
-      ranksOf[k] = (int) ((long) (k + 1) * a.np / a.jvms) - (int) ((long) k * a.np / a.jvms);
+    boolean remote = !a.hosts.isEmpty();
+    boolean clustered = a.jvmCount > 1 || remote;
+    int[] ranksOf = new int[a.jvmCount];
+    for (int k = 0; k < a.jvmCount; k++) {
+      ranksOf[k] = a.firstRankOf(k + 1) - a.firstRankOf(k);
     }
     List<RankJvm> jvms = new ArrayList<>();
-    java.nio.file.Path secretFile;
-    try {
-      secretFile = writeSecret();
-    } catch (java.io.IOException e) {
-      err.println("rmarun: cannot write the job secret file: " + e);
-      return 1;
+    dev.vertxrma.impl.transport.JobSecret secret = dev.vertxrma.impl.transport.JobSecret.random();
+    java.nio.file.Path secretFile = null;
+    if (!remote) {
+      try {
+        secretFile = writeSecret(secret, null);
+      } catch (java.io.IOException e) {
+        err.println("rmarun: cannot write the job secret file: " + e);
+        return 1;
+      }
     }
     LaunchProgress progress = null;
     if (clustered && !a.quiet) {
       try {
-        progress = new LaunchProgress(err, Boolean.getBoolean(RmaRunCommand.TTY_PROPERTY), a.np, ranksOf, a.job);
+        progress = new LaunchProgress(err, Boolean.getBoolean(RmaRunCommand.TTY_PROPERTY), a.np, ranksOf, a.job,
+            remote ? a.hosts.stream().map(RmaRunCommand.Host::address).collect(java.util.stream.Collectors.toSet())
+                : null);
       } catch (java.io.IOException e) {
         progress = null; // no progress report, the job runs all the same
       }
     }
     LaunchProgress shown = progress;
+    java.nio.file.Path secretToDelete = secretFile;
     Thread reaper = new Thread(() -> {
-      jvms.forEach(j -> j.process.destroyForcibly());
-      deleteQuietly(secretFile);
+      jvms.forEach(RankJvm::kill);
+      if (secretToDelete != null) {
+        deleteQuietly(secretToDelete);
+      }
     }, "rmarun-reaper");
     Runtime.getRuntime().addShutdownHook(reaper);
     try {
-      for (int k = 0; k < a.jvms; k++) {
-        int first = (int) ((long) k * a.np / a.jvms);
-        List<String> cmd = childCommand(a);
-        cmd.addAll(List.of("-np", String.valueOf(a.np), "--job", a.job, "--timeout", String.valueOf(a.timeoutSeconds)));
-        if (clustered) {
-          cmd.addAll(List.of("--ranks", first + ":" + ranksOf[k], "--jvm-index", String.valueOf(k)));
-          if (progress != null) {
-            cmd.addAll(List.of("--progress", String.valueOf(progress.port())));
+      for (int k = 0; k < a.jvmCount; k++) {
+        int first = a.firstRankOf(k);
+        RmaRunCommand.Host host = remote ? a.hosts.get(k) : null;
+        String reportTo = progress == null ? null
+            : remote ? progressAddress(host.address(), progress.port()) : String.valueOf(progress.port());
+        List<String> cmd = rankCommand(a, k, clustered, reportTo, host);
+        if (remote) {
+          cmd.add(cmd.indexOf("--"), "--secret-stdin");
+          String line = launchLine(a.launchHow, host, "exec " + shellLine(a.environment, cmd));
+          ProcessBuilder pb = new ProcessBuilder("sh", "-c", line).redirectOutput(ProcessBuilder.Redirect.INHERIT)
+              .redirectError(ProcessBuilder.Redirect.INHERIT);
+          pb.environment().remove(dev.vertxrma.impl.transport.JobSecret.FILE_ENV);
+          Process p = pb.start();
+          java.io.OutputStream link = p.getOutputStream();
+          jvms.add(new RankJvm(k, first, first + ranksOf[k] - 1, p, host, link));
+          try {
+            link.write((secret.text() + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            link.flush();
+          } catch (java.io.IOException e) {
+            // the launch command ended at once: its exit is reported below
           }
+        } else {
+          ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
+          pb.environment().putAll(a.environment);
+          pb.environment().put(dev.vertxrma.impl.transport.JobSecret.FILE_ENV, secretFile.toString());
+          jvms.add(new RankJvm(k, first, first + ranksOf[k] - 1, pb.start(), null, null));
         }
-        if (a.tagOutput) {
-          cmd.add("--tag-output");
-        }
-        if (a.requireFreedWindows) {
-          cmd.add("--require-freed-windows");
-        }
-        if (a.virtualThreads) {
-          cmd.add("--virtual-threads");
-        }
-        cmd.add("--");
-        cmd.add(a.programClass);
-        cmd.addAll(a.args);
-        ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
-        pb.environment().putAll(a.environment);
-        pb.environment().put(dev.vertxrma.impl.transport.JobSecret.FILE_ENV, secretFile.toString());
-        jvms.add(new RankJvm(k, first, first + ranksOf[k] - 1, pb.start()));
       }
     } catch (java.io.IOException e) {
       if (shown != null) {
         shown.close();
       }
       err.println("rmarun: cannot start JVM: " + e);
-      jvms.forEach(j -> j.process.destroyForcibly());
+      jvms.forEach(RankJvm::kill);
       return 1;
     }
     int status = 0;
@@ -396,13 +455,14 @@ public final class RmaRun {
           continue;
         }
         left.remove(j);
+        j.closeLink();
         if (j.process.exitValue() == 0) {
           continue;
         }
         if (shown != null) {
           shown.close();
         }
-        String ending = j.ending();
+        String ending = j.ending(a.launchHow);
         if (j.killedHere) {
           // reported when it was killed
         } else if (ending.startsWith("was killed")) {
@@ -424,16 +484,155 @@ public final class RmaRun {
     } catch (IllegalStateException shuttingDown) {
       // the hook runs anyway
     }
-    deleteQuietly(secretFile);
+    if (secretFile != null) {
+      deleteQuietly(secretFile);
+    }
     return status;
+  }
+
+  /**
+   * The command line of JVM {@code k} of the job: {@link #childCommand} and rmarun's own options
+   * for it, up to {@code --}, PROGRAM and its arguments.
+   *
+   * @param progress where it reports its startup ({@code [HOST:]PORT}), or null
+   * @param host its host, or null for a JVM of this host
+   */
+  private static List<String> rankCommand(RmaRunCommand a, int k, boolean clustered, String progress,
+      RmaRunCommand.Host host) {
+    int first = a.firstRankOf(k);
+    List<String> cmd = childCommand(a, host);
+    cmd.addAll(List.of("-np", String.valueOf(a.np), "--job", a.job, "--timeout", String.valueOf(a.timeoutSeconds)));
+    if (clustered) {
+      cmd.addAll(List.of("--ranks", first + ":" + (a.firstRankOf(k + 1) - first), "--jvm-index", String.valueOf(k)));
+      if (progress != null) {
+        cmd.addAll(List.of("--progress", progress));
+      }
+    }
+    if (a.tagOutput) {
+      cmd.add("--tag-output");
+    }
+    if (a.requireFreedWindows) {
+      cmd.add("--require-freed-windows");
+    }
+    if (a.virtualThreads) {
+      cmd.add("--virtual-threads");
+    }
+    cmd.add("--");
+    cmd.add(a.programClass);
+    cmd.addAll(a.args);
+    return cmd;
+  }
+
+  /**
+   * Where a JVM on the host at {@code address} reports its startup: this machine's address on
+   * the way to it (the route the kernel would take; no packet is sent) and {@code port}; null if
+   * there is none.
+   */
+  private static String progressAddress(String address, int port) {
+    try (java.net.DatagramSocket probe = new java.net.DatagramSocket()) {
+      probe.connect(java.net.InetAddress.getByName(address), 9);
+      java.net.InetAddress local = probe.getLocalAddress();
+      if (local == null || local.isAnyLocalAddress()) {
+        return null;
+      }
+      String text = local.getHostAddress();
+      return (text.indexOf(':') >= 0 ? "[" + text + "]" : text) + ":" + port;
+    } catch (java.io.IOException | SecurityException e) {
+      return null;
+    }
+  }
+
+  /**
+   * The line {@code sh -c} runs to start a JVM on {@code host}: the launch template with
+   * {@code {host}}, {@code {address}} and {@code {command}} replaced by shell words (the command
+   * line appended as {@code {command}} if the template does not place it).
+   */
+  static String launchLine(String template, RmaRunCommand.Host host, String command) {
+    String t = template.contains("{command}") ? template : template + " {command}";
+    StringBuilder sb = new StringBuilder();
+    int i = 0;
+    while (i < t.length()) {
+      if (t.startsWith("{host}", i)) {
+        sb.append(shellWord(host.name()));
+        i += "{host}".length();
+      } else if (t.startsWith("{address}", i)) {
+        sb.append(shellWord(host.address()));
+        i += "{address}".length();
+      } else if (t.startsWith("{command}", i)) {
+        sb.append(shellWord(command));
+        i += "{command}".length();
+      } else {
+        sb.append(t.charAt(i++));
+      }
+    }
+    return sb.toString();
+  }
+
+  /** {@code cmd} as one shell line, preceded by {@code env NAME=VALUE...} when there are variables. */
+  static String shellLine(java.util.Map<String, String> environment, List<String> cmd) {
+    List<String> words = new ArrayList<>();
+    if (!environment.isEmpty()) {
+      words.add("env");
+      environment.forEach((name, value) -> words.add(name + "=" + value));
+    }
+    words.addAll(cmd);
+    StringBuilder sb = new StringBuilder();
+    for (String w : words) {
+      if (sb.length() > 0) {
+        sb.append(' ');
+      }
+      sb.append(shellWord(w));
+    }
+    return sb.toString();
+  }
+
+  private static final java.util.regex.Pattern PLAIN_WORD = java.util.regex.Pattern.compile("[A-Za-z0-9_@%+=:,./-]+");
+
+  /** {@code s} as one word of a POSIX shell: as it is when that is safe, else in single quotes. */
+  static String shellWord(String s) {
+    if (PLAIN_WORD.matcher(s).matches()) {
+      return s;
+    }
+    return "'" + s.replace("'", "'\\''") + "'";
+  }
+
+  /**
+   * {@code --launch print}: writes the job secret to {@code NAME.secret} (mode 0600) and prints,
+   * for each host, the command that starts its JVM (a shell script: comments start with #).
+   */
+  private static int printCommands(RmaRunCommand a, PrintStream out, PrintStream err) {
+    java.nio.file.Path secretFile;
+    try {
+      secretFile = writeSecret(dev.vertxrma.impl.transport.JobSecret.random(), a.printedSecret);
+    } catch (java.io.IOException e) {
+      err.println("rmarun: cannot write the job secret to " + a.printedSecret + ": " + e);
+      return 1;
+    }
+    out.println("# rmarun: job " + a.job + ", " + a.np + " ranks over " + a.jvmCount + " JVMs. Copy the job secret "
+        + secretFile + " (mode 0600) to the same path on every host");
+    out.println("# (scp -p), run each command on its host, and delete the secret everywhere when the job is done.");
+    java.util.Map<String, String> environment = new java.util.LinkedHashMap<>();
+    environment.put(dev.vertxrma.impl.transport.JobSecret.FILE_ENV, secretFile.toString());
+    environment.putAll(a.environment);
+    for (int k = 0; k < a.jvmCount; k++) {
+      RmaRunCommand.Host host = a.hosts.get(k);
+      int first = a.firstRankOf(k);
+      int last = a.firstRankOf(k + 1) - 1;
+      out.println("# JVM " + k + " on " + host.name() + " (" + host.address() + "): "
+          + (first == last ? "rank " + first : "ranks " + first + ".." + last));
+      out.println(shellLine(environment, rankCommand(a, k, true, null, host)));
+    }
+    out.flush();
+    return 0;
   }
 
   /**
    * The command line of a JVM of the job, up to its main class: this JVM's java and flags, with
    * {@code --conf}'s configuration in place of this JVM's, and the user's {@code -cp} after this
-   * JVM's class path.
+   * JVM's class path; on a host, its address and the job's members ({@code -Drma.host},
+   * {@code -Drma.members}) in place of any this JVM has.
    */
-  private static List<String> childCommand(RmaRunCommand a) {
+  private static List<String> childCommand(RmaRunCommand a, RmaRunCommand.Host host) {
     String conf = a.conf == null ? null : a.conf.toString();
     java.nio.file.Path logging = conf == null ? null : a.conf.resolve("logging.properties");
     boolean ownLogging = logging != null && java.nio.file.Files.isRegularFile(logging);
@@ -441,7 +640,9 @@ public final class RmaRun {
     cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
     for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
       if (conf != null && arg.startsWith("-Drma.conf=")
-          || ownLogging && arg.startsWith("-Djava.util.logging.config.file=")) {
+          || ownLogging && arg.startsWith("-Djava.util.logging.config.file=")
+          || host != null && (arg.startsWith("-D" + ClusterSupport.HOST + "=")
+              || arg.startsWith("-D" + ClusterSupport.MEMBERS + "="))) {
         continue;
       }
       cmd.add(arg);
@@ -452,6 +653,10 @@ public final class RmaRun {
       if (ownLogging) {
         cmd.add("-Djava.util.logging.config.file=" + logging);
       }
+    }
+    if (host != null) {
+      cmd.add("-D" + ClusterSupport.HOST + "=" + host.address());
+      cmd.add("-D" + ClusterSupport.MEMBERS + "=" + a.members());
     }
     cmd.add("-cp");
     String cp = System.getProperty("java.class.path");
@@ -480,14 +685,16 @@ public final class RmaRun {
   }
 
   /**
-   * A fresh secret for the job in a file only this user can read (never on a command line): the
-   * JVMs of the job find it through {@code RMA_JOB_SECRET_FILE}.
+   * {@code secret} in a new file only this user can read (a temporary one if {@code path} is
+   * null), never on a command line: the JVMs of the job find it through {@code RMA_JOB_SECRET_FILE}.
    */
-  private static java.nio.file.Path writeSecret() throws java.io.IOException {
-    java.nio.file.Path f = java.nio.file.Files.createTempFile("rmarun-", ".secret",
-        java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
-    java.nio.file.Files.writeString(f, dev.vertxrma.impl.transport.JobSecret.random().text());
+  private static java.nio.file.Path writeSecret(dev.vertxrma.impl.transport.JobSecret secret, java.nio.file.Path path)
+      throws java.io.IOException {
+    java.nio.file.attribute.FileAttribute<?> owner = java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    java.nio.file.Path f = path == null ? java.nio.file.Files.createTempFile("rmarun-", ".secret", owner)
+        : java.nio.file.Files.createFile(path, owner);
+    java.nio.file.Files.writeString(f, secret.text() + "\n");
     return f;
   }
 
@@ -507,7 +714,7 @@ public final class RmaRun {
           err.println("rmarun: " + j.describe() + " of job " + job + " did not end within " + GRACE_MS
               + " ms of the failure; killed");
           j.killedHere = true;
-          j.process.destroyForcibly();
+          j.kill();
         }
       }
     });

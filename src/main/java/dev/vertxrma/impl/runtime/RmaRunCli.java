@@ -59,6 +59,8 @@ final class RmaRunCli {
     f.add("  rmarun -np 4 twisted");
     f.add("  rmarun -np 4 --jvms 2 --tag-output double-buffer");
     f.add("  rmarun -np 4 --jvms 2 -cp target/classes -x MODE=fast com.example.MyProgram arg1");
+    f.add("  rmarun -np 6 --host node1,node2,node3 --tag-output linked-list");
+    f.add("  rmarun -np 6 --hostfile hosts --launch print twisted");
     f.add("%nExit status: 0 when every rank completed; 1 when the job failed (the failing rank's error is on "
         + "stderr; a JVM that died is reported as PROC_FAILED with its ranks); 2 for a usage error.");
     f.add("%nEnvironment: JAVA (the java executable), RMA_JAVA_OPTS (more JVM flags), RMA_JAR (the runnable jar).");

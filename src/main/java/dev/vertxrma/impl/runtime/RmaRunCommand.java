@@ -34,18 +34,20 @@ import picocli.CommandLine.Parameters;
  * The command line of {@code bin/rmarun} (picocli): the options, their help, and the checks of
  * every argument made before any JVM starts. {@link RmaRun} runs what it describes.
  *
- * <p>Hidden options, for the JVMs {@code rmarun --jvms K} and {@code dev.vertxrma.junit.RmaJob}
- * start: {@code --ranks FIRST:COUNT} (the ranks of this JVM; the job is clustered),
- * {@code --require-freed-windows}, {@code --report FILE} (the JVM's failure, as properties),
- * {@code --progress PORT} (startup progress to the launcher), {@code --jvm-index K} (this JVM's
- * number, for {@code --tag-output}).
+ * <p>Hidden options, for the JVMs {@code rmarun --jvms K} (or {@code --host}) and
+ * {@code dev.vertxrma.junit.RmaJob} start: {@code --ranks FIRST:COUNT} (the ranks of this JVM; the
+ * job is clustered), {@code --require-freed-windows}, {@code --report FILE} (the JVM's failure, as
+ * properties), {@code --progress [HOST:]PORT} (startup progress to the launcher),
+ * {@code --jvm-index K} (this JVM's number, for {@code --tag-output}), {@code --secret-stdin} (the
+ * job secret is the first line of standard input, and the JVM stops when standard input closes:
+ * its launcher is gone).
  */
 @Command(name = "rmarun", mixinStandardHelpOptions = true, versionProvider = RmaRunCli.Version.class,
     sortOptions = false, usageHelpWidth = 100, abbreviateSynopsis = true,
-    customSynopsis = {"rmarun -np N [--jvms K] [OPTIONS] PROGRAM [ARGS...]"},
+    customSynopsis = {"rmarun -np N [--jvms K | --host H1,H2,... | --hostfile FILE] [OPTIONS] PROGRAM [ARGS...]"},
     description = {"The mpirun of vertx-rma: runs PROGRAM with N ranks, all embedded in one JVM, or spread over K "
-        + "local JVMs that join a Hazelcast cluster on loopback (cluster name = job name). Every argument is checked "
-        + "before any JVM starts."},
+        + "local JVMs that join a Hazelcast cluster on loopback (cluster name = job name), or over one JVM per host "
+        + "of a host list. Every argument is checked before any JVM starts."},
     parameterListHeading = "%nArguments:%n", optionListHeading = "%nOptions:%n")
 public final class RmaRunCommand {
 
@@ -63,50 +65,71 @@ public final class RmaRunCommand {
   Integer np;
 
   @Option(names = "--jvms", paramLabel = "K", order = 2,
-      description = "Spread the ranks over K local JVMs, 1..N (default ${DEFAULT-VALUE}: every rank embedded in one "
+      description = "Spread the ranks over K local JVMs, 1..N (default 1: every rank embedded in one "
           + "JVM). JVM k hosts ranks k*N/K to (k+1)*N/K-1; the JVMs form a Hazelcast cluster on loopback, and "
           + "rmarun reports on stderr how many ranks have joined while it forms.")
-  int jvms = 1;
+  Integer jvms;
 
-  @Option(names = "--job", paramLabel = "NAME", order = 3,
+  @Option(names = "--host", paramLabel = "HOST[,HOST...]", order = 3,
+      description = "Run the job over hosts: one JVM per entry (repeat a host for several JVMs on it), JVM k with "
+          + "ranks k*N/K to (k+1)*N/K-1 of the K entries, started as --launch says. Each JVM binds and advertises the "
+          + "address rmarun resolves its host to (the cluster's TCP-IP members are those addresses); a host that "
+          + "resolves to loopback while others do not is refused. Repeatable.")
+  List<String> host = new ArrayList<>();
+
+  @Option(names = "--hostfile", paramLabel = "FILE", order = 4,
+      description = "As --host, with the hosts read from FILE: one entry a line, HOST [address=ADDRESS] (the address "
+          + "the JVM binds and advertises, default HOST resolved here); # starts a comment.")
+  Path hostfile;
+
+  @Option(names = "--launch", paramLabel = "HOW", order = 5,
+      description = "How the JVMs of a --host or --hostfile job start: 'ssh' (the default, as the template 'ssh -o "
+          + "BatchMode=yes {host} {command}'), 'print' (start nothing: print each host's command and write the job "
+          + "secret to NAME.secret, mode 0600, to copy to every host), or a template run by sh -c where {host}, "
+          + "{address} and {command} (the JVM's command line as one shell word, for a shell to run) are replaced, "
+          + "e.g. 'docker exec -i {host} sh -c {command}'. The job secret reaches each JVM on its standard input, "
+          + "never on a command line, and a JVM stops when its standard input closes (rmarun is gone).")
+  String launch;
+
+  @Option(names = "--job", paramLabel = "NAME", order = 6,
       description = "Job name, also the cluster's name: 1-64 characters of A-Z a-z 0-9 . _ - "
           + "(default rmarun-<8 random hex digits>).")
   String job;
 
-  @Option(names = "--timeout", paramLabel = "SECONDS", order = 4,
+  @Option(names = "--timeout", paramLabel = "SECONDS", order = 7,
       description = "Limit of every wait of the job (a lock, a fence, a receive...): a wait that lasts longer fails "
           + "with TIMEOUT (default ${DEFAULT-VALUE}). The cluster gets max(60, SECONDS) to form.")
   long timeoutSeconds = JobOptions.DEFAULT_WAIT_TIMEOUT_MS / 1000;
 
-  @Option(names = {"-cp", "--classpath"}, paramLabel = "PATH", order = 5,
+  @Option(names = {"-cp", "--classpath"}, paramLabel = "PATH", order = 8,
       description = "Where PROGRAM and the classes it uses are: directories and jars separated by "
           + "'${sys:path.separator}' (DIR/* is every jar in DIR), searched after rmarun's own.")
   String classpath;
 
-  @Option(names = "-x", paramLabel = "NAME[=VALUE]", order = 6,
+  @Option(names = "-x", paramLabel = "NAME[=VALUE]", order = 9,
       description = "Set the environment variable NAME to VALUE in the JVMs that run the ranks (repeatable); "
           + "-x NAME passes rmarun's own value. Without --jvms the job then runs in a JVM of its own.")
   List<String> env = new ArrayList<>();
 
-  @Option(names = "--tag-output", order = 7,
+  @Option(names = "--tag-output", order = 10,
       description = "Prefix every line of standard output and error with who printed it: [R] for rank R (its "
           + "program and callbacks), [jvm K] for anything else in JVM K (logs, a WorldProgram's own threads).")
   boolean tagOutput;
 
-  @Option(names = "--conf", paramLabel = "DIR", order = 8,
+  @Option(names = "--conf", paramLabel = "DIR", order = 11,
       description = "Configuration directory of the job's JVMs (default: conf/ beside bin/): cluster.xml "
           + "(Hazelcast, checked before any JVM starts), jvm.options (JVM flags, added to the default ones), "
           + "logging.properties. A file missing from DIR is taken from the default. Without --jvms the job "
           + "then runs in a JVM of its own.")
   Path conf;
 
-  @Option(names = "--virtual-threads", order = 9,
+  @Option(names = "--virtual-threads", order = 12,
       description = "Run each rank on a Vert.x virtual-thread context, so that a rank program may await() every "
           + "call (MPI's blocking style). Needs Java 21+: bin/rmarun then uses $JAVA, else the newest JDK 21+ it "
           + "finds (bin/vt-jdk/bin/java).")
   boolean virtualThreads;
 
-  @Option(names = {"-q", "--quiet"}, order = 10, description = "No progress report while the cluster forms.")
+  @Option(names = {"-q", "--quiet"}, order = 13, description = "No progress report while the cluster forms.")
   boolean quiet;
 
   @Option(names = "--ranks", paramLabel = "FIRST:COUNT", hidden = true)
@@ -118,11 +141,14 @@ public final class RmaRunCommand {
   @Option(names = "--report", paramLabel = "FILE", hidden = true)
   String report;
 
-  @Option(names = "--progress", paramLabel = "PORT", hidden = true)
-  int progressPort = -1;
+  @Option(names = "--progress", paramLabel = "[HOST:]PORT", hidden = true)
+  String progress;
 
   @Option(names = "--jvm-index", paramLabel = "K", hidden = true)
   int jvmIndex = -1;
+
+  @Option(names = "--secret-stdin", hidden = true)
+  boolean secretStdin;
 
   @Parameters(index = "0", arity = "1", paramLabel = "PROGRAM",
       description = "A sample name (listed below) or the class name of a RankProgram (one instance per rank) or of "
@@ -135,6 +161,19 @@ public final class RmaRunCommand {
 
   // ---- what validate() works out ----
 
+  /** How many JVMs run the job: --jvms, or one per host entry. */
+  int jvmCount = 1;
+  /** The hosts of --host or --hostfile, one per JVM, in rank order; empty for a job on this host. */
+  List<Host> hosts = List.of();
+  /** How the JVMs on hosts start: {@link #SSH}, {@link #PRINT} or a command template. */
+  String launchHow;
+  /** Where --launch print writes the job secret. */
+  Path printedSecret;
+  /** Where this JVM reports its startup (--progress): host (null: loopback) and port (-1: nowhere). */
+  String progressHost;
+  int progressPort = -1;
+  /** The job secret, read from standard input (--secret-stdin); null otherwise. */
+  String secret;
   /** Ranks of this JVM when started with --ranks. */
   int firstRank = -1;
   int rankCount = -1;
@@ -148,6 +187,19 @@ public final class RmaRunCommand {
   ClassLoader loader;
   /** A RankProgram or WorldProgram. */
   Object resolved;
+
+  /** --launch ssh: the template it stands for. */
+  static final String SSH = "ssh";
+  static final String SSH_TEMPLATE = "ssh -o BatchMode=yes {host} {command}";
+  /** --launch print. */
+  static final String PRINT = "print";
+
+  /**
+   * One entry of the host list: {@code name} is what the launch command gets ({@code {host}}),
+   * {@code address} the IP address the JVM binds and advertises.
+   */
+  record Host(String name, String address) {
+  }
 
   /** A usage error: one line, exit status {@value #USAGE}. */
   static final class UsageError extends RuntimeException {
@@ -197,6 +249,7 @@ public final class RmaRunCommand {
         case "-q", "--quiet" -> quiet = true;
         case "--require-freed-windows" -> requireFreedWindows = true;
         case "--virtual-threads" -> virtualThreads = true;
+        case "--secret-stdin" -> secretStdin = true;
         default -> {
           if (value == null) {
             if (++i >= argv.length) {
@@ -207,6 +260,9 @@ public final class RmaRunCommand {
           switch (name) {
             case "-n", "-np", "--np" -> np = intValue(name, value);
             case "--jvms" -> jvms = intValue(name, value);
+            case "--host" -> host.add(value);
+            case "--hostfile" -> hostfile = Path.of(value);
+            case "--launch" -> launch = value;
             case "--job" -> job = value;
             case "--timeout" -> timeoutSeconds = intValue(name, value);
             case "-cp", "--classpath" -> classpath = value;
@@ -214,7 +270,7 @@ public final class RmaRunCommand {
             case "--conf" -> conf = Path.of(value);
             case "--ranks" -> ranks = value;
             case "--report" -> report = value;
-            case "--progress" -> progressPort = intValue(name, value);
+            case "--progress" -> progress = value;
             case "--jvm-index" -> jvmIndex = intValue(name, value);
             default -> throw new UsageError("Unknown option: '" + name + "'");
           }
@@ -253,9 +309,10 @@ public final class RmaRunCommand {
     if (np < 1) {
       throw new UsageError("-np " + np + ": the number of ranks must be at least 1");
     }
-    if (jvms < 1 || jvms > np) {
+    if (jvms != null && (jvms < 1 || jvms > np)) {
       throw new UsageError("--jvms " + jvms + " must be between 1 and the number of ranks (" + np + ")");
     }
+    jvmCount = jvms == null ? 1 : jvms;
     if (timeoutSeconds < 1 || timeoutSeconds > MAX_TIMEOUT_SECONDS) {
       throw new UsageError("--timeout " + timeoutSeconds + " must be between 1 and " + MAX_TIMEOUT_SECONDS + " seconds");
     }
@@ -277,9 +334,10 @@ public final class RmaRunCommand {
         throw new UsageError("--virtual-threads: " + e.getMessage());
       }
     }
-    if (progressPort > 65535) {
-      throw new UsageError("--progress " + progressPort + " is not a port");
+    if (progress != null) {
+      parseProgress();
     }
+    hosts();
     for (String v : env) {
       int eq = v.indexOf('=');
       String name = eq < 0 ? v : v.substring(0, eq);
@@ -296,13 +354,161 @@ public final class RmaRunCommand {
     if (conf != null) {
       checkConf();
     }
-    if (ranks == null && jvms > 1) {
+    if (ranks == null && (jvmCount > 1 || !hosts.isEmpty())) {
       // the launcher of a clustered job (its JVMs, and those RmaJob starts, meet a bad file when
       // they join the cluster: ARG, naming it)
       checkClusterConfig();
     }
     loader = userClasspath.isEmpty() ? RmaRunCommand.class.getClassLoader() : userLoader();
     resolve();
+  }
+
+  private void parseProgress() {
+    int colon = progress.lastIndexOf(':');
+    String h = colon < 0 ? null : progress.substring(0, colon);
+    try {
+      int port = Integer.parseInt(progress.substring(colon + 1));
+      if (port < 0 || port > 65535 || h != null && h.isBlank()) {
+        throw new NumberFormatException();
+      }
+      progressHost = h;
+      progressPort = port;
+    } catch (NumberFormatException e) {
+      throw new UsageError("--progress " + progress + " is not [HOST:]PORT");
+    }
+  }
+
+  /** A host name as ssh and the templates take it: no blank, no shell or option syntax. */
+  private static final Pattern HOST_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.@%:\\[\\]-]*");
+
+  /** Reads and checks --host or --hostfile (resolving every host) and --launch. */
+  private void hosts() {
+    if (host.isEmpty() && hostfile == null) {
+      if (launch != null) {
+        throw new UsageError("--launch " + launch + " needs --host or --hostfile: the hosts to start the JVMs on");
+      }
+      return;
+    }
+    String option = hostfile != null ? "--hostfile" : "--host";
+    if (!host.isEmpty() && hostfile != null) {
+      throw new UsageError("--host and --hostfile: give one host list, not both");
+    }
+    if (jvms != null) {
+      throw new UsageError("--jvms " + jvms + " and " + option + ": the host list gives the JVMs, one per entry");
+    }
+    List<String[]> entries = hostfile != null ? hostfileEntries() : hostEntries();
+    if (entries.size() > np) {
+      throw new UsageError(option + " lists " + entries.size() + " hosts for " + np + " ranks: a host's JVM needs at "
+          + "least one rank");
+    }
+    List<Host> list = new ArrayList<>();
+    for (String[] e : entries) {
+      String name = e[0];
+      if (!HOST_NAME.matcher(name).matches()) {
+        throw new UsageError(option + ": '" + name + "' is not a host name");
+      }
+      String target = e[1] != null ? e[1] : name.substring(name.lastIndexOf('@') + 1);
+      if (target.startsWith("[") && target.endsWith("]")) {
+        target = target.substring(1, target.length() - 1);
+      }
+      java.net.InetAddress a;
+      try {
+        a = java.net.InetAddress.getByName(target);
+      } catch (java.net.UnknownHostException | SecurityException x) {
+        throw new UsageError(option + ": unknown host '" + target + "' (rmarun resolves each host to the address its "
+            + "JVM binds; give an address" + (hostfile != null ? ", or HOST address=ADDRESS" : "") + ")");
+      }
+      list.add(new Host(name, a.getHostAddress()));
+    }
+    for (Host h : list) {
+      if (isLoopback(h.address()) && list.stream().anyMatch(o -> !isLoopback(o.address()))) {
+        throw new UsageError(option + ": " + h.name() + " resolves to " + h.address() + " here, a loopback address, "
+            + "while other hosts of the job do not: give its network address"
+            + (hostfile != null ? " (HOST address=ADDRESS)" : ""));
+      }
+    }
+    hosts = List.copyOf(list);
+    jvmCount = hosts.size();
+    if (launch == null || launch.equals(SSH)) {
+      launchHow = SSH_TEMPLATE;
+    } else if (launch.equals(PRINT)) {
+      launchHow = PRINT;
+      printedSecret = Path.of(job + ".secret").toAbsolutePath();
+      if (Files.exists(printedSecret)) {
+        throw new UsageError("--launch print writes the job secret to " + printedSecret + ", which exists: remove it, "
+            + "or choose another --job");
+      }
+    } else if (launch.contains("{host}") || launch.contains("{address}")) {
+      launchHow = launch;
+    } else {
+      throw new UsageError("--launch " + launch + ": not ssh, print or a command template naming {host} or {address}");
+    }
+  }
+
+  private List<String[]> hostEntries() {
+    List<String[]> entries = new ArrayList<>();
+    for (String value : host) {
+      for (String h : value.split(",", -1)) {
+        if (h.isBlank()) {
+          throw new UsageError("--host '" + value + "' has an empty entry");
+        }
+        entries.add(new String[] {h.trim(), null});
+      }
+    }
+    return entries;
+  }
+
+  private List<String[]> hostfileEntries() {
+    if (!Files.isRegularFile(hostfile)) {
+      throw new UsageError("--hostfile " + hostfile + " does not exist");
+    }
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(hostfile);
+    } catch (IOException e) {
+      throw new UsageError("--hostfile " + hostfile + " cannot be read: " + e.getMessage());
+    }
+    List<String[]> entries = new ArrayList<>();
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i);
+      int hash = line.indexOf('#');
+      String[] words = (hash < 0 ? line : line.substring(0, hash)).trim().split("\\s+");
+      if (words[0].isEmpty()) {
+        continue;
+      }
+      String address = null;
+      for (int w = 1; w < words.length; w++) {
+        if (words[w].startsWith("address=") && address == null && words[w].length() > "address=".length()) {
+          address = words[w].substring("address=".length());
+        } else {
+          throw new UsageError("--hostfile " + hostfile + " line " + (i + 1) + ": '" + words[w] + "' is not understood "
+              + "(a line is HOST [address=ADDRESS], one JVM per line)");
+        }
+      }
+      entries.add(new String[] {words[0], address});
+    }
+    if (entries.isEmpty()) {
+      throw new UsageError("--hostfile " + hostfile + " lists no host");
+    }
+    return entries;
+  }
+
+  static boolean isLoopback(String address) {
+    try {
+      return java.net.InetAddress.getByName(address).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
+  }
+
+  /** The addresses of the hosts, each once, in order: the cluster's members ({@code -Drma.members}). */
+  String members() {
+    return String.join(",", new java.util.LinkedHashSet<>(hosts.stream().map(Host::address).toList()));
+  }
+
+  /** The first rank of JVM {@code k} of the job ({@code k} = {@link #jvmCount} gives np). */
+  int firstRankOf(int k) {
+    return (int) ((long) k * np / jvmCount);
   }
 
   private void parseRanks() {
@@ -419,11 +625,18 @@ public final class RmaRunCommand {
     java.util.logging.Logger hazelcast = java.util.logging.Logger.getLogger("com.hazelcast");
     java.util.logging.Level level = hazelcast.getLevel();
     java.io.PrintStream err = System.err;
+    String named = System.getProperty("vertx.hazelcast.config");
+    String source = conf != null ? "--conf" : "conf/";
+    Map<String, String> network = new LinkedHashMap<>();
+    if (!hosts.isEmpty()) {
+      network.put(ClusterSupport.HOST, hosts.get(0).address());
+      network.put(ClusterSupport.MEMBERS, members());
+    }
+    com.hazelcast.config.Config config;
     try {
       hazelcast.setLevel(java.util.logging.Level.OFF);
       System.setErr(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
-      ClusterSupport.clusterConfig(System.getProperty("vertx.hazelcast.config"), confDir(),
-          conf != null ? "--conf" : "conf/");
+      config = ClusterSupport.clusterConfig(named, confDir(), source, network);
     } catch (RmaException e) {
       String m = firstLine(stripClass(e));
       // a schema error lists every element Hazelcast knows: the start says what and where
@@ -432,6 +645,30 @@ public final class RmaRunCommand {
       System.setErr(err);
       hazelcast.setLevel(level);
     }
+    if (!hosts.isEmpty() && !isLoopback(hosts.get(0).address())) {
+      // a configuration that keeps the cluster on loopback cannot join hosts: say so now, not after a timeout
+      String file = ClusterSupport.configFile(named, confDir());
+      com.hazelcast.config.TcpIpConfig tcp = config.getNetworkConfig().getJoin().getTcpIpConfig();
+      if (tcp.isEnabled() && !tcp.getMembers().isEmpty() && tcp.getMembers().stream().allMatch(RmaRunCommand::loopbackMember)) {
+        throw new UsageError("cluster configuration " + file + " lists only loopback members " + tcp.getMembers()
+            + " for a job on hosts: list the hosts with <members>${rma.members}</members>, as conf/cluster.xml does");
+      }
+      com.hazelcast.config.InterfacesConfig interfaces = config.getNetworkConfig().getInterfaces();
+      if (interfaces.isEnabled() && !interfaces.getInterfaces().isEmpty()
+          && interfaces.getInterfaces().stream().allMatch(i -> i.startsWith("127."))) {
+        throw new UsageError("cluster configuration " + file + " binds Hazelcast to loopback " + interfaces.getInterfaces()
+            + " for a job on hosts: use <interface>${rma.host}</interface>, as conf/cluster.xml does");
+      }
+    }
+  }
+
+  private static boolean loopbackMember(String member) {
+    String m = member.trim();
+    int colon = m.lastIndexOf(':');
+    if (colon > 0 && m.indexOf(':') == colon) {
+      m = m.substring(0, colon); // host:port
+    }
+    return m.startsWith("127.") || m.equals("localhost") || m.equals("::1") || m.equals("[::1]");
   }
 
   /** The program PROGRAM names, loaded (not initialized) and checked. */

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * installs a {@link #reportTo reporter}; then it costs a volatile read per event.
  *
  * <p>A reporter sends one line per event to the {@code rmarun} process that started this JVM,
- * over a TCP connection to {@code 127.0.0.1:PORT}: {@code jvm K} first, then {@code cluster},
+ * over a TCP connection to {@code 127.0.0.1:PORT} (or {@code HOST:PORT} for a JVM on another host): {@code jvm K} first, then {@code cluster},
  * {@code heard N}, {@code joined N} (N of this JVM's ranks). The lines are progress only: the
  * launcher shows them and nothing else depends on them.
  */
@@ -80,10 +80,11 @@ public final class StartupProgress {
 
   /**
    * Reports the startup of job {@code job} in this JVM (JVM number {@code jvm} of the launcher's
-   * job) to the launcher listening on {@code 127.0.0.1:port}. Connection and writes happen on a
-   * daemon thread of their own; if the launcher cannot be reached, nothing is reported.
+   * job) to the launcher listening on {@code host:port} (loopback if {@code host} is null).
+   * Connection and writes happen on a daemon thread of their own; if the launcher cannot be
+   * reached, nothing is reported.
    */
-  static void reportTo(int port, int jvm, String job) {
+  static void reportTo(String host, int port, int jvm, String job) {
     ExecutorService sender = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "rmarun-progress");
       t.setDaemon(true);
@@ -93,7 +94,8 @@ public final class StartupProgress {
     sender.execute(() -> {
       try {
         @SuppressWarnings("resource") // open for the life of this JVM
-        Socket s = new Socket(InetAddress.getLoopbackAddress(), port);
+        Socket s = host == null ? new Socket(InetAddress.getLoopbackAddress(), port)
+            : new Socket(host.startsWith("[") ? host.substring(1, host.length() - 1) : host, port);
         out[0] = s.getOutputStream();
       } catch (IOException e) {
         out[0] = null;

@@ -98,12 +98,20 @@ public final class DataPlane {
     this.home = ((VertxInternal) vertx).createEventLoopContext();
   }
 
-  /** Starts listening on {@code host} (any free port); the result is this plane's address {@code host:port}. */
+  /** As {@link #listen(String, int)} on any free port. */
   public Future<String> listen(String host) {
+    return listen(host, 0);
+  }
+
+  /**
+   * Starts listening on {@code host} and {@code port} (0: any free port); the result is this
+   * plane's address {@code host:port}.
+   */
+  public Future<String> listen(String host, int port) {
     Promise<String> address = Promise.promise();
     home.runOnContext(v -> {
       NetClientOptions clientOptions = new NetClientOptions().setTcpNoDelay(true).setConnectTimeout(5_000);
-      NetServerOptions serverOptions = new NetServerOptions().setHost(host).setPort(0).setTcpNoDelay(true)
+      NetServerOptions serverOptions = new NetServerOptions().setHost(host).setPort(port).setTcpNoDelay(true)
           .setAcceptBacklog(128);
       client = vertx.createNetClient(tls == null ? clientOptions : tls.apply(clientOptions));
       server = vertx.createNetServer(tls == null ? serverOptions : tls.apply(serverOptions));

@@ -109,7 +109,92 @@ class RmaRunCliTest {
         Arguments.of(List.of("-np", "2", "no-such-sample"), "unknown program 'no-such-sample'"),
         Arguments.of(List.of("-np", "2", "com.example.Missing"), "unknown program 'com.example.Missing': no class"),
         Arguments.of(List.of("-np", "2", "java.lang.String"), "java.lang.String is not a program"),
-        Arguments.of(List.of("-np", "2", UserProgram.CLASS), "unknown program '" + UserProgram.CLASS + "'"));
+        Arguments.of(List.of("-np", "2", UserProgram.CLASS), "unknown program '" + UserProgram.CLASS + "'"),
+        // several hosts
+        Arguments.of(List.of("-np", "4", "--host", "10.1.2.3,,10.1.2.4", "twisted"), "--host '10.1.2.3,,10.1.2.4' has an empty entry"),
+        Arguments.of(List.of("-np", "4", "--host=-oProxyCommand=x", "twisted"), "--host: '-oProxyCommand=x' is not a host name"),
+        Arguments.of(List.of("-np", "4", "--host", "no-such-host.invalid", "twisted"), "--host: unknown host 'no-such-host.invalid'"),
+        Arguments.of(List.of("-np", "4", "--host", "10.1.2.3,localhost", "twisted"),
+            "localhost resolves to 127.0.0.1 here, a loopback address, while other hosts of the job do not"),
+        Arguments.of(List.of("-np", "4", "--host", "10.1.2.3", "--hostfile", "/etc/hostname", "twisted"),
+            "--host and --hostfile: give one host list, not both"),
+        Arguments.of(List.of("-np", "4", "--jvms", "2", "--host", "10.1.2.3", "twisted"),
+            "--jvms 2 and --host: the host list gives the JVMs, one per entry"),
+        Arguments.of(List.of("-np", "1", "--host", "10.1.2.3,10.1.2.4", "twisted"), "--host lists 2 hosts for 1 ranks"),
+        Arguments.of(List.of("-np", "2", "--launch", "print", "twisted"), "--launch print needs --host or --hostfile"),
+        Arguments.of(List.of("-np", "2", "--host", "10.1.2.3", "--launch", "sssh", "twisted"),
+            "--launch sssh: not ssh, print or a command template naming {host} or {address}"),
+        Arguments.of(List.of("-np", "2", "--hostfile", "/does/not/exist", "twisted"), "--hostfile /does/not/exist does not exist"),
+        Arguments.of(List.of("-np", "2", "--progress", "host:port", "twisted"), "--progress host:port is not [HOST:]PORT"));
+  }
+
+  /** Host files: a line is HOST [address=ADDRESS], anything else is refused by line. */
+  @Test
+  void aHostfileIsCheckedLineByLine(@TempDir Path dir) throws Exception {
+    Path empty = Files.writeString(dir.resolve("empty"), "# nobody\n\n");
+    Outcome o = rmarun("-np", "2", "--hostfile", empty.toString(), "twisted");
+    assertEquals(RmaRunCommand.USAGE, o.exit(), o.toString());
+    assertTrue(o.err().contains("--hostfile " + empty + " lists no host"), o.toString());
+    Path slots = Files.writeString(dir.resolve("slots"), "10.1.2.3 address=10.1.2.3\n10.1.2.4 slots=2 # two\n");
+    o = rmarun("-np", "2", "--hostfile", slots.toString(), "twisted");
+    assertEquals(RmaRunCommand.USAGE, o.exit(), o.toString());
+    assertTrue(o.err().contains("--hostfile " + slots + " line 2: 'slots=2' is not understood (a line is HOST "
+        + "[address=ADDRESS], one JVM per line)"), o.toString());
+    assertEquals(1, o.err().split("\n").length, o.toString());
+
+    RmaRunCommand c = new RmaRunCommand();
+    Path good = Files.writeString(dir.resolve("good"), "# hosts\nnode-a address=10.1.2.3\n\n  10.1.2.4   # the second\n"
+        + "node-a address=10.1.2.3\n");
+    assertTrue(RmaRunCli.parse(c, new String[] {"-np", "7", "--hostfile", good.toString(), "twisted"}, System.out));
+    c.validate();
+    assertEquals(List.of(new RmaRunCommand.Host("node-a", "10.1.2.3"), new RmaRunCommand.Host("10.1.2.4", "10.1.2.4"),
+        new RmaRunCommand.Host("node-a", "10.1.2.3")), c.hosts);
+    assertEquals(3, c.jvmCount);
+    assertEquals("10.1.2.3,10.1.2.4", c.members(), "each address once");
+    assertEquals(List.of(0, 2, 4, 7), List.of(c.firstRankOf(0), c.firstRankOf(1), c.firstRankOf(2), c.firstRankOf(3)));
+    assertEquals(RmaRunCommand.SSH_TEMPLATE, c.launchHow);
+  }
+
+  /** A job on hosts with a cluster.xml that keeps Hazelcast on loopback: refused before anything starts. */
+  @Test
+  void aLoopbackClusterXmlIsRefusedForAJobOnHosts(@TempDir Path conf) throws Exception {
+    String loopback = Files.readString(Path.of(System.getProperty("rma.home", "."), "conf/cluster.xml"))
+        .replace("<members>${rma.members}</members>", "<member-list><member>127.0.0.1</member></member-list>");
+    Files.writeString(conf.resolve("cluster.xml"), loopback);
+    Outcome o = rmarun("--conf", conf.toString(), "-np", "2", "--host", "10.1.2.3,10.1.2.4", "twisted");
+    assertEquals(RmaRunCommand.USAGE, o.exit(), o.toString());
+    assertTrue(o.err().contains("cluster configuration " + conf.resolve("cluster.xml") + " lists only loopback members "
+        + "[127.0.0.1] for a job on hosts: list the hosts with <members>${rma.members}</members>"), o.toString());
+    Files.writeString(conf.resolve("cluster.xml"), loopback.replace("<member-list><member>127.0.0.1</member></member-list>",
+        "<members>${rma.members}</members>").replace("<interface>${rma.host}</interface>", "<interface>127.0.0.1</interface>"));
+    o = rmarun("--conf", conf.toString(), "-np", "2", "--host", "10.1.2.3,10.1.2.4", "twisted");
+    assertEquals(RmaRunCommand.USAGE, o.exit(), o.toString());
+    assertTrue(o.err().contains("binds Hazelcast to loopback [127.0.0.1] for a job on hosts: use "
+        + "<interface>${rma.host}</interface>"), o.toString());
+  }
+
+  /**
+   * The command line of a JVM on a host survives the shells on the way, words with blanks,
+   * quotes, $ and * included: once through a template that runs it with sh -c, once through one
+   * that does what ssh does (the remote shell runs the words ssh is given, joined by blanks).
+   */
+  @ParameterizedTest
+  @MethodSource("launchTemplates")
+  void aCommandLineSurvivesTheLaunchTemplate(String template) throws Exception {
+    List<String> words = List.of("printf", "%s\\n", "a b", "it's", "$HOME", "*", "--x=\"y\"", "");
+    String command = "exec " + RmaRun.shellLine(java.util.Map.of("RMA_CLI_V", "1 '2'"), words);
+    String line = RmaRun.launchLine(template, new RmaRunCommand.Host("node 1", "10.1.2.3"), command);
+    Process p = new ProcessBuilder("sh", "-c", line).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertEquals(0, p.waitFor(), line + "\n" + out);
+    assertEquals(String.join("\n", words.subList(2, words.size())) + "\n", out, line);
+  }
+
+  static Stream<String> launchTemplates() {
+    return Stream.of("sh -c {command}",
+        // ssh HOST WORDS...: the words joined by blanks, run by a shell (the host and address checked)
+        "ssh() { [ \"$3\" = 'node 1' ] && [ \"$4\" = 10.1.2.3 ] || exit 9; shift 4; sh -c \"$*\"; }; "
+            + "ssh -o BatchMode=yes {host} {address} {command}");
   }
 
   @ParameterizedTest(name = "rmarun {0}")
@@ -198,7 +283,10 @@ class RmaRunCliTest {
             "--seconds", "3"),
         List.of("--np=3", "--jvms=2", "-x", "A=1", "-x", "B", "--quiet", "-cp", "/tmp", "twisted", "-np", "9"),
         List.of("-n", "2", "--conf", "/etc", "--classpath", "x", "exchange"),
-        List.of("-q", "-np", "2", "--", "twisted", "--", "x"));
+        List.of("-q", "-np", "2", "--", "twisted", "--", "x"),
+        List.of("-np", "6", "--host", "a,b", "--host=c", "--hostfile", "/etc/hosts", "--launch",
+            "ip netns exec {host} sh -c {command}", "--secret-stdin", "--progress", "10.0.0.1:4711", "linked-list"),
+        List.of("--launch=print", "--host=h1", "-n", "1", "twisted"));
   }
 
   /** What a JVM without picocli reads (RmaJob in a user's project) is what picocli reads. */
