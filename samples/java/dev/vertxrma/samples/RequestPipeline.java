@@ -32,8 +32,9 @@
 // incomplete at a time here, and every Waitany finds a completed request: the M buffers are
 // recycled correctly but never more than two operations (rput i and rget i+1) are in flight at
 // once. The checks are therefore: the data; every buffer chosen by Waitany belongs to a completed
-// rput (reusing a buffer with an incomplete rput is the bug the M buffers exist to prevent); and,
-// when the target is in the origin's JVM, that rputs really did overlap the following rget.
+// rput (reusing a buffer with an incomplete rput is the bug the M buffers exist to prevent). The
+// overlap figures are printed, not checked: whether a queued rput is applied before the next rget
+// is issued depends on another thread's timing.
 //
 // Usage: rmarun -np N request-pipeline [M [N [NSTEPS]]]     (defaults 3 64 24; N >= 2 ranks)
 package dev.vertxrma.samples;
@@ -190,11 +191,7 @@ public final class RequestPipeline extends RankVerticle {
           }
           return Future.all(outstanding);
         })
-        .compose(v -> win.unlockAll())
-        .map(v -> {
-          checkOverlap(rank);
-          return null;
-        });
+        .compose(v -> win.unlockAll());
   }
 
   /** Step t of this origin's loop (chunk i = mySteps[t]); completes {@code loop} after the last. */
@@ -290,22 +287,6 @@ public final class RequestPipeline extends RankVerticle {
     if (wrong > 0) {
       failures.add(wrong + " of " + total + " target elements are wrong (a chunk lost or processed twice); first: "
           + first);
-    }
-  }
-
-  /**
-   * An origin whose rputs were not complete at issue (the target is in its JVM: an rput completes
-   * when the target has applied it) must have issued its later rgets while the previous rput was
-   * still in flight; if it did not, the requests were waited for one at a time and nothing
-   * overlapped. Origins whose rputs complete at issue (data copied out for another JVM) have no
-   * in-flight request to observe.
-   */
-  private void checkOverlap(int rank) {
-    int steps = mySteps.length;
-    if (steps >= 2 && putsCompleteAtIssue < steps && getsOverlappingPut == 0) {
-      failures.add(String.format("origin rank %d: none of its %d rgets after the first was issued while an rput was "
-          + "in flight (%d of %d rputs were incomplete at issue): the requests did not overlap", rank, steps - 1,
-          steps - putsCompleteAtIssue, steps));
     }
   }
 }
