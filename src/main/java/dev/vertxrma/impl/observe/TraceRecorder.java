@@ -39,10 +39,11 @@ public final class TraceRecorder implements RankObserver {
 
   /**
    * A recorder for {@code rank} keeping the last {@code capacity} events (rounded up to a power
-   * of two).
+   * of two, at most 2^24).
    */
   public TraceRecorder(int rank, int capacity) {
-    int cap = Integer.highestOneBit(Math.max(16, capacity - 1)) << 1;
+    int wanted = Math.max(16, Math.min(1 << 24, capacity));
+    int cap = Integer.bitCount(wanted) == 1 ? wanted : Integer.highestOneBit(wanted) << 1;
     this.rank = rank;
     this.mask = cap - 1;
     this.t = new long[cap];
