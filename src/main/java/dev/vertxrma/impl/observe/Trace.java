@@ -157,6 +157,24 @@ public final class Trace {
     return true;
   }
 
+  /**
+   * {@code java -cp ... dev.vertxrma.impl.observe.Trace FILE JOB NP}: renders the parts of job
+   * {@code JOB} (of {@code NP} ranks) left next to {@code FILE}, e.g. after a JVM of the job died,
+   * or when the JVMs ran on hosts without a shared directory and their parts were copied into one.
+   * Exit status 0 when a page was written, 1 when there was no part, 2 for a usage error.
+   */
+  public static void main(String[] args) throws IOException {
+    if (args.length != 3 || !args[2].matches("[1-9][0-9]{0,8}")) {
+      System.err.println("usage: Trace FILE JOB NP   (renders the parts FILE.JOB.part-* into FILE)");
+      System.exit(2);
+    }
+    boolean rendered = renderParts(Path.of(args[0]), args[1], Integer.parseInt(args[2]));
+    if (!rendered) {
+      System.err.println("no part of job " + args[1] + " next to " + Path.of(args[0]).toAbsolutePath());
+    }
+    System.exit(rendered ? 0 : 1);
+  }
+
   private static Path partPath(Path file, String job, int firstRank) {
     return file.resolveSibling(file.getFileName() + "." + job + ".part-" + firstRank);
   }
