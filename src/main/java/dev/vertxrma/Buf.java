@@ -17,7 +17,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * <ul>
  *   <li>{@code byte[] char[] short[] int[] long[] float[] double[] boolean[]}: the array's element
  *       type must agree with the call's datatype ({@link ErrorClass#TYPE} otherwise; a
- *       {@code byte[]} goes with any datatype);</li>
+ *       {@code byte[]} goes with any datatype; the table is in {@link Datatype});</li>
  *   <li>a Chronicle {@link BytesStore} of fixed size, in native memory or wrapping a
  *       {@code byte[]} (an elastic {@code Bytes} fails with {@link ErrorClass#ARG}; a released
  *       store with {@link ErrorClass#BUFFER});</li>
@@ -31,8 +31,14 @@ import net.openhft.chronicle.bytes.BytesStore;
  * A call with count 0 may pass {@code null} for its buffer. Misuse that Java's types cannot
  * express (an offset past the end, a store released meanwhile) fails the call's future with
  * {@link ErrorClass#BUFFER} and leaves every window unchanged.
+ *
+ * <p>{@link Comm#IN_PLACE} is a {@code Buf} of its own: MPI_IN_PLACE, accepted by the collective
+ * calls that document it and refused with {@link ErrorClass#BUFFER} everywhere else.
  */
 public final class Buf {
+
+  /** The one instance behind {@link Comm#IN_PLACE}; it views no memory. */
+  static final Buf IN_PLACE = new Buf(null);
 
   private final Object memory;
 
@@ -41,7 +47,8 @@ public final class Buf {
   }
 
   /** @param a the array; {@code null} makes a buffer every call rejects with BUFFER unless its count is 0
-   *  @return a view of {@code a} */
+   *  @return a view of {@code a} (any datatype: raw bytes; one element per value for
+   *      {@link Datatype#BYTE}, {@link Datatype#INT8}, {@link Datatype#UINT8}) */
   public static Buf of(byte[] a) {
     return new Buf(a);
   }
@@ -53,19 +60,21 @@ public final class Buf {
   }
 
   /** @param a the array
-   *  @return a view of {@code a} (datatype {@link Datatype#SHORT}) */
+   *  @return a view of {@code a} (datatypes {@link Datatype#SHORT}, {@link Datatype#INT16}, {@link Datatype#UINT16}) */
   public static Buf of(short[] a) {
     return new Buf(a);
   }
 
   /** @param a the array
-   *  @return a view of {@code a} (datatype {@link Datatype#INT}) */
+   *  @return a view of {@code a} (datatypes {@link Datatype#INT}, {@link Datatype#INT32}, {@link Datatype#UINT32},
+   *      {@link Datatype#INT_INT}) */
   public static Buf of(int[] a) {
     return new Buf(a);
   }
 
   /** @param a the array
-   *  @return a view of {@code a} (datatype {@link Datatype#LONG}) */
+   *  @return a view of {@code a} (datatypes {@link Datatype#LONG}, {@link Datatype#AINT}, {@link Datatype#INT64},
+   *      {@link Datatype#UINT64}) */
   public static Buf of(long[] a) {
     return new Buf(a);
   }
@@ -83,7 +92,7 @@ public final class Buf {
   }
 
   /** @param a the array
-   *  @return a view of {@code a} (datatype {@link Datatype#BOOLEAN}) */
+   *  @return a view of {@code a} (datatype {@link Datatype#BOOLEAN}, also named {@link Datatype#C_BOOL}) */
   public static Buf of(boolean[] a) {
     return new Buf(a);
   }
@@ -109,7 +118,8 @@ public final class Buf {
   /**
    * The memory this buffer views.
    *
-   * @return the array, {@link BytesStore}, Vert.x {@code Buffer} or {@link ByteBuffer} given to {@code of}
+   * @return the array, {@link BytesStore}, Vert.x {@code Buffer} or {@link ByteBuffer} given to
+   *     {@code of}; {@code null} for {@link Comm#IN_PLACE}, which views no memory
    */
   public Object memory() {
     return memory;
@@ -117,6 +127,9 @@ public final class Buf {
 
   @Override
   public String toString() {
+    if (this == IN_PLACE) {
+      return "Buf[IN_PLACE]";
+    }
     return "Buf[" + (memory == null ? "null" : memory.getClass().getSimpleName()) + "]";
   }
 }

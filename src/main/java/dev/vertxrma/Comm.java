@@ -2,6 +2,7 @@ package dev.vertxrma;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.util.Optional;
 
 /**
  * A communicator (MPI_Comm): the ranks of a job and the point-to-point and collective operations
@@ -27,7 +28,8 @@ import io.vertx.core.Vertx;
  * LONG, say), {@link ErrorClass#BUFFER} for a buffer that is null (with a positive count), too
  * small from its offset, of an unsupported class or released, {@link ErrorClass#ARG} for a
  * Chronicle {@code Bytes} (which may move; pass its {@code BytesStore}) or a store that is
- * neither native nor backed by a {@code byte[]}, {@link ErrorClass#TAG} for a negative tag.
+ * neither native nor backed by a {@code byte[]}, {@link ErrorClass#TAG} for a negative tag,
+ * {@link ErrorClass#BUFFER} for {@link #IN_PLACE} where a call does not accept it.
  * Then, for every call: {@link ErrorClass#TIMEOUT} when a wait exceeds
  * {@link JobOptions#getWaitTimeoutMs()}, {@link ErrorClass#PROC_FAILED} when a rank the call
  * waits for is lost, {@link ErrorClass#COMM} for a call made after the job ended (aborted, failed,
@@ -43,6 +45,33 @@ public interface Comm {
   int PROC_NULL = -2;
   /** Bytes that {@code bsend} adds to each message in the attached buffer (MPI_BSEND_OVERHEAD). */
   int BSEND_OVERHEAD = 32;
+  /** MPI_UNDEFINED (MPICH's value): e.g. {@link Status#count(Datatype)} of a message that is not a whole number of elements. */
+  int UNDEFINED = -32766;
+
+  /**
+   * MPI_IN_PLACE: passed as a buffer, says "the data is already where the result goes". Accepted
+   * only where MPI accepts it, with MPI's meaning:
+   * <ul>
+   *   <li>as the send buffer of {@link #allreduce(Buf, int, Buf, int, int, Datatype, Op) allreduce},
+   *       {@link #scan}, {@link #exscan}, {@link #reduceScatter} and {@link #reduceScatterBlock}
+   *       at any rank: the input is taken from the receive buffer, which the result replaces;</li>
+   *   <li>as the send buffer of {@link #reduce} at root only: root's input is taken from its
+   *       receive buffer;</li>
+   *   <li>as the send buffer of {@link #gather} at root and of {@link #allgather} at any rank:
+   *       this rank's block is already in its place in the receive buffer (block {@code rank()});
+   *       send count and type are ignored;</li>
+   *   <li>as the send buffer of {@link #alltoall} at any rank: the blocks to send are taken from
+   *       the receive buffer (with the receive count and type) and replaced by the blocks
+   *       received;</li>
+   *   <li>as the receive buffer of {@link #scatter} at root: root's block stays in the send
+   *       buffer; receive count and type are ignored.</li>
+   * </ul>
+   * Anywhere else (a receive buffer, a send buffer at a non-root rank of reduce or gather, a
+   * point-to-point or window call) it fails the call with {@link ErrorClass#BUFFER}, as MPICH
+   * does, before anything is sent. As in MPI, the ranks of one collective call need not agree on
+   * using it.
+   */
+  Buf IN_PLACE = Buf.IN_PLACE;
 
   /**
    * MPI_Comm_rank: this process's rank in the communicator.
@@ -173,6 +202,87 @@ public interface Comm {
   Future<Status> irecv(Buf buf, int offset, int count, Datatype type, int source, int tag);
 
   /**
+   * MPI_Probe: waits for a message that a receive of {@code source}/{@code tag} would match,
+   * without receiving it. The message stays queued: a later {@link #recv} with the status's
+   * source and tag receives exactly this message (the first match, in arrival order; MPI's
+   * non-overtaking rule). Only messages that no posted receive has taken are seen: a message
+   * arriving while a matching {@link #irecv} is posted goes to that receive.
+   *
+   * @param source the source rank, {@link #ANY_SOURCE}, or {@link #PROC_NULL} (completes at once
+   *     with source PROC_NULL, tag ANY_TAG and count 0)
+   * @param tag the tag to match, {@code >= 0}, or {@link #ANY_TAG}
+   * @return completes, as soon as such a message has arrived, with its status: real source and
+   *     tag, {@link Status#byteCount()} the message's size, and {@link Status#count()} that size
+   *     in bytes (a probe knows no datatype; {@link Status#count(Datatype)} gives the count in
+   *     another, MPI_Get_count). Fails with {@link ErrorClass#RANK} for a source outside the
+   *     communicator, {@link ErrorClass#TAG} for a negative tag other than ANY_TAG,
+   *     {@link ErrorClass#TIMEOUT} when no message matches within the wait timeout.
+   */
+  Future<Status> probe(int source, int tag);
+
+  /**
+   * MPI_Iprobe: looks, once, for a message that a receive of {@code source}/{@code tag} would
+   * match, without receiving it. The MPI flag is the presence of the status: the future never
+   * waits for a message; it completes with {@code Optional.empty()} when none has arrived yet
+   * (MPI's {@code flag = false}). Call it again to poll: each call lets the rank's event loop
+   * deliver what has arrived meanwhile, and {@link Rma#repeatUntil} polls in constant stack.
+   *
+   * @param source the source rank, {@link #ANY_SOURCE}, or {@link #PROC_NULL} (completes with
+   *     the PROC_NULL status, as {@link #probe})
+   * @param tag the tag to match, {@code >= 0}, or {@link #ANY_TAG}
+   * @return completes at once with the status of the first matching message that has arrived and
+   *     not been received (as {@link #probe} reports it; the message stays queued), or with an
+   *     empty {@link Optional} if there is none. Fails with {@link ErrorClass#RANK} or
+   *     {@link ErrorClass#TAG} as {@link #probe}.
+   */
+  Future<Optional<Status>> iprobe(int source, int tag);
+
+  /**
+   * MPI_Sendrecv: sends one message and receives one, in one call that cannot deadlock however
+   * the ranks pair up (a ring shift, an exchange with a neighbour, a message to self). The send
+   * is standard mode and this rank's data is copied out when the call is made; the two buffers
+   * must not overlap (use {@link #sendrecvReplace} for one buffer).
+   *
+   * @param sendBuf the send buffer ({@code null} with sendCount 0)
+   * @param sendOffset where the data starts in {@code sendBuf}: array elements, or bytes for other buffers
+   * @param sendCount the number of elements of {@code sendType} to send
+   * @param sendType the send datatype, committed
+   * @param dest the destination rank, or {@link #PROC_NULL} (nothing is sent)
+   * @param sendTag the tag of the message sent, {@code >= 0}
+   * @param recvBuf the receive buffer ({@code null} with recvCount 0)
+   * @param recvOffset where the data goes in {@code recvBuf}
+   * @param recvCount the capacity in elements of {@code recvType}
+   * @param recvType the receive datatype, committed
+   * @param source the source rank, {@link #ANY_SOURCE}, or {@link #PROC_NULL} (nothing is received)
+   * @param recvTag the tag to match, {@code >= 0}, or {@link #ANY_TAG}
+   * @return completes with the status of the received message once it is in {@code recvBuf} and
+   *     the send buffer may be reused. Fails with the argument errors listed in the class comment
+   *     (checked on both halves before anything is sent), {@link ErrorClass#TRUNCATE} or
+   *     {@link ErrorClass#TYPE} as {@link #recv} (the message sent is then still delivered),
+   *     TIMEOUT.
+   */
+  Future<Status> sendrecv(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, int dest, int sendTag,
+      Buf recvBuf, int recvOffset, int recvCount, Datatype recvType, int source, int recvTag);
+
+  /**
+   * MPI_Sendrecv_replace: sends the buffer's contents and receives a message into the same buffer.
+   * The data to send is copied out when the call is made, before anything can be received.
+   *
+   * @param buf the buffer: sent, then overwritten by the message received ({@code null} with count 0)
+   * @param offset where the data is in {@code buf}: array elements, or bytes for other buffers
+   * @param count the number of elements of {@code type} sent, and the capacity for the message received
+   * @param type the datatype, committed, of both messages
+   * @param dest the destination rank, or {@link #PROC_NULL}
+   * @param sendTag the tag of the message sent, {@code >= 0}
+   * @param source the source rank, {@link #ANY_SOURCE}, or {@link #PROC_NULL} (the buffer is left as it is)
+   * @param recvTag the tag to match, {@code >= 0}, or {@link #ANY_TAG}
+   * @return completes with the status of the received message once it is in {@code buf}. Fails
+   *     as {@link #sendrecv}.
+   */
+  Future<Status> sendrecvReplace(Buf buf, int offset, int count, Datatype type, int dest, int sendTag, int source,
+      int recvTag);
+
+  /**
    * MPI_Buffer_attach: gives the library a buffer for buffered sends. Only one buffer per rank.
    *
    * @param buffer a {@link Buf} of a {@code byte[]} or a {@code BytesStore}
@@ -186,11 +296,13 @@ public interface Comm {
   /**
    * MPI_Buffer_detach: takes the attached buffer back.
    *
-   * @return completes, with the buffer that was attached, once every message in it has been
+   * @return completes, with the buffer that was attached and its size (the {@code buffer_addr}
+   *     and {@code size} results of MPI_Buffer_detach: the same {@link Buf} and the
+   *     {@code sizeBytes} given to {@link #bufferAttach}), once every message in it has been
    *     delivered. Fails with {@link ErrorClass#BUFFER} if none is attached,
    *     {@link ErrorClass#TIMEOUT} when the messages are not delivered within the wait timeout.
    */
-  Future<Buf> bufferDetach();
+  Future<DetachedBuffer> bufferDetach();
 
   // ------------------------------------------------------------------ collectives
 
@@ -222,7 +334,8 @@ public interface Comm {
    * MPI_Reduce: combines {@code count} elements of every rank's send buffer with {@code op}
    * into the receive buffer of {@code root}.
    *
-   * @param sendBuf this rank's contribution
+   * @param sendBuf this rank's contribution; at root, {@link #IN_PLACE} takes root's
+   *     contribution from {@code recvBuf}, which the result replaces
    * @param sendOffset where it starts in {@code sendBuf}
    * @param recvBuf the result at root; ignored elsewhere
    * @param recvOffset where the result goes in {@code recvBuf}
@@ -232,8 +345,11 @@ public interface Comm {
    * @param root the rank that receives the result
    * @return completes when this rank's part is done (at root: the result is in
    *     {@code recvBuf}). Fails with the argument errors listed in the class comment,
-   *     {@link ErrorClass#OP} for a null op, one not defined on the datatype, REPLACE or NO_OP,
-   *     {@link ErrorClass#TYPE} for a datatype that mixes basic types, TIMEOUT.
+   *     {@link ErrorClass#BUFFER} for {@link #IN_PLACE} as the send buffer of a non-root rank or
+   *     as root's receive buffer, {@link ErrorClass#OP} for a null op, one not defined on the
+   *     datatype, REPLACE or NO_OP, {@link ErrorClass#TYPE} for a datatype that mixes basic
+   *     types, {@link ErrorClass#TRUNCATE} when the ranks' count and datatype do not describe
+   *     the same amount of data, TIMEOUT.
    */
   Future<Void> reduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
       Op op, int root);
@@ -241,14 +357,16 @@ public interface Comm {
   /**
    * MPI_Allreduce: as {@link #reduce}, with the result at every rank.
    *
-   * @param sendBuf this rank's contribution
+   * @param sendBuf this rank's contribution, or {@link #IN_PLACE}: it is taken from
+   *     {@code recvBuf}, which the result replaces
    * @param sendOffset where it starts in {@code sendBuf}
-   * @param recvBuf the result
+   * @param recvBuf the result (not IN_PLACE)
    * @param recvOffset where the result goes in {@code recvBuf}
    * @param count the number of elements of {@code type}; the same at every rank, as MPI requires
    * @param type the datatype, committed and of one basic type
    * @param op the operation; not {@link Op#REPLACE} or {@link Op#NO_OP}
-   * @return completes when the result is in {@code recvBuf}. Fails as {@link #reduce}.
+   * @return completes when the result is in {@code recvBuf}. Fails as {@link #reduce}
+   *     ({@link ErrorClass#BUFFER} for IN_PLACE as the receive buffer).
    */
   Future<Void> allreduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
       Op op);
@@ -276,7 +394,8 @@ public interface Comm {
   /**
    * MPI_Gather: rank {@code i}'s block lands at block {@code i} of root's receive buffer.
    *
-   * @param sendBuf this rank's block
+   * @param sendBuf this rank's block; at root, {@link #IN_PLACE} says root's block is already at
+   *     block {@code root} of {@code recvBuf} (sendCount and sendType are then ignored)
    * @param sendOffset where it starts in {@code sendBuf}
    * @param sendCount the number of elements of {@code sendType} in it
    * @param sendType the send datatype, committed
@@ -287,7 +406,9 @@ public interface Comm {
    * @param root the rank that receives the blocks
    * @return completes when this rank's part is done (at root: every block is in
    *     {@code recvBuf}). Fails with the argument errors listed in the class comment,
-   *     {@link ErrorClass#TRUNCATE} when a block is not the size of a receive block, TIMEOUT.
+   *     {@link ErrorClass#BUFFER} for {@link #IN_PLACE} as the send buffer of a non-root rank or
+   *     as root's receive buffer, {@link ErrorClass#TRUNCATE} when a block is not the size of a
+   *     receive block, TIMEOUT.
    */
   Future<Void> gather(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType, int root);
@@ -295,7 +416,8 @@ public interface Comm {
   /**
    * MPI_Allgather: as {@link #gather}, with the result at every rank.
    *
-   * @param sendBuf this rank's block
+   * @param sendBuf this rank's block, or {@link #IN_PLACE}: it is already at block {@code rank()}
+   *     of {@code recvBuf} (sendCount and sendType are then ignored)
    * @param sendOffset where it starts in {@code sendBuf}
    * @param sendCount the number of elements of {@code sendType} in it
    * @param sendType the send datatype, committed
@@ -303,7 +425,8 @@ public interface Comm {
    * @param recvOffset where block 0 goes in {@code recvBuf}
    * @param recvCount the number of elements of {@code recvType} per block
    * @param recvType the receive datatype, committed
-   * @return completes when every block is in {@code recvBuf}. Fails as {@link #gather}.
+   * @return completes when every block is in {@code recvBuf}. Fails as {@link #gather}
+   *     ({@link ErrorClass#BUFFER} for IN_PLACE as the receive buffer).
    */
   Future<Void> allgather(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType);
@@ -315,14 +438,16 @@ public interface Comm {
    * @param sendOffset where block 0 starts in {@code sendBuf}
    * @param sendCount the number of elements of {@code sendType} per block (at root)
    * @param sendType the send datatype, committed (at root)
-   * @param recvBuf this rank's block
+   * @param recvBuf this rank's block; at root, {@link #IN_PLACE} leaves root's block in
+   *     {@code sendBuf} (recvCount and recvType are then ignored)
    * @param recvOffset where it goes in {@code recvBuf}
    * @param recvCount the number of elements of {@code recvType} in it
    * @param recvType the receive datatype, committed
    * @param root the rank that sends the blocks
    * @return completes when this rank's block is in {@code recvBuf}. Fails with the argument
-   *     errors listed in the class comment, {@link ErrorClass#TRUNCATE} when root's block is not
-   *     the size of this rank's receive block, TIMEOUT.
+   *     errors listed in the class comment ({@link ErrorClass#BUFFER} for {@link #IN_PLACE}
+   *     anywhere but as root's receive buffer), {@link ErrorClass#TRUNCATE} when root's block is
+   *     not the size of this rank's receive block, TIMEOUT.
    */
   Future<Void> scatter(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType, int root);
@@ -331,7 +456,9 @@ public interface Comm {
    * MPI_Alltoall: block {@code j} of rank {@code i}'s send buffer lands at block {@code i} of
    * rank {@code j}.
    *
-   * @param sendBuf {@code size()} blocks, one per destination
+   * @param sendBuf {@code size()} blocks, one per destination, or {@link #IN_PLACE}: they are
+   *     taken from {@code recvBuf} (with recvCount and recvType; sendCount and sendType are
+   *     ignored) and replaced there by the blocks received
    * @param sendOffset where block 0 starts in {@code sendBuf}
    * @param sendCount the number of elements of {@code sendType} per block
    * @param sendType the send datatype, committed
@@ -339,10 +466,93 @@ public interface Comm {
    * @param recvOffset where block 0 goes in {@code recvBuf}
    * @param recvCount the number of elements of {@code recvType} per block
    * @param recvType the receive datatype, committed
-   * @return completes when every block is in {@code recvBuf}. Fails as {@link #gather}.
+   * @return completes when every block is in {@code recvBuf}. Fails as {@link #gather}
+   *     ({@link ErrorClass#BUFFER} for IN_PLACE as the receive buffer).
    */
   Future<Void> alltoall(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType);
+
+  /**
+   * MPI_Reduce_scatter: combines every rank's send buffer element-wise with {@code op}, as
+   * {@link #reduce}, and scatters the result: rank {@code i} gets the {@code recvCounts[i]}
+   * elements that follow the first {@code recvCounts[0] + ... + recvCounts[i-1]}. Runs as a
+   * binomial reduce to rank 0, then a scatter from it.
+   *
+   * @param sendBuf this rank's contribution, {@code recvCounts[0] + ... + recvCounts[size()-1]}
+   *     elements; or {@link #IN_PLACE}: the contribution is taken from {@code recvBuf}, which must
+   *     hold all of it, and this rank's block of the result is written at its start
+   * @param sendOffset where it starts in {@code sendBuf}
+   * @param recvBuf this rank's block of the result, {@code recvCounts[rank()]} elements (not
+   *     IN_PLACE; {@code null} if that count is 0)
+   * @param recvOffset where the block goes in {@code recvBuf}
+   * @param recvCounts the size of each rank's block in elements of {@code type}, one per rank,
+   *     the same at every rank (copied when the call is made)
+   * @param type the datatype, committed and of one basic type
+   * @param op the operation; not {@link Op#REPLACE} or {@link Op#NO_OP}
+   * @return completes when this rank's block is in {@code recvBuf}. Fails with
+   *     {@link ErrorClass#ARG} when {@code recvCounts} is null or not one entry per rank,
+   *     {@link ErrorClass#COUNT} for a negative entry or a total over {@code Integer.MAX_VALUE},
+   *     {@link ErrorClass#BUFFER} for IN_PLACE as the receive buffer, and as {@link #reduce}
+   *     (OP, TYPE, BUFFER, TRUNCATE when the ranks' counts disagree, TIMEOUT).
+   */
+  Future<Void> reduceScatter(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int[] recvCounts,
+      Datatype type, Op op);
+
+  /**
+   * MPI_Reduce_scatter_block: {@link #reduceScatter} with the same block size for every rank.
+   *
+   * @param sendBuf this rank's contribution, {@code size() * recvCount} elements; or
+   *     {@link #IN_PLACE}: taken from {@code recvBuf}, which must hold all of it, and this rank's
+   *     block of the result is written at its start
+   * @param sendOffset where it starts in {@code sendBuf}
+   * @param recvBuf this rank's block of the result, {@code recvCount} elements (not IN_PLACE)
+   * @param recvOffset where the block goes in {@code recvBuf}
+   * @param recvCount the number of elements of {@code type} of each rank's block
+   * @param type the datatype, committed and of one basic type
+   * @param op the operation; not {@link Op#REPLACE} or {@link Op#NO_OP}
+   * @return completes when this rank's block is in {@code recvBuf}. Fails with
+   *     {@link ErrorClass#COUNT} for a negative count, and as {@link #reduceScatter}.
+   */
+  Future<Void> reduceScatterBlock(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int recvCount,
+      Datatype type, Op op);
+
+  /**
+   * MPI_Scan: the inclusive prefix reduction; rank {@code i}'s receive buffer gets the
+   * combination with {@code op} of the send buffers of ranks {@code 0..i}. Runs by recursive
+   * doubling (ceil(log2 P) rounds, MPICH's algorithm); the predefined ops are commutative, so only
+   * the rounding of floating-point sums and products can depend on the order of combination.
+   *
+   * @param sendBuf this rank's contribution, or {@link #IN_PLACE}: taken from {@code recvBuf},
+   *     which the result replaces
+   * @param sendOffset where it starts in {@code sendBuf}
+   * @param recvBuf the result (not IN_PLACE)
+   * @param recvOffset where the result goes in {@code recvBuf}
+   * @param count the number of elements of {@code type}; the same at every rank
+   * @param type the datatype, committed and of one basic type
+   * @param op the operation; not {@link Op#REPLACE} or {@link Op#NO_OP}
+   * @return completes when this rank's result is in {@code recvBuf}. Fails as
+   *     {@link #allreduce(Buf, int, Buf, int, int, Datatype, Op) allreduce}.
+   */
+  Future<Void> scan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type, Op op);
+
+  /**
+   * MPI_Exscan: the exclusive prefix reduction; rank {@code i > 0}'s receive buffer gets the
+   * combination with {@code op} of the send buffers of ranks {@code 0..i-1}. MPI leaves rank 0's
+   * result undefined: here rank 0's receive buffer is left untouched (with IN_PLACE too, as MPI
+   * requires). Same algorithm as {@link #scan}.
+   *
+   * @param sendBuf this rank's contribution, or {@link #IN_PLACE}: taken from {@code recvBuf},
+   *     which the result replaces (at ranks other than 0)
+   * @param sendOffset where it starts in {@code sendBuf}
+   * @param recvBuf the result (not IN_PLACE); at rank 0 checked like any buffer but never written
+   * @param recvOffset where the result goes in {@code recvBuf}
+   * @param count the number of elements of {@code type}; the same at every rank
+   * @param type the datatype, committed and of one basic type
+   * @param op the operation; not {@link Op#REPLACE} or {@link Op#NO_OP}
+   * @return completes when this rank's result is in {@code recvBuf} (at rank 0: when its
+   *     contribution has been passed on). Fails as {@link #scan}.
+   */
+  Future<Void> exscan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type, Op op);
 
   /**
    * MPI_Abort: ends the whole job, at once and without waiting (there is no future); every
@@ -352,4 +562,31 @@ public interface Comm {
    * @param reason why, for the error messages
    */
   void abort(String reason);
+
+  /**
+   * MPI_Comm_get_errhandler: the error handler of this communicator.
+   *
+   * @return the handler; {@link ErrorHandler#ERRORS_RETURN} until one is set
+   */
+  ErrorHandler getErrhandler();
+
+  /**
+   * MPI_Comm_set_errhandler: from now on, every call on this communicator that fails (its
+   * point-to-point and collective calls, and the creation of windows over it) shows its
+   * {@link RmaException} to {@code handler} on this rank's context, before its future fails.
+   * Local to the calling rank. A lambda is MPI_Comm_create_errhandler.
+   *
+   * @param handler the handler, or {@link ErrorHandler#ERRORS_RETURN} / {@link ErrorHandler#ERRORS_ARE_FATAL}
+   * @throws RmaException {@link ErrorClass#ARG} for {@code null}
+   */
+  void setErrhandler(ErrorHandler handler);
+
+  /**
+   * MPI_Comm_call_errhandler: calls this communicator's error handler with {@code error}, as
+   * if a call had failed with it (with {@link ErrorHandler#ERRORS_ARE_FATAL}, aborts the job).
+   *
+   * @param error the error to report
+   * @return completes once the handler has run on the rank's context
+   */
+  Future<Void> callErrhandler(RmaException error);
 }

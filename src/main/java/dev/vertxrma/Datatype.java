@@ -19,6 +19,48 @@ import dev.vertxrma.impl.ops.TypeMap;
  * explicitly by {@link #resized} (or {@link #subarray}), which then stick to every type built
  * from it; {@code extent = ub - lb}. Derived types get no alignment padding. Elements are in
  * the platform's native byte order; Java arrays of any primitive type are addressed in bytes.
+ *
+ * <p><b>Java arrays.</b> A {@code byte[]} (like a {@code BytesStore}, a Vert.x {@code Buffer}
+ * or a {@code ByteBuffer}) is raw memory and holds any datatype. Any other primitive array holds
+ * exactly the datatypes whose elements are its element type, and a call that gives it another
+ * datatype fails with {@link ErrorClass#TYPE}; a derived type counts as the one predefined type
+ * it is built from (a type that mixes predefined types needs raw memory).
+ * <table>
+ *   <caption>Which Java array holds which datatype</caption>
+ *   <tr><th scope="col">array</th><th scope="col">datatypes</th></tr>
+ *   <tr><td>{@code byte[]}</td><td>any; one element per value for {@link #BYTE}, {@link #INT8},
+ *       {@link #UINT8}</td></tr>
+ *   <tr><td>{@code short[]}</td><td>{@link #SHORT}, {@link #INT16}, {@link #UINT16}</td></tr>
+ *   <tr><td>{@code char[]}</td><td>{@link #CHAR}</td></tr>
+ *   <tr><td>{@code int[]}</td><td>{@link #INT}, {@link #INT32}, {@link #UINT32},
+ *       {@link #INT_INT} (two {@code int}s per element)</td></tr>
+ *   <tr><td>{@code long[]}</td><td>{@link #LONG}, {@link #AINT}, {@link #INT64},
+ *       {@link #UINT64}</td></tr>
+ *   <tr><td>{@code float[]}, {@code double[]}</td><td>{@link #FLOAT}, {@link #DOUBLE}</td></tr>
+ *   <tr><td>{@code boolean[]}</td><td>{@link #BOOLEAN}, which is {@link #C_BOOL}</td></tr>
+ * </table>
+ * An unsigned value lives in the signed Java array of its width, bit for bit: the
+ * {@code UINT32} value 4294967295 is the {@code int} -1 ({@code Integer.toUnsignedLong} reads it
+ * back), the {@code UINT64} value 2^64 - 1 the {@code long} -1 ({@code Long.toUnsignedString}).
+ *
+ * <p><b>Operations.</b> MPI's table of which reduction operation is defined on which datatype:
+ * SUM, PROD, MAX, MIN on the integer types (CHAR, SHORT, INT, LONG, AINT, INT8..INT64,
+ * UINT8..UINT64) and FLOAT, DOUBLE; LAND, LOR, LXOR on the integer types and {@link #C_BOOL};
+ * BAND, BOR, BXOR on the integer types and {@link #BYTE}; MAXLOC, MINLOC on the pair types;
+ * REPLACE and NO_OP on every type. Any other combination fails with {@link ErrorClass#OP} and
+ * leaves the target alone. So {@code BYTE} (MPI_BYTE, uninterpreted bytes) takes only the bit
+ * operations, and {@code C_BOOL} only the logical ones. Integer arithmetic wraps modulo 2^n as in
+ * C; on the unsigned types (CHAR, UINT8..UINT64) MAX and MIN compare unsigned (MAX of
+ * {@code 0xFFFF_FFFF_FFFF_FFFF} and 1 as {@code UINT64} is {@code 0xFFFF_FFFF_FFFF_FFFF}), the
+ * only place where signedness changes a result. Compare-and-swap takes one predefined integer
+ * type, {@code C_BOOL} or {@code BYTE}, and compares bit patterns.
+ *
+ * <p><b>Matching.</b> Each constant is one MPI datatype, and the type signatures of the two sides
+ * of a transfer must match predefined type by predefined type (MPI's type-matching rule), else
+ * {@link ErrorClass#TYPE}: {@code INT} (MPI_INT) and {@code INT32} (MPI_INT32_T) are different
+ * types even though both are 4-byte signed integers, as are {@code LONG}, {@code AINT} and
+ * {@code INT64}, or {@code INT8}, {@code UINT8} and {@code BYTE}. {@link #BOOLEAN} and
+ * {@link #C_BOOL} are two names of one type and match.
  */
 public interface Datatype {
 
@@ -36,7 +78,10 @@ public interface Datatype {
   Datatype FLOAT = TypeMap.predefined(BasicType.FLOAT);
   /** An 8-byte IEEE double (MPI_DOUBLE). */
   Datatype DOUBLE = TypeMap.predefined(BasicType.DOUBLE);
-  /** A logical in one byte: 0 is false, anything else true (MPI_C_BOOL). */
+  /**
+   * A logical in one byte: 0 is false, anything else true (MPI_C_BOOL); the Java {@code boolean}.
+   * The same datatype as {@link #C_BOOL}, under its Java name.
+   */
   Datatype BOOLEAN = TypeMap.predefined(BasicType.BOOLEAN);
   /** An 8-byte address or displacement integer (MPI_AINT). */
   Datatype AINT = TypeMap.predefined(BasicType.AINT);
@@ -48,6 +93,29 @@ public interface Datatype {
   Datatype FLOAT_INT = TypeMap.predefined(BasicType.FLOAT_INT);
   /** A {@code double} value and an {@code int} index: size 12, extent 16 (MPI_DOUBLE_INT). */
   Datatype DOUBLE_INT = TypeMap.predefined(BasicType.DOUBLE_INT);
+  /** An 8-bit signed integer (MPI_INT8_T); unlike {@link #BYTE} it takes arithmetic. */
+  Datatype INT8 = TypeMap.predefined(BasicType.INT8);
+  /** A 16-bit signed integer (MPI_INT16_T). */
+  Datatype INT16 = TypeMap.predefined(BasicType.INT16);
+  /** A 32-bit signed integer (MPI_INT32_T). */
+  Datatype INT32 = TypeMap.predefined(BasicType.INT32);
+  /** A 64-bit signed integer (MPI_INT64_T). */
+  Datatype INT64 = TypeMap.predefined(BasicType.INT64);
+  /** An 8-bit unsigned integer, 0..255 (MPI_UINT8_T); held in a {@code byte[]}. */
+  Datatype UINT8 = TypeMap.predefined(BasicType.UINT8);
+  /** A 16-bit unsigned integer, 0..65535 (MPI_UINT16_T); held in a {@code short[]}. */
+  Datatype UINT16 = TypeMap.predefined(BasicType.UINT16);
+  /** A 32-bit unsigned integer, 0..2^32 - 1 (MPI_UINT32_T); held in an {@code int[]}. */
+  Datatype UINT32 = TypeMap.predefined(BasicType.UINT32);
+  /** A 64-bit unsigned integer, 0..2^64 - 1 (MPI_UINT64_T); held in a {@code long[]}. */
+  Datatype UINT64 = TypeMap.predefined(BasicType.UINT64);
+  /**
+   * C's {@code bool} (MPI_C_BOOL): one byte, 0 is false, anything else true; the logical
+   * operations LAND, LOR, LXOR store 1 or 0, arithmetic and bit operations are refused
+   * ({@link ErrorClass#OP}). The same datatype as {@link #BOOLEAN} (held in a
+   * {@code boolean[]}), under its MPI name: the two match each other in every call.
+   */
+  Datatype C_BOOL = TypeMap.predefinedAlias(BasicType.BOOLEAN, "C_BOOL");
 
   /** Storage order of a {@link #subarray}: row-major (C) or column-major (Fortran). */
   enum Order {

@@ -4,7 +4,9 @@ package dev.vertxrma;
  * The predefined reduction operations of MPI, used by accumulate, get-accumulate and
  * fetch-and-op. Which operation is defined on which datatype follows MPI's table: arithmetic on
  * integer and floating types, logical on integer and logical types, bitwise on integer types
- * and MPI_BYTE, MAXLOC/MINLOC on the value/index pair types, REPLACE and NO_OP on anything.
+ * and MPI_BYTE, MAXLOC/MINLOC on the value/index pair types, REPLACE and NO_OP on anything
+ * (the table with the datatypes named is in {@link Datatype}). Integer arithmetic wraps modulo
+ * 2^n; MAX and MIN compare the unsigned types (CHAR, UINT8..UINT64) as unsigned numbers.
  * {@link #code()} is the stable number used on the wire.
  */
 public enum Op {

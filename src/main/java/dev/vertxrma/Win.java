@@ -96,11 +96,13 @@ public interface Win {
    *
    * @param comm the communicator whose ranks all call this
    * @param memory this rank's part: a native or {@code byte[]}-backed Chronicle store, kept
-   *     reserved until {@link #free()}
+   *     reserved until {@link #free()}; {@code null} for none (size 0 at this rank: every
+   *     operation aimed at it fails with {@link ErrorClass#RMA_RANGE}, and {@link #memory()}
+   *     is an empty placeholder)
    * @param dispUnit this rank's displacement unit in bytes, {@code >= 1}
    * @param info hints ({@link Info}), or {@code null} for none
    * @return completes with the window once every rank has created its part. Fails at every rank
-   *     when one rank's memory is refused: {@link ErrorClass#BUFFER} for a null or released store
+   *     when one rank's memory is refused: {@link ErrorClass#BUFFER} for a released store
    *     or one without a native address, {@link ErrorClass#ARG} for a Chronicle {@code Bytes} or a
    *     store neither native nor {@code byte[]}-backed. Fails at the calling rank only with
    *     {@link ErrorClass#ARG} for a displacement unit below 1 (the other ranks then fail with
@@ -256,6 +258,24 @@ public interface Win {
   Info info();
 
   /**
+   * MPI_Win_set_info: changes the window's hints, collectively over its communicator (every rank
+   * calls it, with the same hints). The keys honoured: {@link Info#NO_LOCKS} ({@code true} or
+   * {@code false}) switches the window's locks off or on, {@link Info#ACCUMULATE_ORDERING}
+   * ({@code none} or a comma list of {@code rar raw war waw}) and {@link Info#ACCUMULATE_OPS}
+   * ({@code same_op}, {@code same_op_no_op}) are recorded (the implementation always gives the
+   * strongest ordering, so any value holds). Other keys are recorded and ignored. A change takes
+   * effect at every rank before the call completes at any rank; {@link #info()} then shows it.
+   *
+   * @param hints the keys to change; {@code null} or {@link Info#NULL} for none
+   * @return completes once every rank has applied the hints. Fails at every rank with
+   *     {@link ErrorClass#RMA_SYNC} when switching {@code no_locks} while a rank holds a
+   *     passive-target epoch or a lock is held or waited for (the hints are then unchanged);
+   *     at the calling rank with {@link ErrorClass#INFO} for a value a key does not take (the
+   *     others then fail with TIMEOUT); {@link ErrorClass#WIN} after {@link #free()}.
+   */
+  Future<Void> setInfo(Info hints);
+
+  /**
    * MPI_Win_get_name: the window's name.
    *
    * @return the name; {@code win} and the window's id until {@link #setName} is called
@@ -268,6 +288,34 @@ public interface Win {
    * @param name the new name; {@code null} is taken as the empty string
    */
   void setName(String name);
+
+  /**
+   * MPI_Win_get_errhandler: the error handler of this window.
+   *
+   * @return the handler; {@link ErrorHandler#ERRORS_RETURN} until one is set
+   */
+  ErrorHandler getErrhandler();
+
+  /**
+   * MPI_Win_set_errhandler: from now on, every call on this window that fails (operations,
+   * synchronizations, attach/detach, free) shows its {@link RmaException} to {@code handler} on
+   * this rank's context, before its future fails (a failure passed on through nested calls, as
+   * from {@code rput} to its {@code put}, is shown once). Local to the calling rank. A lambda is
+   * MPI_Win_create_errhandler.
+   *
+   * @param handler the handler, or {@link ErrorHandler#ERRORS_RETURN} / {@link ErrorHandler#ERRORS_ARE_FATAL}
+   * @throws RmaException {@link ErrorClass#ARG} for {@code null}
+   */
+  void setErrhandler(ErrorHandler handler);
+
+  /**
+   * MPI_Win_call_errhandler: calls this window's error handler with {@code error}, as if a call
+   * had failed with it (with {@link ErrorHandler#ERRORS_ARE_FATAL}, aborts the job).
+   *
+   * @param error the error to report
+   * @return completes once the handler has run on the rank's context
+   */
+  Future<Void> callErrhandler(RmaException error);
 
   // ------------------------------------------------------------------ communication
 

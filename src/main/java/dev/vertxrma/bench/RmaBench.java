@@ -251,7 +251,8 @@ public final class RmaBench implements Callable<Integer> {
       cmd.set(0, Paths.get(System.getProperty("rma.home", "."), "bin", "vt-jdk", "bin", "java").toString());
       cmd.add("--virtual-threads");
     }
-    cmd.addAll(List.of("-np", String.valueOf(np), "--jvms", String.valueOf(plan.jvms()),
+    // --quiet: rmabench draws its own progress
+    cmd.addAll(List.of("--quiet", "-np", String.valueOf(np), "--jvms", String.valueOf(plan.jvms()),
         "--job", "rmabench-" + UUID.randomUUID().toString().substring(0, 8), "--timeout", "120", program.getName()));
     cmd.addAll(plan.toArgs());
     return MeasuringProcess.run(impl, cmd, java.util.Map.of(), timeoutSeconds, progress);

@@ -3,12 +3,16 @@ package dev.vertxrma.rx;
 import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.ErrorHandler;
+import dev.vertxrma.DetachedBuffer;
 import dev.vertxrma.Group;
 import dev.vertxrma.Op;
 import dev.vertxrma.Status;
 import io.reactivex.rxjava3.core.Completable;
 import io.reactivex.rxjava3.core.Single;
 import io.vertx.core.Vertx;
+import java.util.Optional;
 
 /**
  * RxJava 3 view of a {@link Comm}: every call of the communicator, each asynchronous one as a
@@ -189,6 +193,75 @@ public final class RxComm {
   }
 
   /**
+   * MPI_Probe ({@link Comm#probe}): emits the status of a matching message as soon as one has
+   * arrived, leaving it queued for a receive. Fails with RANK, TAG, COMM or TIMEOUT.
+   *
+   * @param source source rank, {@link Comm#ANY_SOURCE} or {@link Comm#PROC_NULL}
+   * @param tag message tag or {@link Comm#ANY_TAG}
+   * @return the status of the first matching message (count in bytes)
+   */
+  public Single<Status> probe(int source, int tag) {
+    return Deferred.single(() -> comm.probe(source, tag));
+  }
+
+  /**
+   * MPI_Iprobe ({@link Comm#iprobe}): emits at once the status of a matching message that has
+   * arrived, or an empty {@link Optional} (MPI's {@code flag = false}). Fails with RANK, TAG or
+   * COMM.
+   *
+   * @param source source rank, {@link Comm#ANY_SOURCE} or {@link Comm#PROC_NULL}
+   * @param tag message tag or {@link Comm#ANY_TAG}
+   * @return the status of the first matching message, if one is there
+   */
+  public Single<Optional<Status>> iprobe(int source, int tag) {
+    return Deferred.single(() -> comm.iprobe(source, tag));
+  }
+
+  /**
+   * MPI_Sendrecv ({@link Comm#sendrecv}): emits the status of the received message once it is in
+   * {@code recvBuf}. Fails with RANK, COUNT, TYPE, BUFFER, TAG, TRUNCATE, COMM or TIMEOUT.
+   *
+   * @param sendBuf the send buffer
+   * @param sendOffset the first element of {@code sendBuf} to send
+   * @param sendCount number of elements sent
+   * @param sendType their datatype
+   * @param dest destination rank or {@link Comm#PROC_NULL}
+   * @param sendTag tag of the message sent
+   * @param recvBuf the receive buffer
+   * @param recvOffset the first element of {@code recvBuf} to receive into
+   * @param recvCount capacity in elements
+   * @param recvType their datatype
+   * @param source source rank, {@link Comm#ANY_SOURCE} or {@link Comm#PROC_NULL}
+   * @param recvTag tag to match or {@link Comm#ANY_TAG}
+   * @return the status of the received message
+   */
+  public Single<Status> sendrecv(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, int dest,
+      int sendTag, Buf recvBuf, int recvOffset, int recvCount, Datatype recvType, int source, int recvTag) {
+    return Deferred.single(() -> comm.sendrecv(sendBuf, sendOffset, sendCount, sendType, dest, sendTag, recvBuf,
+        recvOffset, recvCount, recvType, source, recvTag));
+  }
+
+  /**
+   * MPI_Sendrecv_replace ({@link Comm#sendrecvReplace}): emits the status of the received message
+   * once it has replaced the data sent. Fails with RANK, COUNT, TYPE, BUFFER, TAG, TRUNCATE, COMM
+   * or TIMEOUT.
+   *
+   * @param buf the buffer sent, then received into
+   * @param offset the first element of {@code buf}
+   * @param count number of elements sent, and capacity for the message received
+   * @param type their datatype
+   * @param dest destination rank or {@link Comm#PROC_NULL}
+   * @param sendTag tag of the message sent
+   * @param source source rank, {@link Comm#ANY_SOURCE} or {@link Comm#PROC_NULL}
+   * @param recvTag tag to match or {@link Comm#ANY_TAG}
+   * @return the status of the received message
+   */
+  public Single<Status> sendrecvReplace(Buf buf, int offset, int count, Datatype type, int dest, int sendTag,
+      int source, int recvTag) {
+    return Deferred.single(() -> comm.sendrecvReplace(buf, offset, count, type, dest, sendTag, source, recvTag));
+  }
+
+  /**
    * MPI_Buffer_attach ({@link Comm#bufferAttach}): completes once the buffer is attached for
    * buffered sends. Fails with BUFFER when one is attached already.
    *
@@ -204,9 +277,9 @@ public final class RxComm {
    * MPI_Buffer_detach ({@link Comm#bufferDetach}): emits once every buffered message has been
    * delivered. Fails with BUFFER when none is attached.
    *
-   * @return the buffer that was attached
+   * @return the buffer that was attached and its size
    */
-  public Single<Buf> bufferDetach() {
+  public Single<DetachedBuffer> bufferDetach() {
     return Deferred.single(comm::bufferDetach);
   }
 
@@ -381,6 +454,83 @@ public final class RxComm {
   }
 
   /**
+   * MPI_Reduce_scatter ({@link Comm#reduceScatter}): completes once this rank's block of the
+   * result is in {@code recvBuf}. Fails with ARG, COUNT, TYPE, OP, BUFFER, TRUNCATE, COMM or
+   * TIMEOUT.
+   *
+   * @param sendBuf this rank's operand (every rank's block of it), or {@link Comm#IN_PLACE}
+   * @param sendOffset the first element of {@code sendBuf}
+   * @param recvBuf this rank's block of the result
+   * @param recvOffset the first element of {@code recvBuf}
+   * @param recvCounts elements of each rank's block, one per rank
+   * @param type a datatype of one basic type
+   * @param op the reduction
+   * @return completes when this rank has its block
+   */
+  public Completable reduceScatter(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int[] recvCounts,
+      Datatype type, Op op) {
+    return Deferred.completable(() -> comm.reduceScatter(sendBuf, sendOffset, recvBuf, recvOffset, recvCounts, type,
+        op));
+  }
+
+  /**
+   * MPI_Reduce_scatter_block ({@link Comm#reduceScatterBlock}): completes once this rank's block
+   * of the result is in {@code recvBuf}. Fails with COUNT, TYPE, OP, BUFFER, TRUNCATE, COMM or
+   * TIMEOUT.
+   *
+   * @param sendBuf this rank's operand ({@code size() * recvCount} elements), or {@link Comm#IN_PLACE}
+   * @param sendOffset the first element of {@code sendBuf}
+   * @param recvBuf this rank's block of the result
+   * @param recvOffset the first element of {@code recvBuf}
+   * @param recvCount elements of each rank's block
+   * @param type a datatype of one basic type
+   * @param op the reduction
+   * @return completes when this rank has its block
+   */
+  public Completable reduceScatterBlock(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int recvCount,
+      Datatype type, Op op) {
+    return Deferred.completable(() -> comm.reduceScatterBlock(sendBuf, sendOffset, recvBuf, recvOffset, recvCount,
+        type, op));
+  }
+
+  /**
+   * MPI_Scan ({@link Comm#scan}): completes once the combination of ranks {@code 0..rank()} is in
+   * {@code recvBuf}. Fails with COUNT, TYPE, OP, BUFFER, TRUNCATE, COMM or TIMEOUT.
+   *
+   * @param sendBuf this rank's operand, or {@link Comm#IN_PLACE}
+   * @param sendOffset the first element of {@code sendBuf}
+   * @param recvBuf the result buffer
+   * @param recvOffset the first element of {@code recvBuf}
+   * @param count number of elements
+   * @param type a datatype of one basic type
+   * @param op the reduction
+   * @return completes when this rank has its prefix result
+   */
+  public Completable scan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
+      Op op) {
+    return Deferred.completable(() -> comm.scan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op));
+  }
+
+  /**
+   * MPI_Exscan ({@link Comm#exscan}): completes once the combination of ranks
+   * {@code 0..rank()-1} is in {@code recvBuf}; rank 0's buffer is left untouched. Fails with
+   * COUNT, TYPE, OP, BUFFER, TRUNCATE, COMM or TIMEOUT.
+   *
+   * @param sendBuf this rank's operand, or {@link Comm#IN_PLACE}
+   * @param sendOffset the first element of {@code sendBuf}
+   * @param recvBuf the result buffer
+   * @param recvOffset the first element of {@code recvBuf}
+   * @param count number of elements
+   * @param type a datatype of one basic type
+   * @param op the reduction
+   * @return completes when this rank has its prefix result
+   */
+  public Completable exscan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
+      Op op) {
+    return Deferred.completable(() -> comm.exscan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op));
+  }
+
+  /**
    * MPI_Abort ({@link Comm#abort}): ends the whole job at once, not on subscription (there is
    * nothing to wait for); every rank's pending and later calls fail with COMM.
    *
@@ -388,5 +538,33 @@ public final class RxComm {
    */
   public void abort(String reason) {
     comm.abort(reason);
+  }
+
+  /**
+   * MPI_Comm_get_errhandler ({@link Comm#getErrhandler}).
+   *
+   * @return the handler
+   */
+  public ErrorHandler getErrhandler() {
+    return comm.getErrhandler();
+  }
+
+  /**
+   * MPI_Comm_set_errhandler ({@link Comm#setErrhandler}), at once.
+   *
+   * @param handler the handler
+   */
+  public void setErrhandler(ErrorHandler handler) {
+    comm.setErrhandler(handler);
+  }
+
+  /**
+   * MPI_Comm_call_errhandler ({@link Comm#callErrhandler}), on subscription.
+   *
+   * @param error the error to report
+   * @return completes once the handler has run
+   */
+  public Completable callErrhandler(RmaException error) {
+    return Deferred.completable(() -> comm.callErrhandler(error));
   }
 }

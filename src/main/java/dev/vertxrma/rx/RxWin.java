@@ -2,6 +2,8 @@ package dev.vertxrma.rx;
 
 import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.ErrorHandler;
 import dev.vertxrma.Group;
 import dev.vertxrma.Info;
 import dev.vertxrma.LockType;
@@ -229,6 +231,44 @@ public final class RxWin {
    */
   public void setName(String name) {
     win.setName(name);
+  }
+
+  /**
+   * MPI_Win_set_info ({@link Win#setInfo}), collective, on subscription.
+   *
+   * @param hints the keys to change
+   * @return completes once every rank has applied the hints
+   */
+  public Completable setInfo(Info hints) {
+    return Deferred.completable(() -> win.setInfo(hints));
+  }
+
+  /**
+   * MPI_Win_get_errhandler ({@link Win#getErrhandler}).
+   *
+   * @return the handler
+   */
+  public ErrorHandler getErrhandler() {
+    return win.getErrhandler();
+  }
+
+  /**
+   * MPI_Win_set_errhandler ({@link Win#setErrhandler}), at once.
+   *
+   * @param handler the handler
+   */
+  public void setErrhandler(ErrorHandler handler) {
+    win.setErrhandler(handler);
+  }
+
+  /**
+   * MPI_Win_call_errhandler ({@link Win#callErrhandler}), on subscription.
+   *
+   * @param error the error to report
+   * @return completes once the handler has run
+   */
+  public Completable callErrhandler(RmaException error) {
+    return Deferred.completable(() -> win.callErrhandler(error));
   }
 
   // ------------------------------------------------------------------ communication

@@ -34,8 +34,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class CollectivesTest {
 
   private static final Future<Void> DONE = Future.succeededFuture();
-  private static final Op[] INT_OPS = {Op.SUM, Op.MAX, Op.MIN, Op.PROD, Op.BAND, Op.BOR, Op.LXOR};
-  private static final Op[] DOUBLE_OPS = {Op.SUM, Op.MAX, Op.MIN, Op.PROD};
+  static final Op[] INT_OPS = {Op.SUM, Op.MAX, Op.MIN, Op.PROD, Op.BAND, Op.BOR, Op.LXOR};
+  static final Op[] DOUBLE_OPS = {Op.SUM, Op.MAX, Op.MIN, Op.PROD};
   private static final int N = 5;
 
   static Stream<Arguments> modesAndSizes() {

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
+import dev.vertxrma.DetachedBuffer;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Status;
@@ -52,10 +53,14 @@ class BufferedModeTest {
         Arrays.fill(data, -7);
       }
       boolean sendsCompleteAtOnce = sends.stream().allMatch(Future::succeeded);
-      Future<Buf> detached = world.bufferDetach();
+      Future<DetachedBuffer> detached = world.bufferDetach();
       // nothing can have been delivered yet: this event loop has not let any acknowledgement in
       boolean detachPendingAtOnce = !detached.isComplete();
-      return detached.map(Buf::memory).compose(buf -> {
+      return detached.map(d -> {
+        assertEquals(size, d.size(), "detach returns the size that was attached");
+        assertSame(buffer, d.buffer().memory());
+        return d.memory();
+      }).compose(buf -> {
         assertTrue(attachedAtOnce, "bufferAttach completes at once");
         assertTrue(sendsCompleteAtOnce, "bsend completes as soon as the data is copied");
         assertTrue(detachPendingAtOnce, "detach completed while 5 messages were still in flight");
@@ -138,7 +143,7 @@ class BufferedModeTest {
             assertArrayEquals(new long[] {s * 100 + me * 10 + k, -s}, in[s][k], "from rank " + s + " tag " + k);
           }
         }
-        return world.bufferDetach().map(Buf::memory);
+        return world.bufferDetach().map(DetachedBuffer::memory);
       }).map(buf -> {
         assertSame(buffer, buf);
         return null;
@@ -156,7 +161,7 @@ class BufferedModeTest {
           .compose(v -> expectError(world.bufferAttach(Buf.of(second), 128), ErrorClass.BUFFER,
               "rank " + world.rank(), "already has a buffer attached"))
           // the first buffer is still the attached one
-          .compose(v -> world.bufferDetach().map(Buf::memory))
+          .compose(v -> world.bufferDetach().map(DetachedBuffer::memory))
           .map(buf -> {
             assertSame(first, buf, "the failed second attach must not replace the first buffer");
             return null;
@@ -211,7 +216,7 @@ class BufferedModeTest {
       // the buffer is now full with two undelivered messages (no acknowledgement can have come in)
       Future<Void> full = expectError(world.bsend(Buf.of(x), 0, 1, Datatype.INT, 1, 3), ErrorClass.BUFFER,
           "bsend of " + (4 + OVH) + " bytes", buffer.length + " bytes, " + 2 * slot + " in use by 2 undelivered");
-      return Future.all(List.of(tooBig, s1, s2, full)).compose(all -> world.bufferDetach().map(Buf::memory)).map(buf -> {
+      return Future.all(List.of(tooBig, s1, s2, full)).compose(all -> world.bufferDetach().map(DetachedBuffer::memory)).map(buf -> {
         assertSame(buffer, buf);
         return null;
       });
@@ -228,7 +233,7 @@ class BufferedModeTest {
         byte[] buffer = new byte[perWave * (64 + OVH)];
         return world.bufferAttach(Buf.of(buffer), buffer.length)
             .compose(v -> senderWave(world, 0, waves, perWave))
-            .compose(v -> world.bufferDetach().map(Buf::memory))
+            .compose(v -> world.bufferDetach().map(DetachedBuffer::memory))
             .map(buf -> {
               assertSame(buffer, buf);
               return null;
@@ -289,7 +294,7 @@ class BufferedModeTest {
         }
         return Future.all(first)
             .compose(v -> slide(world, 0, total, window))
-            .compose(v -> world.bufferDetach().map(Buf::memory))
+            .compose(v -> world.bufferDetach().map(DetachedBuffer::memory))
             .map(buf -> {
               assertSame(buffer, buf);
               return null;

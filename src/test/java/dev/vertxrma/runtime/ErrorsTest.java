@@ -207,6 +207,13 @@ class ErrorsTest {
       assertCommError(world.barrier(), job);
       assertCommError(world.allreduce(1L, dev.vertxrma.Op.SUM), job);
       assertCommError(world.bufferAttach(Buf.of(new byte[64]), 64), job);
+      assertCommError(world.probe(1 - r, 0), job);
+      assertCommError(world.iprobe(Comm.ANY_SOURCE, Comm.ANY_TAG), job);
+      assertCommError(world.sendrecv(Buf.of(new int[1]), 0, 1, Datatype.INT, 1 - r, 0, Buf.of(new int[1]), 0, 1,
+          Datatype.INT, 1 - r, 0), job);
+      assertCommError(world.scan(Comm.IN_PLACE, 0, Buf.of(new int[1]), 0, 1, Datatype.INT, dev.vertxrma.Op.SUM), job);
+      assertCommError(world.reduceScatterBlock(Buf.of(new int[2]), 0, Buf.of(new int[1]), 0, 1, Datatype.INT,
+          dev.vertxrma.Op.SUM), job);
     }
   }
 

@@ -7,17 +7,20 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vertxrma.Buf;
+import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Info;
 import dev.vertxrma.Mode;
 import dev.vertxrma.Op;
 import dev.vertxrma.RmaException;
+import dev.vertxrma.Status;
 import dev.vertxrma.Win;
 import dev.vertxrma.testing.Jobs;
 import io.reactivex.rxjava3.core.Completable;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.Optional;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -99,6 +102,61 @@ class RxCallsTest {
             assertEquals(np, comm.group().size());
             assertEquals(comm.delegate().jobName(), comm.jobName());
             assertSame(comm.delegate().vertx(), comm.vertx());
+          }));
+    }));
+  }
+
+  /**
+   * The Rx twins of probe/iprobe, sendrecv, sendrecvReplace, scan, exscan, reduceScatter(Block)
+   * and bufferDetach's size, with values checked, IN_PLACE through the facade, and an error.
+   */
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void probesSendrecvAndPrefixReductions(Jobs.Mode mode) {
+    Jobs.run(mode, 3, RxRma.program((comm, args) -> {
+      int me = comm.rank();
+      int np = comm.size();
+      int right = (me + 1) % np;
+      int left = (me + np - 1) % np;
+      int[] got = new int[2];
+      int[] ring = {me};
+      int[] back = {-1};
+      int[] sc = {me + 1};
+      int[] ex = {-5};
+      int[] rs = new int[1];
+      int[] rsv = new int[1];
+      Status[] probed = new Status[1];
+      Optional<?>[] polled = new Optional<?>[1];
+      int[] detachedSize = new int[1];
+      byte[] attach = new byte[128];
+      return comm.send(Buf.of(new int[] {me, me * me}), 0, 2, Datatype.INT, right, 3)
+          .andThen(comm.probe(Comm.ANY_SOURCE, Comm.ANY_TAG).doOnSuccess(st -> probed[0] = st).ignoreElement())
+          .andThen(comm.iprobe(left, 3).doOnSuccess(st -> polled[0] = st).ignoreElement())
+          .andThen(comm.recv(Buf.of(got), 0, 2, Datatype.INT, left, 3).ignoreElement())
+          .andThen(comm.sendrecvReplace(Buf.of(ring), 0, 1, Datatype.INT, right, 4, left, 4).ignoreElement())
+          .andThen(comm.sendrecv(Buf.of(ring), 0, 1, Datatype.INT, left, 5, Buf.of(back), 0, 1, Datatype.INT, right, 5)
+              .doOnSuccess(st -> assertEquals(new Status(right, 5, 1, 4), st)).ignoreElement())
+          .andThen(comm.scan(Comm.IN_PLACE, 0, Buf.of(sc), 0, 1, Datatype.INT, Op.SUM))
+          .andThen(comm.exscan(Buf.of(new int[] {me + 1}), 0, Buf.of(ex), 0, 1, Datatype.INT, Op.PROD))
+          .andThen(comm.reduceScatterBlock(Buf.of(new int[] {me, 10 * me, 100 * me}), 0, Buf.of(rs), 0, 1,
+              Datatype.INT, Op.SUM))
+          .andThen(comm.reduceScatter(Buf.of(new int[] {1, 2, 3}), 0, Buf.of(rsv), 0, new int[] {1, 1, 1},
+              Datatype.INT, Op.MAX))
+          .andThen(comm.bufferAttach(Buf.of(attach), 100))
+          .andThen(comm.bufferDetach().doOnSuccess(d -> detachedSize[0] = d.size()).ignoreElement())
+          .andThen(failsWith(ErrorClass.BUFFER, comm.scan(Buf.of(sc), 0, Comm.IN_PLACE, 0, 1, Datatype.INT, Op.SUM)))
+          .andThen(failsWith(ErrorClass.RANK, comm.probe(np, 0).ignoreElement()))
+          .andThen(Completable.fromAction(() -> {
+            assertEquals(new Status(left, 3, 8, 8), probed[0], "Rx probe");
+            assertEquals(Optional.of(probed[0]), polled[0], "Rx iprobe: the message was still there");
+            assertArrayEquals(new int[] {left, left * left}, got);
+            assertEquals(left, ring[0], "sendrecvReplace from the left");
+            assertEquals(me, back[0], "sendrecv back: the right neighbour held our value");
+            assertEquals((me + 1) * (me + 2) / 2, sc[0], "Rx scan in place");
+            assertEquals(me == 0 ? -5 : me == 1 ? 1 : 2, ex[0], "Rx exscan");
+            assertEquals(new int[] {3, 30, 300}[me], rs[0], "Rx reduceScatterBlock");
+            assertEquals(me + 1, rsv[0], "Rx reduceScatter");
+            assertEquals(100, detachedSize[0], "bufferDetach's size");
           }));
     }));
   }

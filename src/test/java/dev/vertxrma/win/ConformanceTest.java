@@ -329,12 +329,26 @@ class ConformanceTest {
           new Mismatch("compareAndSwap with an int[] result as LONG", () -> win.compareAndSwap(Buf.of(new long[] {1}), 0,
               Buf.of(new long[] {2}), 0, Buf.of(new int[2]), 0, l, right, 0), "int[]", "LONG"),
           new Mismatch("compareAndSwap with a double[] compare as LONG", () -> win.compareAndSwap(Buf.of(new long[] {1}), 0,
-              Buf.of(d), 0, Buf.of(got), 0, l, right, 0), "double[]"));
+              Buf.of(d), 0, Buf.of(got), 0, l, right, 0), "double[]"),
+          // the fixed-width types: each in the Java array of its width (Datatype's table), C_BOOL in a boolean[]
+          new Mismatch("put int[] as UINT64", () -> win.put(Buf.of(new int[] {1, 2}), 0, 1, Datatype.UINT64, right, 0),
+              "int[]", "UINT64", "long[]"),
+          new Mismatch("accumulate char[] as UINT16", () -> win.accumulate(Buf.of(new char[] {1}), 0, 1, Datatype.UINT16,
+              right, 0, Op.MAX), "char[]", "UINT16", "short[]"),
+          new Mismatch("get into a short[] as INT8", () -> win.get(Buf.of(new short[1]), 0, 1, Datatype.INT8, right, 0),
+              "short[]", "INT8", "byte[]"),
+          new Mismatch("fetchAndOp into a long[] result as UINT32", () -> win.fetchAndOp(Buf.of(new int[] {1}), 0,
+              Buf.of(got), 0, Datatype.UINT32, right, 0, Op.SUM), "long[]", "UINT32", "int[]"),
+          new Mismatch("compareAndSwap with an int[] compare as C_BOOL", () -> win.compareAndSwap(
+              Buf.of(new boolean[] {true}), 0, Buf.of(new int[] {1}), 0, Buf.of(new boolean[1]), 0, Datatype.C_BOOL,
+              right, 0), "int[]", "C_BOOL", "boolean[]"));
       List<Mismatch> passive = List.of(
           new Mismatch("rput double[] as LONG", () -> win.rput(Buf.of(d), 0, 1, l, right, 0), "double[]", "LONG"),
           new Mismatch("rget into double[] as LONG", () -> win.rget(Buf.of(gotD), 0, 1, l, right, 0), "double[]"),
           new Mismatch("raccumulate long[] as DOUBLE", () -> win.raccumulate(Buf.of(new long[] {1}), 0, 1,
-              Datatype.DOUBLE, right, 0, 1, Datatype.DOUBLE, Op.SUM), "long[]", "DOUBLE"));
+              Datatype.DOUBLE, right, 0, 1, Datatype.DOUBLE, Op.SUM), "long[]", "DOUBLE"),
+          new Mismatch("raccumulate long[] as INT32", () -> win.raccumulate(Buf.of(new long[] {1}), 0, 1,
+              Datatype.INT32, right, 0, 1, Datatype.INT32, Op.SUM), "long[]", "INT32"));
       Future<Void> chain = win.fence();
       for (Mismatch m : fence) {
         chain = chain.compose(v -> expectError(m.call().get(), ErrorClass.TYPE, m.parts()).recover(e ->

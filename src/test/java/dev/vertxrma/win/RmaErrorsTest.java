@@ -514,14 +514,16 @@ class RmaErrorsTest {
       int r = world.rank();
       List<String> problems = new ArrayList<>();
       BytesStore<?, ?> fixed = BytesStore.nativeStoreWithFixedCapacity(64);
+      BytesStore<?, ?> released = BytesStore.nativeStoreWithFixedCapacity(64);
+      released.releaseLast();
       Bytes<?> elastic = Bytes.allocateElasticDirect(64);
       BytesStore<?, ?> byteBufferBacked = BytesStore.wrap(ByteBuffer.allocate(64));
       Future<Void> chain = expectFailure("allocate of size -1", () -> Win.allocate(world, -1, 8, Info.NULL),
           ErrorClass.ARG, "-1")
           .compose(v -> expectFailure("allocate with disp unit 0", () -> Win.allocate(world, 64, 0, Info.NULL),
               ErrorClass.ARG, "0"))
-          .compose(v -> expectFailure("create over null", () -> Win.create(world, null, 8, Info.NULL),
-              ErrorClass.BUFFER))
+          .compose(v -> expectFailure("create over a released store", () -> Win.create(world, released, 8, Info.NULL),
+              ErrorClass.BUFFER, "released"))
           .compose(v -> expectFailure("create with disp unit -3", () -> Win.create(world, fixed, -3, Info.NULL),
               ErrorClass.ARG, "-3"))
           .map(v -> {

@@ -36,7 +36,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Every predefined operation on every predefined datatype through accumulate and get-accumulate,
+ * Every predefined operation on every predefined datatype (the fixed-width and unsigned integers
+ * and C_BOOL included) through accumulate and get-accumulate,
  * put/get of every type, fetch-and-op and compare-and-swap, MPI's op/type table, per-rank sizes
  * and displacement units, PROC_NULL, and windows over the caller's memory. Every result is
  * compared byte by byte with a sequential Java model of the same operations.
@@ -61,7 +62,16 @@ class RmaOpsTest {
     INT_INT(Datatype.INT_INT, 8, 8, Cls.PAIR, 4),
     LONG_INT(Datatype.LONG_INT, 12, 16, Cls.PAIR, 8),
     FLOAT_INT(Datatype.FLOAT_INT, 8, 8, Cls.PAIR, 4),
-    DOUBLE_INT(Datatype.DOUBLE_INT, 12, 16, Cls.PAIR, 8);
+    DOUBLE_INT(Datatype.DOUBLE_INT, 12, 16, Cls.PAIR, 8),
+    INT8(Datatype.INT8, 1, 1, Cls.INT, 0),
+    INT16(Datatype.INT16, 2, 2, Cls.INT, 0),
+    INT32(Datatype.INT32, 4, 4, Cls.INT, 0),
+    INT64(Datatype.INT64, 8, 8, Cls.INT, 0),
+    UINT8(Datatype.UINT8, 1, 1, Cls.INT, 0),
+    UINT16(Datatype.UINT16, 2, 2, Cls.INT, 0),
+    UINT32(Datatype.UINT32, 4, 4, Cls.INT, 0),
+    UINT64(Datatype.UINT64, 8, 8, Cls.INT, 0),
+    C_BOOL(Datatype.C_BOOL, 1, 1, Cls.LOG, 0);
 
     final Datatype dt;
     final int size;
@@ -80,6 +90,16 @@ class RmaOpsTest {
 
     boolean pairFloating() {
       return this == FLOAT_INT || this == DOUBLE_INT;
+    }
+
+    /** CHAR and UINT8..UINT64: zero-extended, MAX/MIN compare unsigned. */
+    boolean unsigned() {
+      return this == CHAR || name().startsWith("UINT");
+    }
+
+    /** A Java boolean[] holds it (origins), a byte[] any byte (results). */
+    boolean bool() {
+      return this == BOOLEAN || this == C_BOOL;
     }
 
     /** Origin/result buffer offset: one element in (typed arrays count elements, byte[] counts bytes). */
@@ -111,24 +131,26 @@ class RmaOpsTest {
   }
 
   static long loadLong(T t, ByteBuffer b, int at) {
-    switch (t) {
-      case BYTE: case BOOLEAN: return b.get(at);
-      case CHAR: return b.getChar(at);
-      case SHORT: return b.getShort(at);
-      case INT: return b.getInt(at);
-      case LONG: case AINT: return b.getLong(at);
-      default: throw new IllegalStateException(t.name());
+    if (t.cls == Cls.FLT || t.cls == Cls.PAIR) {
+      throw new IllegalStateException(t.name());
+    }
+    switch (t.size) {
+      case 1: return t.unsigned() ? Byte.toUnsignedLong(b.get(at)) : b.get(at);
+      case 2: return t.unsigned() ? b.getChar(at) : b.getShort(at);
+      case 4: return t.unsigned() ? Integer.toUnsignedLong(b.getInt(at)) : b.getInt(at);
+      default: return b.getLong(at);
     }
   }
 
   static void storeLong(T t, ByteBuffer b, int at, long v) {
-    switch (t) {
-      case BYTE: case BOOLEAN: b.put(at, (byte) v); break;
-      case CHAR: b.putChar(at, (char) v); break;
-      case SHORT: b.putShort(at, (short) v); break;
-      case INT: b.putInt(at, (int) v); break;
-      case LONG: case AINT: b.putLong(at, v); break;
-      default: throw new IllegalStateException(t.name());
+    if (t.cls == Cls.FLT || t.cls == Cls.PAIR) {
+      throw new IllegalStateException(t.name());
+    }
+    switch (t.size) {
+      case 1: b.put(at, (byte) v); break;
+      case 2: b.putShort(at, (short) v); break;
+      case 4: b.putInt(at, (int) v); break;
+      default: b.putLong(at, v); break;
     }
   }
 
@@ -196,8 +218,8 @@ class RmaOpsTest {
     switch (op) {
       case SUM: r = a + b; break;
       case PROD: r = a * b; break;
-      case MAX: r = Math.max(a, b); break;
-      case MIN: r = Math.min(a, b); break;
+      case MAX: r = t.unsigned() ? (Long.compareUnsigned(a, b) >= 0 ? a : b) : Math.max(a, b); break;
+      case MIN: r = t.unsigned() ? (Long.compareUnsigned(a, b) <= 0 ? a : b) : Math.min(a, b); break;
       case LAND: r = a != 0 && b != 0 ? 1 : 0; break;
       case LOR: r = a != 0 || b != 0 ? 1 : 0; break;
       case LXOR: r = (a != 0) != (b != 0) ? 1 : 0; break;
@@ -281,12 +303,12 @@ class RmaOpsTest {
     ByteBuffer b = bb(bytes);
     switch (t) {
       case CHAR: { char[] a = new char[bytes.length / 2]; b.asCharBuffer().get(a); return a; }
-      case SHORT: { short[] a = new short[bytes.length / 2]; b.asShortBuffer().get(a); return a; }
-      case INT: { int[] a = new int[bytes.length / 4]; b.asIntBuffer().get(a); return a; }
-      case LONG: case AINT: { long[] a = new long[bytes.length / 8]; b.asLongBuffer().get(a); return a; }
+      case SHORT: case INT16: case UINT16: { short[] a = new short[bytes.length / 2]; b.asShortBuffer().get(a); return a; }
+      case INT: case INT32: case UINT32: { int[] a = new int[bytes.length / 4]; b.asIntBuffer().get(a); return a; }
+      case LONG: case AINT: case INT64: case UINT64: { long[] a = new long[bytes.length / 8]; b.asLongBuffer().get(a); return a; }
       case FLOAT: { float[] a = new float[bytes.length / 4]; b.asFloatBuffer().get(a); return a; }
       case DOUBLE: { double[] a = new double[bytes.length / 8]; b.asDoubleBuffer().get(a); return a; }
-      case BOOLEAN:
+      case BOOLEAN: case C_BOOL:
         if (!forResult) {
           boolean[] a = new boolean[bytes.length];
           for (int i = 0; i < a.length; i++) {
@@ -468,7 +490,7 @@ class RmaOpsTest {
     for (int i = 0; i < s.length; i++) {
       s[i] = (byte) (0x5A + i);
     }
-    if (t == T.BOOLEAN) {
+    if (t.bool()) {
       Arrays.fill(s, (byte) 0x5A);
     }
     return s;
@@ -706,6 +728,9 @@ class RmaOpsTest {
       {T.AINT, Op.SUM, 1L << 33, 7L, 9L},
       {T.FLOAT, Op.SUM, 2.5, 1.25, 0},
       {T.DOUBLE, Op.MAX, -1.5, -2.0, 0},
+      {T.UINT64, Op.MAX, 1L, -1L, 5L},
+      {T.UINT8, Op.SUM, 200L, 100L, 0x80L},
+      {T.INT8, Op.MIN, -128L, 5L, 127L},
   };
 
   static byte[] elem(T t, Object v) {

@@ -1,6 +1,8 @@
 package dev.vertxrma.impl.coll;
 
+import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Op;
+import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.memory.Memory;
 import dev.vertxrma.impl.ops.BasicType;
 import dev.vertxrma.impl.ops.ReductionKernel;
@@ -8,13 +10,15 @@ import dev.vertxrma.impl.p2p.PointToPoint;
 import dev.vertxrma.impl.transport.Endpoint;
 import io.vertx.core.Future;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * Collective algorithms of one rank over packed byte blocks, built on point-to-point messages in
  * a context of their own (so they never match user messages): dissemination barrier, binomial
  * broadcast and reduce (log2 P rounds), reduce + broadcast for allreduce, linear gather/scatter
- * at the root and pairwise all-to-all. Each call takes the next number of a per-communicator
+ * at the root and pairwise all-to-all, reduce + scatter for reduce-scatter, recursive doubling
+ * for scan and exscan. Each call takes the next number of a per-communicator
  * sequence when it is made and tags its messages with it, so collectives started back to back
  * (as MPI's nonblocking collectives may be) match in call order on every rank.
  */
@@ -132,10 +136,24 @@ public final class Collectives {
     if (child >= p) {
       return reduceStep(tag, acc, type, n, op, root, vr, mask << 1);
     }
-    return p2p.recvBytes(ctx, (child + root) % p, tag).compose(in -> {
-      ReductionKernel.apply(op, type, in, Memory.ARRAY_BYTE_BASE_OFFSET, acc, Memory.ARRAY_BYTE_BASE_OFFSET, n);
+    int from = (child + root) % p;
+    return p2p.recvBytes(ctx, from, tag).compose(in -> {
+      combine(op, type, in, acc, n, from, "reduce");
       return reduceStep(tag, acc, type, n, op, root, vr, mask << 1);
     });
+  }
+
+  /**
+   * {@code acc = acc op in} over {@code n} packed elements; TRUNCATE when {@code in}, from rank
+   * {@code from}, is not as long as {@code acc} (the ranks disagree on count or datatype), before
+   * a byte is combined.
+   */
+  private void combine(Op op, BasicType type, byte[] in, byte[] acc, int n, int from, String what) {
+    if (in.length != acc.length) {
+      throw RmaException.of(ErrorClass.TRUNCATE, "%s: rank %d contributed %d bytes, rank %d %d bytes; count and "
+          + "datatype must describe the same data at every rank", what, from, in.length, rank(), acc.length);
+    }
+    ReductionKernel.apply(op, type, in, Memory.ARRAY_BYTE_BASE_OFFSET, acc, Memory.ARRAY_BYTE_BASE_OFFSET, n);
   }
 
   /** MPI_Allreduce: reduce to rank 0, then broadcast (both calls' tags reserved now). */
@@ -172,16 +190,90 @@ public final class Collectives {
 
   /** MPI_Scatter: block {@code i} of the root's list goes to rank {@code i}. */
   public Future<byte[]> scatter(List<byte[]> blocks, int root) {
-    int tag = nextCall();
+    return scatter(nextCall(), ep.context().succeededFuture(blocks), root, "scatter");
+  }
+
+  /** Linear scatter with the tag of an already reserved call; the root's blocks may still be coming. */
+  private Future<byte[]> scatter(int tag, Future<List<byte[]>> rootBlocks, int root, String what) {
     if (rank() == root) {
-      for (int r = 0; r < size(); r++) {
-        if (r != root) {
-          p2p.sendBytes(ctx, r, tag, blocks.get(r));
+      return ep.withTimeout(rootBlocks.map(blocks -> {
+        for (int r = 0; r < size(); r++) {
+          if (r != root) {
+            p2p.sendBytes(ctx, r, tag, blocks.get(r));
+          }
+        }
+        return blocks.get(root);
+      }), what);
+    }
+    // a rank whose part of an earlier phase failed fails at once instead of waiting for root
+    return ep.withTimeout(rootBlocks.compose(ignored -> p2p.recvBytes(ctx, root, tag)), what);
+  }
+
+  /**
+   * MPI_Reduce_scatter over packed blocks: the {@code n} elements of every rank's {@code data}
+   * are combined with {@code op} (binomial reduce to rank 0), then rank 0 sends rank {@code i}
+   * the next {@code blockBytes[i]} bytes of the result (both calls' tags reserved now).
+   * {@code data} is consumed.
+   */
+  public Future<byte[]> reduceScatter(byte[] data, BasicType type, int n, Op op, int[] blockBytes) {
+    int reduceTag = nextCall();
+    int scatterTag = nextCall();
+    Future<List<byte[]>> blocks = reduce(reduceTag, data, type, n, op, 0).map(result -> {
+      if (result == null) {
+        return null;
+      }
+      List<byte[]> out = new ArrayList<>(blockBytes.length);
+      int at = 0;
+      for (int len : blockBytes) {
+        out.add(Arrays.copyOfRange(result, at, at + len));
+        at += len;
+      }
+      return out;
+    });
+    return scatter(scatterTag, blocks, 0, "reduceScatter");
+  }
+
+  /**
+   * MPI_Scan ({@code exclusive == false}) or MPI_Exscan by recursive doubling, MPICH's algorithm:
+   * ceil(log2 P) rounds; in round k each rank swaps its partial result (the combination of a
+   * block of 2^k ranks) with the rank whose number differs in bit k, and a rank folds into its
+   * result only what came from lower ranks. Every predefined op is commutative, so the order in
+   * which operands are combined does not change the result (except in the rounding of floating
+   * point sums and products, as in MPI). Completes with this rank's result; {@code null} for
+   * the exclusive scan at rank 0, whose result MPI leaves undefined. {@code data} is consumed.
+   */
+  public Future<byte[]> scan(byte[] data, BasicType type, int n, Op op, boolean exclusive) {
+    int tag = nextCall();
+    String what = exclusive ? "exscan" : "scan";
+    byte[] result = exclusive ? null : data.clone();
+    return ep.withTimeout(scanRound(tag, 0, data, result, type, n, op, exclusive, what), what);
+  }
+
+  private Future<byte[]> scanRound(int tag, int round, byte[] partial, byte[] result, BasicType type, int n, Op op,
+      boolean exclusive, String what) {
+    int mask = 1 << round;
+    if (mask >= size()) {
+      return ep.context().succeededFuture(result);
+    }
+    int peer = rank() ^ mask;
+    if (peer >= size()) {
+      return scanRound(tag, round + 1, partial, result, type, n, op, exclusive, what);
+    }
+    // the peer may be in this JVM, where a block is handed over without a copy: send a copy
+    p2p.sendBytes(ctx, peer, tag + round, partial.clone());
+    return p2p.recvBytes(ctx, peer, tag + round).compose(in -> {
+      combine(op, type, in, partial, n, peer, what); // checks the length first
+      byte[] acc = result;
+      if (peer < rank()) {
+        // the peer's block of ranks comes before ours: it joins our result
+        if (acc == null) {
+          acc = in; // exscan, first lower block: in is ours (a copy) and only read above
+        } else {
+          combine(op, type, in, acc, n, peer, what);
         }
       }
-      return ep.context().succeededFuture(blocks.get(root));
-    }
-    return ep.withTimeout(p2p.recvBytes(ctx, root, tag), "scatter");
+      return scanRound(tag, round + 1, partial, acc, type, n, op, exclusive, what);
+    });
   }
 
   /** MPI_Alltoall: sends block {@code j} to rank {@code j}; returns the blocks received, by source. */

@@ -80,8 +80,12 @@ public final class MemoryRef {
    * @param buf the caller's buffer; {@code null} fails with BUFFER
    * @param offset as {@link #of(Object, long)}
    * @return the view
+   * @throws RmaException BUFFER for {@link dev.vertxrma.Comm#IN_PLACE}, and as {@link #of(Object, long)}
    */
   public static MemoryRef of(dev.vertxrma.Buf buf, long offset) {
+    if (buf == dev.vertxrma.Comm.IN_PLACE) {
+      throw RmaException.of(ErrorClass.BUFFER, "Comm.IN_PLACE views no memory; pass a buffer made with Buf.of");
+    }
     return of(buf == null ? null : buf.memory(), offset);
   }
 

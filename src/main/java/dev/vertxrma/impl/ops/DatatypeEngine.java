@@ -187,8 +187,8 @@ public final class DatatypeEngine {
 
   /**
    * Checks MPI's table of which operation is defined on which datatype: SUM, PROD, MAX, MIN on
-   * integer and floating types; LAND, LOR, LXOR on integer and logical; BAND, BOR, BXOR on
-   * integer and BYTE; MAXLOC, MINLOC on pair types; REPLACE and NO_OP on any. A derived type
+   * integer (signed and unsigned) and floating types; LAND, LOR, LXOR on integer and logical
+   * (C_BOOL); BAND, BOR, BXOR on integer and BYTE; MAXLOC, MINLOC on pair types; REPLACE and NO_OP on any. A derived type
    * counts as its one basic kind; a type without data passes (nothing is combined).
    *
    * @throws RmaException {@link ErrorClass#OP} for a null op or one not defined on the type,
@@ -220,8 +220,10 @@ public final class DatatypeEngine {
    * Checks that a Java array of {@code component} elements can hold data of {@code t}: a
    * {@code byte[]} is raw memory and holds any datatype; any other array holds only a datatype
    * whose data are all of the one basic kind stored in such arrays (see
-   * {@link BasicType#arrayElement()}: a {@code long[]} holds LONG and AINT, a {@code double[]}
-   * DOUBLE, an {@code int[]} INT and INT_INT, ...). A type without data fits any array.
+   * {@link BasicType#arrayElement()}: a {@code long[]} holds LONG, AINT, INT64 and UINT64, a
+   * {@code short[]} SHORT, INT16 and UINT16, an {@code int[]} INT, INT32, UINT32 and INT_INT, a
+   * {@code boolean[]} BOOLEAN (= C_BOOL), a {@code double[]} DOUBLE, ...). A type without data
+   * fits any array.
    *
    * @throws RmaException {@link ErrorClass#TYPE}, naming the array and the datatype, when the
    *     array's element type contradicts the datatype, or the datatype mixes basic kinds and the
@@ -245,8 +247,8 @@ public final class DatatypeEngine {
   }
 
   /**
-   * Checks the datatype of a compare-and-swap (MPI_Compare_and_swap): a predefined integer,
-   * logical or byte type.
+   * Checks the datatype of a compare-and-swap (MPI_Compare_and_swap): a predefined integer
+   * (signed or unsigned, any width), logical (C_BOOL) or byte type.
    *
    * @throws RmaException {@link ErrorClass#TYPE} for null, derived, floating or pair types
    */

@@ -10,9 +10,13 @@ import java.util.function.LongBinaryOperator;
 /**
  * The reduction kernel: {@code dst[i] = dst[i] op src[i]} over {@code n} packed elements of one
  * {@link BasicType}, driven by tables rather than per-type code. Integer, byte and logical kinds
- * are loaded widened to {@code long} ({@code char} unsigned, the rest signed), combined by the
- * op's {@link LongBinaryOperator} and stored narrowed (so sums and products wrap like C's
- * fixed-width arithmetic); floating kinds go through the op's {@link DoubleBinaryOperator} (exact
+ * are loaded widened to {@code long} by their width (1, 2, 4 or 8 bytes), sign-extended, or
+ * zero-extended for the {@link BasicType#isUnsigned() unsigned} kinds (CHAR, UINT8..UINT64);
+ * combined by the op's {@link LongBinaryOperator} and stored narrowed, so sums and products wrap
+ * modulo 2^n like C's fixed-width arithmetic, signed or unsigned alike (the low n bits of a sum or
+ * product do not depend on the signedness). Only MAX and MIN tell signed from unsigned: the
+ * unsigned kinds take them from a second table that compares as unsigned 64-bit numbers (which,
+ * on zero-extended values, also orders UINT8..UINT32). Floating kinds go through the op's {@link DoubleBinaryOperator} (exact
  * for {@code float}: one double operation rounded to float equals the float operation); pairs go
  * through one MAXLOC/MINLOC routine parameterized by the value kind.
  *
@@ -23,6 +27,8 @@ public final class ReductionKernel {
 
   private static final Op[] OPS = Op.values();
   private static final LongBinaryOperator[] LONG_OPS = new LongBinaryOperator[OPS.length];
+  /** {@link #LONG_OPS} for the unsigned kinds: MAX and MIN compare as unsigned. */
+  private static final LongBinaryOperator[] UNSIGNED_LONG_OPS = new LongBinaryOperator[OPS.length];
   private static final DoubleBinaryOperator[] DOUBLE_OPS = new DoubleBinaryOperator[OPS.length];
   /** Per op, a bit per {@link BasicType.TypeClass} ordinal the op is defined on (MPI's table). */
   private static final int[] DEFINED_ON = new int[OPS.length];
@@ -38,6 +44,9 @@ public final class ReductionKernel {
     LONG_OPS[Op.BAND.ordinal()] = (a, b) -> a & b;
     LONG_OPS[Op.BOR.ordinal()] = (a, b) -> a | b;
     LONG_OPS[Op.BXOR.ordinal()] = (a, b) -> a ^ b;
+    System.arraycopy(LONG_OPS, 0, UNSIGNED_LONG_OPS, 0, OPS.length);
+    UNSIGNED_LONG_OPS[Op.MAX.ordinal()] = (a, b) -> Long.compareUnsigned(a, b) >= 0 ? a : b;
+    UNSIGNED_LONG_OPS[Op.MIN.ordinal()] = (a, b) -> Long.compareUnsigned(a, b) <= 0 ? a : b;
 
     DOUBLE_OPS[Op.SUM.ordinal()] = Double::sum;
     DOUBLE_OPS[Op.PROD.ordinal()] = (a, b) -> a * b;
@@ -108,7 +117,7 @@ public final class ReductionKernel {
             f.applyAsDouble(loadDouble(type, dstBase, dstAddr + i), loadDouble(type, srcBase, srcAddr + i)));
       }
     } else {
-      LongBinaryOperator f = LONG_OPS[op.ordinal()];
+      LongBinaryOperator f = (type.isUnsigned() ? UNSIGNED_LONG_OPS : LONG_OPS)[op.ordinal()];
       for (long i = 0, end = (long) n * size; i < end; i += size) {
         storeLong(type, dstBase, dstAddr + i,
             f.applyAsLong(loadLong(type, dstBase, dstAddr + i), loadLong(type, srcBase, srcAddr + i)));
@@ -178,44 +187,44 @@ public final class ReductionKernel {
     }
   }
 
-  /** Loads an integer, byte or logical element widened to long ({@code char} unsigned). */
+  /**
+   * Loads an integer, byte or logical element widened to long: sign-extended, or zero-extended for
+   * an unsigned kind (UINT64 keeps its 64 bits as they are).
+   */
   static long loadLong(BasicType type, Object base, long addr) {
-    switch (type) {
-      case BYTE:
-      case BOOLEAN:
-        return Memory.getByte(base, addr);
-      case CHAR:
-        return Memory.getChar(base, addr);
-      case SHORT:
-        return Memory.getShort(base, addr);
-      case INT:
-        return Memory.getInt(base, addr);
-      case LONG:
-      case AINT:
-        return Memory.getLong(base, addr);
+    long v;
+    switch (type.size()) {
+      case 1:
+        v = Memory.getByte(base, addr);
+        break;
+      case 2:
+        v = Memory.getShort(base, addr);
+        break;
+      case 4:
+        v = Memory.getInt(base, addr);
+        break;
+      case 8:
+        v = Memory.getLong(base, addr);
+        break;
       default:
         throw new IllegalStateException("not an integer kind: " + type);
     }
+    return v & type.valueMask();
   }
 
-  /** Stores the low bits of {@code v} as an integer, byte or logical element. */
+  /** Stores the low {@code 8 * size} bits of {@code v} as an integer, byte or logical element. */
   static void storeLong(BasicType type, Object base, long addr, long v) {
-    switch (type) {
-      case BYTE:
-      case BOOLEAN:
+    switch (type.size()) {
+      case 1:
         Memory.putByte(base, addr, (byte) v);
         return;
-      case CHAR:
-        Memory.putChar(base, addr, (char) v);
-        return;
-      case SHORT:
+      case 2:
         Memory.putShort(base, addr, (short) v);
         return;
-      case INT:
+      case 4:
         Memory.putInt(base, addr, (int) v);
         return;
-      case LONG:
-      case AINT:
+      case 8:
         Memory.putLong(base, addr, v);
         return;
       default:

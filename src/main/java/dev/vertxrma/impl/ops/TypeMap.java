@@ -41,7 +41,7 @@ public final class TypeMap implements Datatype {
 
   static {
     for (BasicType t : TYPES) {
-      PREDEFINED[t.ordinal()] = new TypeMap(t);
+      PREDEFINED[t.ordinal()] = new TypeMap(t, t.name());
     }
   }
 
@@ -60,8 +60,8 @@ public final class TypeMap implements Datatype {
   private final BasicType homogeneousType;
   private volatile boolean committed;
 
-  private TypeMap(BasicType t) {
-    this.name = t.name();
+  private TypeMap(BasicType t, String name) {
+    this.name = name;
     this.predefined = t;
     this.segments = new long[] {0, ((long) t.ordinal() << 32) | 1};
     this.segmentCount = 1;
@@ -96,6 +96,17 @@ public final class TypeMap implements Datatype {
   /** The predefined datatype of a basic kind (always committed). */
   public static TypeMap predefined(BasicType t) {
     return PREDEFINED[t.ordinal()];
+  }
+
+  /**
+   * A second name for the predefined datatype of a basic kind, for a public constant that names
+   * the same MPI datatype as another one (as {@link Datatype#C_BOOL} and {@link Datatype#BOOLEAN}
+   * both name MPI_C_BOOL): the same kind, layout and wire form, so the two match each other in
+   * every call; only {@link #name()} differs. A type received from another rank decodes to the
+   * kind's {@link #predefined(BasicType) first name}.
+   */
+  public static TypeMap predefinedAlias(BasicType t, String name) {
+    return new TypeMap(t, name);
   }
 
   /**

@@ -32,7 +32,7 @@ final class BsendBuffer {
   private final MemoryRef memory;
   private final long capacity;
   private final ArrayDeque<Entry> queue = new ArrayDeque<>();
-  private Promise<dev.vertxrma.Buf> detachPromise;
+  private Promise<dev.vertxrma.DetachedBuffer> detachPromise;
 
   BsendBuffer(dev.vertxrma.Buf userBuffer, MemoryRef memory, long capacity) {
     this.userBuffer = userBuffer;
@@ -95,7 +95,7 @@ final class BsendBuffer {
     e.delivered = true;
     reclaim();
     if (detachPromise != null && queue.isEmpty()) {
-      detachPromise.tryComplete(userBuffer);
+      detachPromise.tryComplete(detached());
     }
   }
 
@@ -105,12 +105,16 @@ final class BsendBuffer {
     }
   }
 
-  /** Starts detaching: completes with the user's buffer once every message was delivered. */
-  Future<dev.vertxrma.Buf> detach(Promise<dev.vertxrma.Buf> promise) {
+  private dev.vertxrma.DetachedBuffer detached() {
+    return new dev.vertxrma.DetachedBuffer(userBuffer, (int) capacity);
+  }
+
+  /** Starts detaching: completes with the user's buffer and its size once every message was delivered. */
+  Future<dev.vertxrma.DetachedBuffer> detach(Promise<dev.vertxrma.DetachedBuffer> promise) {
     detachPromise = promise;
     reclaim();
     if (queue.isEmpty()) {
-      promise.tryComplete(userBuffer);
+      promise.tryComplete(detached());
     }
     return promise.future();
   }

@@ -55,7 +55,7 @@ public final class PointToPoint {
     }
 
     boolean matches(Frame f) {
-      return f.ctx == ctx && (source == Comm.ANY_SOURCE || source == f.src) && (tag == Comm.ANY_TAG || tag == f.tag);
+      return matchesEnvelope(f, ctx, source, tag);
     }
 
     void fail(RmaException e) {
@@ -67,8 +67,33 @@ public final class PointToPoint {
     }
   }
 
+  /** A probe waiting for a matching message; it completes with the message's status and leaves it queued. */
+  private static final class PendingProbe {
+    final int ctx;
+    final int source;
+    final int tag;
+    final Promise<Status> promise;
+    long timer = -1;
+
+    PendingProbe(int ctx, int source, int tag, Promise<Status> promise) {
+      this.ctx = ctx;
+      this.source = source;
+      this.tag = tag;
+      this.promise = promise;
+    }
+
+    boolean matches(Frame f) {
+      return matchesEnvelope(f, ctx, source, tag);
+    }
+  }
+
+  private static boolean matchesEnvelope(Frame f, int ctx, int source, int tag) {
+    return f.ctx == ctx && (source == Comm.ANY_SOURCE || source == f.src) && (tag == Comm.ANY_TAG || tag == f.tag);
+  }
+
   private final Endpoint ep;
   private final LinkedList<PostedRecv> posted = new LinkedList<>();
+  private final LinkedList<PendingProbe> probes = new LinkedList<>();
   private final LinkedList<Frame> unexpected = new LinkedList<>();
   private BsendBuffer bsend;
 
@@ -151,6 +176,70 @@ public final class PointToPoint {
     return p.future();
   }
 
+  /** The status MPI_Probe reports for a queued message: its count in bytes (MPI_BYTE), no datatype being known. */
+  private static Status probeStatus(Frame f) {
+    return new Status(f.src, f.tag, f.count, f.count);
+  }
+
+  private static final Status PROC_NULL_STATUS = new Status(Comm.PROC_NULL, Comm.ANY_TAG, 0, 0);
+
+  /** The first message no receive has taken that a receive of {@code source}/{@code tag} would match. */
+  private Frame firstUnexpected(int ctx, int source, int tag) {
+    for (Frame f : unexpected) {
+      if (matchesEnvelope(f, ctx, source, tag)) {
+        return f;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * MPI_Probe: completes with the status of the first message a receive of {@code source}/{@code
+   * tag} would match, as soon as there is one, without receiving it. A message that a posted
+   * receive takes on arrival is never seen by a probe.
+   */
+  public Future<Status> probe(int ctx, int source, int tag) {
+    if (source == Comm.PROC_NULL) {
+      return ep.context().succeededFuture(PROC_NULL_STATUS);
+    }
+    RmaException failure = ep.failure();
+    if (failure != null) {
+      return ep.context().failedFuture(failure);
+    }
+    Frame f = firstUnexpected(ctx, source, tag);
+    if (f != null) {
+      return ep.context().succeededFuture(probeStatus(f));
+    }
+    Promise<Status> p = ep.context().promise();
+    PendingProbe probe = new PendingProbe(ctx, source, tag, p);
+    probes.addLast(probe);
+    long ms = ep.waitTimeoutMs();
+    probe.timer = ep.context().owner().setTimer(ms, id -> {
+      if (probes.remove(probe)) {
+        p.tryFail(RmaException.of(ErrorClass.TIMEOUT, "probe at rank %d for a message from %s with tag %s found none "
+            + "within %d ms", ep.rank(), source == Comm.ANY_SOURCE ? "ANY_SOURCE" : "rank " + source,
+            tag == Comm.ANY_TAG ? "ANY_TAG" : String.valueOf(tag), ms));
+      }
+    });
+    return p.future();
+  }
+
+  /**
+   * MPI_Iprobe: the status of the first message a receive of {@code source}/{@code tag} would
+   * match that has arrived, or {@code null} if none has (yet).
+   */
+  public Status iprobe(int ctx, int source, int tag) {
+    if (source == Comm.PROC_NULL) {
+      return PROC_NULL_STATUS;
+    }
+    RmaException failure = ep.failure();
+    if (failure != null) {
+      throw failure;
+    }
+    Frame f = firstUnexpected(ctx, source, tag);
+    return f == null ? null : probeStatus(f);
+  }
+
   private void post(PostedRecv r) {
     RmaException failure = ep.failure();
     if (failure != null) {
@@ -204,6 +293,22 @@ public final class PointToPoint {
     unexpected.addLast(f);
     if (f.type == FrameType.SEND) {
       ack(f); // a buffered send's data is now held here: its buffer space can be reused
+    }
+    if (!probes.isEmpty()) {
+      Status st = null;
+      for (Iterator<PendingProbe> it = probes.iterator(); it.hasNext(); ) {
+        PendingProbe p = it.next();
+        if (p.matches(f)) {
+          it.remove();
+          if (p.timer >= 0) {
+            ep.context().owner().cancelTimer(p.timer);
+          }
+          if (st == null) {
+            st = probeStatus(f);
+          }
+          p.promise.tryComplete(st);
+        }
+      }
     }
   }
 
@@ -263,7 +368,8 @@ public final class PointToPoint {
     Object memory = buffer == null ? null : buffer.memory();
     if (!(memory instanceof byte[]) && !(memory instanceof net.openhft.chronicle.bytes.BytesStore)) {
       return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER,
-          "bufferAttach takes a byte[] or a BytesStore, not %s", memory == null ? "null" : memory.getClass().getName()));
+          "bufferAttach takes a byte[] or a BytesStore, not %s", buffer == Comm.IN_PLACE ? "Comm.IN_PLACE"
+              : memory == null ? "null" : memory.getClass().getName()));
     }
     MemoryRef mem = MemoryRef.of(buffer, 0);
     if (mem.bytesAvailable() < size) {
@@ -274,13 +380,13 @@ public final class PointToPoint {
     return ep.context().succeededFuture();
   }
 
-  /** MPI_Buffer_detach: completes with the buffer once every buffered message was delivered. */
-  public Future<dev.vertxrma.Buf> bufferDetach() {
+  /** MPI_Buffer_detach: completes with the buffer and its size once every buffered message was delivered. */
+  public Future<dev.vertxrma.DetachedBuffer> bufferDetach() {
     if (bsend == null) {
       return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER, "rank %d has no buffer attached", ep.rank()));
     }
     BsendBuffer b = bsend;
-    Promise<dev.vertxrma.Buf> p = ep.context().promise();
+    Promise<dev.vertxrma.DetachedBuffer> p = ep.context().promise();
     return ep.withTimeout(b.detach(p), "bufferDetach").andThen(ar -> {
       if (bsend == b) {
         bsend = null;
@@ -288,7 +394,7 @@ public final class PointToPoint {
     });
   }
 
-  /** Fails every posted receive and a pending detach (job failure). */
+  /** Fails every posted receive, pending probe and a pending detach (job failure). */
   public void fail(RmaException cause) {
     List<PostedRecv> all = new ArrayList<>(posted);
     posted.clear();
@@ -297,6 +403,14 @@ public final class PointToPoint {
         ep.context().owner().cancelTimer(r.timer);
       }
       r.fail(cause);
+    }
+    List<PendingProbe> waiting = new ArrayList<>(probes);
+    probes.clear();
+    for (PendingProbe p : waiting) {
+      if (p.timer >= 0) {
+        ep.context().owner().cancelTimer(p.timer);
+      }
+      p.promise.tryFail(cause);
     }
     if (bsend != null) {
       bsend.fail(cause);

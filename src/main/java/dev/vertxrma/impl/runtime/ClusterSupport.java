@@ -56,13 +56,21 @@ public final class ClusterSupport {
    * @throws RmaException {@link ErrorClass#ARG} when the file chosen is missing or malformed
    */
   public static Config clusterConfig() {
-    String named = System.getProperty("vertx.hazelcast.config");
+    return clusterConfig(System.getProperty("vertx.hazelcast.config"), System.getProperty("rma.conf"), "-Drma.conf");
+  }
+
+  /**
+   * As {@link #clusterConfig()} with the values of {@code -Dvertx.hazelcast.config} and
+   * {@code -Drma.conf} given ({@code null} when unset; {@code dirSource} says where {@code dir}
+   * came from, for the error): {@code bin/rmarun} checks the configuration its JVMs will read
+   * before it starts them.
+   */
+  static Config clusterConfig(String named, String dir, String dirSource) {
     if (named != null && !named.isBlank()) {
       return load(new File(named.startsWith("file:") ? named.substring(5) : named), "-Dvertx.hazelcast.config");
     }
-    String dir = System.getProperty("rma.conf");
     if (dir != null && !dir.isBlank() && new File(dir, "cluster.xml").isFile()) {
-      return load(new File(dir, "cluster.xml"), "-Drma.conf");
+      return load(new File(dir, "cluster.xml"), dirSource);
     }
     try {
       return Config.loadFromClasspath(ClusterSupport.class.getClassLoader(), DEFAULT_CONFIG);

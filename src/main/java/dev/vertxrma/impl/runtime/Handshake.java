@@ -122,6 +122,7 @@ final class Handshake {
       dataPlane = dataPlaneAddress.result();
       deadline = System.currentTimeMillis() + job.startupTimeoutMs();
       ticker = job.vertx().setPeriodic(0, REPUBLISH_MS, id -> context.runOnContext(v -> tick()));
+      StartupProgress.started(job.jobName());
     }));
     return done.future();
   }
@@ -207,7 +208,9 @@ final class Handshake {
           job.jobName(), np, job.np()));
       return false;
     }
-    members.put(k, addr);
+    if (members.put(k, addr) == null) {
+      StartupProgress.heard(job.jobName(), members.size());
+    }
     nodes.put(k, m.getString("node"));
     dataPlanes.put(m.getString("node"), m.getString("dp"));
     if (members.size() > job.np()) {
@@ -340,6 +343,7 @@ final class Handshake {
       }
       job.learnNodes(rankNodes, dataPlanes);
       done.complete(myRank);
+      StartupProgress.joined(job.jobName(), myRank);
     } else {
       done.fail(failure);
     }

@@ -75,7 +75,7 @@ public final class JobRuntime {
       public void reject(String what) {
         rejected.reject(what);
       }
-    }) : null;
+    }, dev.vertxrma.impl.transport.DataPlaneTls.fromConfiguration()) : null;
   }
 
   /** The job's secret (handshake messages carry its proof). */

@@ -101,7 +101,7 @@ public final class RankHost extends VerticleBase {
    * job, so that no other rank waits forever for this one.
    */
   public Future<Void> runProgram() {
-    return world.call(() -> {
+    return world.callRaw(() -> {
       // anything thrown on the rank's context and not caught (an Error in a callback, a stack
       // overflow while a long chain of futures completes) fails the program by name instead of
       // being logged and leaving the job waiting forever
@@ -142,7 +142,7 @@ public final class RankHost extends VerticleBase {
 
   /** MPI_Finalize for a rank that ran no program (a world's rank): the final barrier, on the rank's context. */
   public Future<Void> finish() {
-    return world.call(() -> finalizeCheck().transform(ar -> {
+    return world.callRaw(() -> finalizeCheck().transform(ar -> {
       if (ar.failed()) {
         if (process.failure() == null) {
           process.abortJob(new RmaException(ErrorClass.COMM, "job " + job.jobName() + " aborted because rank "

@@ -8,36 +8,40 @@ import dev.vertxrma.WorldProgram;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.io.File;
+import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The {@code mpirun} of vertx-rma, behind {@code bin/rmarun}:
+ * The {@code mpirun} of vertx-rma, behind {@code bin/rmarun} (its options: {@link RmaRunCommand},
+ * or {@code bin/rmarun --help}):
  *
  * <pre>
- * rmarun -np N [--jvms K] [--job NAME] [--timeout SECONDS] PROGRAM [ARGS...]
+ * rmarun -np N [--jvms K] [--job NAME] [--timeout SECONDS] [-cp PATH] [-x NAME=VALUE]...
+ *        [--tag-output] [--conf DIR] [--virtual-threads] [-q] PROGRAM [ARGS...]
  * </pre>
  *
  * PROGRAM is a sample name ({@code twisted}, {@code double-buffer}: class
  * {@code dev.vertxrma.samples.Twisted}, {@code DoubleBuffer}) or the class name of a
  * {@link RankProgram} with a no-argument constructor (one instance per rank), or of a
  * {@link WorldProgram} (one instance per JVM, given the JVM's ranks as a {@link World}). With one JVM (the
- * default) all ranks run embedded in this JVM; with {@code --jvms K} the ranks are split over K
- * local JVMs joined by the clustered event bus on loopback.
+ * default) all ranks run embedded in this JVM (in a JVM of their own when {@code -x} or
+ * {@code --conf} asks for another environment or configuration); with {@code --jvms K} the ranks
+ * are split over K local JVMs joined by the clustered event bus on loopback. Every argument is
+ * checked before any JVM starts.
  *
  * <p>A JVM started with {@code --ranks first:count} (by {@code --jvms}, or by
  * {@code dev.vertxrma.junit.RmaJob}) also takes {@code --require-freed-windows}
  * ({@link JobOptions#setRequireFreedWindows}) and {@code --report FILE} (its failure, as
- * properties).
+ * properties), and from {@code rmarun} {@code --progress PORT} and {@code --jvm-index K}.
  *
  * <p>Exit status: 0 when every rank completed; 1 when the job failed, with the failing rank's
  * error on stderr (a rank failed, or a JVM died: {@code rmarun: PROC_FAILED: JVM k (ranks a..b,
- * pid p) of job j was killed by signal 9 (SIGKILL)}); 2 for a usage error.
+ * pid p) of job j was killed by signal 9 (SIGKILL)}); 2 for a usage error, with a one-line
+ * message and no stack trace.
  */
 public final class RmaRun {
 
@@ -49,155 +53,80 @@ public final class RmaRun {
     System.exit(run(argv));
   }
 
-  static final class Args {
-    int np = -1;
-    int jvms = 1;
-    String job = "rmarun-" + UUID.randomUUID().toString().substring(0, 8);
-    long timeoutSeconds = JobOptions.DEFAULT_WAIT_TIMEOUT_MS / 1000;
-    int firstRank = -1;
-    int rankCount = -1;
-    boolean requireFreedWindows;
-    boolean virtualThreads;
-    String report;
-    String program;
-    List<String> programArgs = new ArrayList<>();
+  /**
+   * Whether picocli is on the class path (an optional dependency: a JVM that runs ranks for
+   * {@code dev.vertxrma.junit.RmaJob} in a user's project may lack it). {@link RmaRunCli} is only
+   * loaded when it is, since loading it loads picocli's classes.
+   */
+  private static final boolean PICOCLI = picocliAvailable();
+
+  private static boolean picocliAvailable() {
+    try {
+      Class.forName("picocli.CommandLine", false, RmaRun.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
   }
 
   static int run(String[] argv) {
-    Args a;
-    try {
-      a = parse(argv);
-    } catch (IllegalArgumentException e) {
-      System.err.println("rmarun: " + e.getMessage());
-      System.err.println("usage: rmarun -np N [--jvms K] [--job NAME] [--timeout SECONDS] [--virtual-threads] PROGRAM [ARGS...]");
-      return 2;
-    }
-    Object program;
-    try {
-      program = resolve(a.program);
-    } catch (IllegalArgumentException e) {
-      System.err.println("rmarun: " + e.getMessage());
-      return 2;
-    }
-    if (a.firstRank >= 0) {
-      return runRanks(a, program, true);
-    }
-    if (a.jvms <= 1) {
-      return runRanks(a, program, false);
-    }
-    return runJvms(a);
+    return run(argv, System.out, System.err);
   }
 
-  static Args parse(String[] argv) {
-    Args a = new Args();
-    int i = 0;
-    while (i < argv.length && a.program == null) {
-      String s = argv[i];
-      switch (s) {
-        case "-np":
-        case "-n":
-        case "--np":
-          a.np = intArg(argv, ++i, s);
-          break;
-        case "--jvms":
-          a.jvms = intArg(argv, ++i, s);
-          break;
-        case "--job":
-          a.job = strArg(argv, ++i, s);
-          break;
-        case "--timeout":
-          a.timeoutSeconds = intArg(argv, ++i, s);
-          break;
-        case "--require-freed-windows":
-          a.requireFreedWindows = true;
-          break;
-        case "--virtual-threads":
-          a.virtualThreads = true;
-          break;
-        case "--report":
-          a.report = strArg(argv, ++i, s);
-          break;
-        case "--ranks": {
-          String[] r = strArg(argv, ++i, s).split(":");
-          a.firstRank = Integer.parseInt(r[0]);
-          a.rankCount = Integer.parseInt(r[1]);
-          break;
-        }
-        default:
-          if (s.startsWith("-")) {
-            throw new IllegalArgumentException("unknown option " + s);
-          }
-          a.program = s;
+  /**
+   * Runs {@code rmarun ARGV}: help, version and usage errors are printed to {@code out} and
+   * {@code err}, as are the launcher's own messages; the ranks print where they like.
+   *
+   * @return the exit status
+   */
+  public static int run(String[] argv, PrintStream out, PrintStream err) {
+    RmaRunCommand a = new RmaRunCommand();
+    try {
+      boolean go = PICOCLI ? RmaRunCli.parse(a, argv, out) : a.parsePlain(argv, out);
+      if (!go) {
+        return 0;
       }
-      i++;
+      a.validate();
+    } catch (RmaRunCommand.UsageError e) {
+      String m = String.valueOf(e.getMessage()).replaceAll("\\s*\\R\\s*", " ").trim();
+      err.println("rmarun: " + m + " (see rmarun --help)");
+      return RmaRunCommand.USAGE;
     }
-    if (a.program == null) {
-      throw new IllegalArgumentException("no PROGRAM given");
+    if (a.progressPort >= 0 && a.ranks != null) {
+      StartupProgress.reportTo(a.progressPort, a.jvmIndex, a.job);
     }
-    a.programArgs.addAll(Arrays.asList(argv).subList(i, argv.length));
-    if (a.np < 1) {
-      throw new IllegalArgumentException("-np N (N >= 1) is required");
-    }
-    if (a.jvms < 1 || a.jvms > a.np) {
-      throw new IllegalArgumentException("--jvms " + a.jvms + " must be between 1 and np=" + a.np);
-    }
-    if (a.virtualThreads) {
-      try {
-        RankHost.deployment(true);
-      } catch (dev.vertxrma.RmaException e) {
-        throw new IllegalArgumentException("--virtual-threads: " + e.getMessage());
+    try {
+      if (a.ranks != null) {
+        return tagged(a, () -> runRanks(a, true, err));
       }
-    }
-    return a;
-  }
-
-  private static int intArg(String[] argv, int i, String opt) {
-    try {
-      return Integer.parseInt(strArg(argv, i, opt));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(opt + " takes a number, got '" + argv[i] + "'");
-    }
-  }
-
-  private static String strArg(String[] argv, int i, String opt) {
-    if (i >= argv.length) {
-      throw new IllegalArgumentException(opt + " needs a value");
-    }
-    return argv[i];
-  }
-
-  /** The class a program name stands for: a sample name or a class name. */
-  static String className(String program) {
-    if (program.contains(".")) {
-      return program;
-    }
-    StringBuilder sb = new StringBuilder("dev.vertxrma.samples.");
-    for (String part : program.split("-")) {
-      if (!part.isEmpty()) {
-        sb.append(Character.toUpperCase(part.charAt(0))).append(part.substring(1));
+      if (a.jvms > 1 || !a.environment.isEmpty() || a.confChanged()) {
+        return runJvms(a, err);
       }
+      return tagged(a, () -> runRanks(a, false, err));
+    } finally {
+      StartupProgress.listen(null);
     }
-    return sb.toString();
   }
 
-  /** The program a name stands for: a {@link RankProgram} or a {@link WorldProgram}. */
-  static Object resolve(String program) {
-    String name = className(program);
-    Class<?> c;
+  /** Runs {@code body} with the output tagged, if {@code --tag-output} asks for it. */
+  private static int tagged(RmaRunCommand a, java.util.function.IntSupplier body) {
+    if (!a.tagOutput) {
+      return body.getAsInt();
+    }
+    TaggedOutput.Installed t = TaggedOutput.install(a.job, "[jvm " + Math.max(0, a.jvmIndex) + "] ");
     try {
-      c = Class.forName(name);
-    } catch (ClassNotFoundException e) {
-      throw new IllegalArgumentException("no program '" + program + "' (looked for class " + name + ")");
+      return body.getAsInt();
+    } finally {
+      TaggedOutput.uninstall(t);
     }
-    if (!RankProgram.class.isAssignableFrom(c) && !WorldProgram.class.isAssignableFrom(c)) {
-      throw new IllegalArgumentException(name + " implements neither " + RankProgram.class.getName() + " nor "
-          + WorldProgram.class.getName());
-    }
-    try {
-      c.getConstructor();
-    } catch (NoSuchMethodException e) {
-      throw new IllegalArgumentException(name + " needs a public no-argument constructor");
-    }
+  }
+
+  /**
+   * The program class {@code c} stands for, creating one instance per rank (a
+   * {@link RankProgram}) or per JVM (a {@link WorldProgram}).
+   */
+  static Object program(Class<?> c) {
+    String name = c.getName();
     if (WorldProgram.class.isAssignableFrom(c)) {
       return (WorldProgram) (vertx, world, args) -> {
         try {
@@ -216,29 +145,35 @@ public final class RmaRun {
     };
   }
 
-  private static int runRanks(Args a, Object program, boolean clustered) {
-    JobOptions options = new JobOptions().setNp(a.np).setJobName(a.job).setArgs(a.programArgs)
+  private static int runRanks(RmaRunCommand a, boolean clustered, PrintStream err) {
+    JobOptions options = new JobOptions().setNp(a.np).setJobName(a.job).setArgs(a.args)
         .setWaitTimeoutMs(a.timeoutSeconds * 1000).setStartupTimeoutMs(Math.max(60, a.timeoutSeconds) * 1000L)
         .setClustered(clustered).setRequireFreedWindows(a.requireFreedWindows)
         .setVirtualThreads(a.virtualThreads);
     if (clustered) {
       options.setLocalRanks(a.firstRank, a.rankCount);
     }
+    Thread me = Thread.currentThread();
+    ClassLoader before = me.getContextClassLoader();
+    me.setContextClassLoader(a.loader);
     try {
-      Future<Void> job = program instanceof WorldProgram ? runWorld(options, (WorldProgram) program)
-          : Rma.run(options, (RankProgram) program);
+      Future<Void> job = a.resolved instanceof WorldProgram ? runWorld(options, (WorldProgram) a.resolved)
+          : Rma.run(options, (RankProgram) a.resolved);
       job.toCompletionStage().toCompletableFuture()
           .get(a.timeoutSeconds * 2 + 120, TimeUnit.SECONDS);
       return 0;
     } catch (java.util.concurrent.ExecutionException e) {
-      System.err.println("rmarun: job " + a.job + " failed: " + e.getCause().getMessage());
-      report(a, e.getCause());
+      err.println("rmarun: job " + a.job + " failed: " + e.getCause().getMessage());
+      report(a, e.getCause(), err);
       return 1;
     } catch (Exception e) {
-      System.err.println("rmarun: job " + a.job + " failed: " + e);
+      err.println("rmarun: job " + a.job + " failed: " + e);
       report(a, e instanceof java.util.concurrent.TimeoutException
-          ? new dev.vertxrma.RmaException(dev.vertxrma.ErrorClass.TIMEOUT, "job " + a.job + " did not end in time", e) : e);
+          ? new dev.vertxrma.RmaException(dev.vertxrma.ErrorClass.TIMEOUT, "job " + a.job + " did not end in time", e) : e,
+          err);
       return 1;
+    } finally {
+      me.setContextClassLoader(before);
     }
   }
 
@@ -253,7 +188,7 @@ public final class RmaRun {
    * Writes the failure to the {@code --report} file, if one was asked for, as properties
    * ({@link #REPORT_ERROR_CLASS}, {@link #REPORT_MESSAGE}, {@link #REPORT_TRACE}).
    */
-  private static void report(Args a, Throwable failure) {
+  private static void report(RmaRunCommand a, Throwable failure, PrintStream err) {
     if (a.report == null) {
       return;
     }
@@ -276,7 +211,7 @@ public final class RmaRun {
     try (java.io.Writer w = java.nio.file.Files.newBufferedWriter(java.nio.file.Path.of(a.report))) {
       p.store(w, "rmarun: failure of ranks " + a.firstRank + ".." + (a.firstRank + a.rankCount - 1) + " of job " + a.job);
     } catch (java.io.IOException e) {
-      System.err.println("rmarun: cannot write the report " + a.report + ": " + e);
+      err.println("rmarun: cannot write the report " + a.report + ": " + e);
     }
   }
 
@@ -384,17 +319,33 @@ public final class RmaRun {
    * Starts the JVMs of the job and waits for all of them. The first one that fails (a rank
    * failed, or the JVM died) makes the job fail: a JVM killed by a signal is reported as
    * {@code PROC_FAILED} with its ranks, and the others get {@link #GRACE_MS} to end on their own
-   * (they normally do, having seen the failure) before they are killed.
+   * (they normally do, having seen the failure) before they are killed. With {@code --jvms 1}
+   * (a job that needs a JVM of its own for {@code -x} or {@code --conf}) the one JVM runs every
+   * rank embedded.
    */
-  private static int runJvms(Args a) {
+  private static int runJvms(RmaRunCommand a, PrintStream err) {
+    boolean clustered = a.jvms > 1;
+    int[] ranksOf = new int[a.jvms];
+    for (int k = 0; k < a.jvms; k++) {
+      ranksOf[k] = (int) ((long) (k + 1) * a.np / a.jvms) - (int) ((long) k * a.np / a.jvms);
+    }
     List<RankJvm> jvms = new ArrayList<>();
     java.nio.file.Path secretFile;
     try {
       secretFile = writeSecret();
     } catch (java.io.IOException e) {
-      System.err.println("rmarun: cannot write the job secret file: " + e);
+      err.println("rmarun: cannot write the job secret file: " + e);
       return 1;
     }
+    LaunchProgress progress = null;
+    if (clustered && !a.quiet) {
+      try {
+        progress = new LaunchProgress(err, Boolean.getBoolean(RmaRunCommand.TTY_PROPERTY), a.np, ranksOf, a.job);
+      } catch (java.io.IOException e) {
+        progress = null; // no progress report, the job runs all the same
+      }
+    }
+    LaunchProgress shown = progress;
     Thread reaper = new Thread(() -> {
       jvms.forEach(j -> j.process.destroyForcibly());
       deleteQuietly(secretFile);
@@ -403,20 +354,36 @@ public final class RmaRun {
     try {
       for (int k = 0; k < a.jvms; k++) {
         int first = (int) ((long) k * a.np / a.jvms);
-        int next = (int) ((long) (k + 1) * a.np / a.jvms);
-        List<String> cmd = javaCommand(RmaRun.class.getName());
-        cmd.addAll(List.of("-np", String.valueOf(a.np), "--job", a.job, "--timeout", String.valueOf(a.timeoutSeconds),
-            "--ranks", first + ":" + (next - first), a.program));
-        if (a.virtualThreads) {
-          cmd.add(cmd.size() - 1, "--virtual-threads");
+        List<String> cmd = childCommand(a);
+        cmd.addAll(List.of("-np", String.valueOf(a.np), "--job", a.job, "--timeout", String.valueOf(a.timeoutSeconds)));
+        if (clustered) {
+          cmd.addAll(List.of("--ranks", first + ":" + ranksOf[k], "--jvm-index", String.valueOf(k)));
+          if (progress != null) {
+            cmd.addAll(List.of("--progress", String.valueOf(progress.port())));
+          }
         }
-        cmd.addAll(a.programArgs);
+        if (a.tagOutput) {
+          cmd.add("--tag-output");
+        }
+        if (a.requireFreedWindows) {
+          cmd.add("--require-freed-windows");
+        }
+        if (a.virtualThreads) {
+          cmd.add("--virtual-threads");
+        }
+        cmd.add("--");
+        cmd.add(a.programClass);
+        cmd.addAll(a.args);
         ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
+        pb.environment().putAll(a.environment);
         pb.environment().put(dev.vertxrma.impl.transport.JobSecret.FILE_ENV, secretFile.toString());
-        jvms.add(new RankJvm(k, first, next - 1, pb.start()));
+        jvms.add(new RankJvm(k, first, first + ranksOf[k] - 1, pb.start()));
       }
     } catch (java.io.IOException e) {
-      System.err.println("rmarun: cannot start JVM: " + e);
+      if (shown != null) {
+        shown.close();
+      }
+      err.println("rmarun: cannot start JVM: " + e);
       jvms.forEach(j -> j.process.destroyForcibly());
       return 1;
     }
@@ -432,19 +399,25 @@ public final class RmaRun {
         if (j.process.exitValue() == 0) {
           continue;
         }
+        if (shown != null) {
+          shown.close();
+        }
         String ending = j.ending();
         if (j.killedHere) {
           // reported when it was killed
         } else if (ending.startsWith("was killed")) {
-          System.err.println("rmarun: PROC_FAILED: " + j.describe() + " of job " + a.job + " " + ending);
+          err.println("rmarun: PROC_FAILED: " + j.describe() + " of job " + a.job + " " + ending);
         } else {
-          System.err.println("rmarun: " + j.describe() + " of job " + a.job + " " + ending);
+          err.println("rmarun: " + j.describe() + " of job " + a.job + " " + ending);
         }
         if (status == 0) {
           status = 1;
-          killAfterGrace(left, a.job);
+          killAfterGrace(left, a.job, err);
         }
       }
+    }
+    if (shown != null) {
+      shown.close();
     }
     try {
       Runtime.getRuntime().removeShutdownHook(reaper);
@@ -453,6 +426,57 @@ public final class RmaRun {
     }
     deleteQuietly(secretFile);
     return status;
+  }
+
+  /**
+   * The command line of a JVM of the job, up to its main class: this JVM's java and flags, with
+   * {@code --conf}'s configuration in place of this JVM's, and the user's {@code -cp} after this
+   * JVM's class path.
+   */
+  private static List<String> childCommand(RmaRunCommand a) {
+    String conf = a.conf == null ? null : a.conf.toString();
+    java.nio.file.Path logging = conf == null ? null : a.conf.resolve("logging.properties");
+    boolean ownLogging = logging != null && java.nio.file.Files.isRegularFile(logging);
+    List<String> cmd = new ArrayList<>();
+    cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+    for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (conf != null && arg.startsWith("-Drma.conf=")
+          || ownLogging && arg.startsWith("-Djava.util.logging.config.file=")) {
+        continue;
+      }
+      cmd.add(arg);
+    }
+    if (conf != null) {
+      cmd.addAll(jvmOptions(a.conf.resolve("jvm.options")));
+      cmd.add("-Drma.conf=" + conf);
+      if (ownLogging) {
+        cmd.add("-Djava.util.logging.config.file=" + logging);
+      }
+    }
+    cmd.add("-cp");
+    String cp = System.getProperty("java.class.path");
+    cmd.add(a.userClasspath.isEmpty() ? cp : cp + File.pathSeparator + a.userClasspathText());
+    cmd.add(RmaRun.class.getName());
+    return cmd;
+  }
+
+  /** The flags of a {@code jvm.options} file (one a line, {@code #} comments), none if it is missing. */
+  private static List<String> jvmOptions(java.nio.file.Path file) {
+    List<String> flags = new ArrayList<>();
+    if (!java.nio.file.Files.isRegularFile(file)) {
+      return flags;
+    }
+    try {
+      for (String line : java.nio.file.Files.readAllLines(file)) {
+        String t = line.trim();
+        if (!t.isEmpty() && !t.startsWith("#")) {
+          flags.add(t);
+        }
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return flags;
   }
 
   /**
@@ -475,12 +499,12 @@ public final class RmaRun {
     }
   }
 
-  private static void killAfterGrace(List<RankJvm> others, String job) {
+  private static void killAfterGrace(List<RankJvm> others, String job, PrintStream err) {
     List<RankJvm> snapshot = new ArrayList<>(others);
     CompletableFuture.delayedExecutor(GRACE_MS, TimeUnit.MILLISECONDS).execute(() -> {
       for (RankJvm j : snapshot) {
         if (j.process.isAlive()) {
-          System.err.println("rmarun: " + j.describe() + " of job " + job + " did not end within " + GRACE_MS
+          err.println("rmarun: " + j.describe() + " of job " + job + " did not end within " + GRACE_MS
               + " ms of the failure; killed");
           j.killedHere = true;
           j.process.destroyForcibly();

@@ -3,7 +3,9 @@ package dev.vertxrma.impl.runtime;
 import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
+import dev.vertxrma.DetachedBuffer;
 import dev.vertxrma.ErrorClass;
+import dev.vertxrma.ErrorHandler;
 import dev.vertxrma.Group;
 import dev.vertxrma.Op;
 import dev.vertxrma.RmaException;
@@ -19,7 +21,9 @@ import dev.vertxrma.impl.p2p.PointToPoint.SendMode;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -38,9 +42,12 @@ public final class WorldComm implements Comm {
   private final Group group;
   /** Handed out for every call that succeeds at once with no value: it never changes. */
   private final RankFuture<?> succeeded;
+  private final ErrorHandling errors;
 
   WorldComm(RankProcess rp, PointToPoint p2p, Collectives coll) {
     this.rp = rp;
+    this.errors = new ErrorHandling("the world communicator of rank " + rp.rank(),
+        e -> abort("ERRORS_ARE_FATAL: " + e.getMessage()));
     this.succeeded = RankFuture.succeeded(rp.context());
     this.p2p = p2p;
     this.coll = coll;
@@ -70,9 +77,20 @@ public final class WorldComm implements Comm {
   /**
    * Runs {@code body} on the rank's context (hopping there if needed) and turns a thrown
    * {@link RmaException} into a failed future; fails with COMM once the job has ended. The
-   * result is a {@link RankFuture}: a loop of calls runs in bounded stack.
+   * result is a {@link RankFuture}: a loop of calls runs in bounded stack. A failure is shown
+   * to the communicator's error handler first.
    */
   public <T> Future<T> call(Supplier<Future<T>> body) {
+    return errors.apply(callRaw(body));
+  }
+
+  /** {@link #call(Supplier)} for a call on a window: its failure goes to the window's handler. */
+  public <T> Future<T> call(ErrorHandling handling, Supplier<Future<T>> body) {
+    return handling.apply(callRaw(body));
+  }
+
+  /** {@link #call(Supplier)} without an error handler (the library's own calls: running the program, finalizing). */
+  public <T> Future<T> callRaw(Supplier<Future<T>> body) {
     // on the rank's own thread (its event loop, or its virtual thread): no hop
     if (rp.context().isRunningOnContext()) {
       return adopt(invoke(body));
@@ -130,13 +148,18 @@ public final class WorldComm implements Comm {
    * hold the datatype's elements ({@link DatatypeEngine#checkArrayElements}; a {@code byte[]} or
    * a BytesStore holds any).
    *
-   * @throws RmaException COUNT for a negative count; BUFFER for a null buffer with a positive
-   *     count, or a buffer too small from {@code offset} for the count (see also
-   *     {@link MemoryRef#of}); TYPE for an array whose element type contradicts the datatype
+   * @throws RmaException COUNT for a negative count; BUFFER for {@link Comm#IN_PLACE} (the calls
+   *     that accept it test for it first), a null buffer with a positive count, or a buffer too
+   *     small from {@code offset} for the count (see also {@link MemoryRef#of}); TYPE for an array whose element type contradicts the datatype
    */
   public static MemoryRef buffer(Buf buf, int offset, int count, TypeMap type, String what) {
     if (count < 0) {
       throw RmaException.of(ErrorClass.COUNT, "%s: count %d is negative", what, count);
+    }
+    if (buf == IN_PLACE) {
+      throw RmaException.of(ErrorClass.BUFFER, "%s: Comm.IN_PLACE is not allowed here; pass a buffer (IN_PLACE is "
+          + "only the send buffer of allreduce, allgather, alltoall, reduceScatter, scan and exscan, of reduce and "
+          + "gather at root, and the receive buffer of scatter at root)", what);
     }
     if (buf == null) {
       if (count == 0) {
@@ -258,12 +281,66 @@ public final class WorldComm implements Comm {
   }
 
   @Override
+  public Future<Status> probe(int source, int tag) {
+    return call(() -> {
+      checkPeer(source, true, "probe");
+      checkTag(tag, true, "probe");
+      return p2p.probe(WORLD_CTX, source, tag);
+    });
+  }
+
+  @Override
+  public Future<Optional<Status>> iprobe(int source, int tag) {
+    return call(() -> {
+      checkPeer(source, true, "iprobe");
+      checkTag(tag, true, "iprobe");
+      return rp.context().succeededFuture(Optional.ofNullable(p2p.iprobe(WORLD_CTX, source, tag)));
+    });
+  }
+
+  @Override
+  public Future<Status> sendrecv(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, int dest,
+      int sendTag, Buf recvBuf, int recvOffset, int recvCount, Datatype recvType, int source, int recvTag) {
+    return call(() -> {
+      TypeMap st = typeMap(sendType, "sendrecv send");
+      MemoryRef in = buffer(sendBuf, sendOffset, sendCount, st, "sendrecv send");
+      checkPeer(dest, false, "sendrecv dest");
+      checkTag(sendTag, false, "sendrecv send");
+      TypeMap rt = typeMap(recvType, "sendrecv receive");
+      MemoryRef out = buffer(recvBuf, recvOffset, recvCount, rt, "sendrecv receive");
+      checkPeer(source, true, "sendrecv source");
+      checkTag(recvTag, true, "sendrecv receive");
+      // the standard send packs the data and completes at once: it can never wait for the receive
+      Future<Void> sent = p2p.send(WORLD_CTX, in, st, sendCount, dest, sendTag, SendMode.STANDARD);
+      Future<Status> received = p2p.recv(WORLD_CTX, out, rt, recvCount, source, recvTag);
+      return Future.all(sent, received).map(all -> received.result());
+    });
+  }
+
+  @Override
+  public Future<Status> sendrecvReplace(Buf buf, int offset, int count, Datatype type, int dest, int sendTag,
+      int source, int recvTag) {
+    return call(() -> {
+      TypeMap t = typeMap(type, "sendrecvReplace");
+      MemoryRef mem = buffer(buf, offset, count, t, "sendrecvReplace");
+      checkPeer(dest, false, "sendrecvReplace dest");
+      checkTag(sendTag, false, "sendrecvReplace send");
+      checkPeer(source, true, "sendrecvReplace source");
+      checkTag(recvTag, true, "sendrecvReplace receive");
+      // packed (copied out) before the receive is posted, which may fill the buffer at once
+      Future<Void> sent = p2p.send(WORLD_CTX, mem, t, count, dest, sendTag, SendMode.STANDARD);
+      Future<Status> received = p2p.recv(WORLD_CTX, mem, t, count, source, recvTag);
+      return Future.all(sent, received).map(all -> received.result());
+    });
+  }
+
+  @Override
   public Future<Void> bufferAttach(Buf buffer, int sizeBytes) {
     return call(() -> p2p.bufferAttach(buffer, sizeBytes));
   }
 
   @Override
-  public Future<Buf> bufferDetach() {
+  public Future<DetachedBuffer> bufferDetach() {
     return call(p2p::bufferDetach);
   }
 
@@ -314,20 +391,43 @@ public final class WorldComm implements Comm {
     return basic;
   }
 
+  /**
+   * The packed input of a reduction: {@code count} elements of {@code type} from the send buffer,
+   * or from {@code inPlace} (the receive buffer) when the send buffer is {@link Comm#IN_PLACE}.
+   */
+  private static byte[] reductionInput(Buf sendBuf, int sendOffset, MemoryRef inPlace, int count, TypeMap t,
+      String what) {
+    MemoryRef in = sendBuf == IN_PLACE ? inPlace : buffer(sendBuf, sendOffset, count, t, what + " send");
+    return DatatypeEngine.pack(in.base(), in.address(), t, count);
+  }
+
+  private static void refuseInPlaceReceive(Buf recvBuf, String what, String hint) {
+    if (recvBuf == IN_PLACE) {
+      throw RmaException.of(ErrorClass.BUFFER, "%s: the receive buffer cannot be Comm.IN_PLACE; %s", what, hint);
+    }
+  }
+
   @Override
   public Future<Void> reduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count,
       Datatype type, Op op, int root) {
     return call(() -> {
       TypeMap t = typeMap(type, "reduce");
       BasicType basic = reductionType(t, op, "reduce");
-      MemoryRef in = buffer(sendBuf, sendOffset, count, t, "reduce send");
       checkRoot(root, "reduce");
-      MemoryRef out = rank() == root ? buffer(recvBuf, recvOffset, count, t, "reduce receive") : null;
-      byte[] data = DatatypeEngine.pack(in.base(), in.address(), t, count);
+      MemoryRef out = null;
+      if (rank() == root) {
+        refuseInPlaceReceive(recvBuf, "reduce", "pass IN_PLACE as the send buffer at root to reduce in place");
+        out = buffer(recvBuf, recvOffset, count, t, "reduce receive");
+      } else if (sendBuf == IN_PLACE) {
+        throw RmaException.of(ErrorClass.BUFFER, "reduce: Comm.IN_PLACE is the send buffer of root %d only; rank %d "
+            + "must pass its contribution", root, rank());
+      }
+      byte[] data = reductionInput(sendBuf, sendOffset, out, count, t, "reduce");
       int n = Math.toIntExact(t.elementCount() * count);
-      return coll.reduce(data, basic, n, op, root).map(result -> {
-        if (out != null) {
-          unpackExactly(result, out, t, count, "reduce");
+      MemoryRef result = out;
+      return coll.reduce(data, basic, n, op, root).map(r -> {
+        if (result != null) {
+          unpackExactly(r, result, t, count, "reduce");
         }
         return null;
       });
@@ -340,12 +440,107 @@ public final class WorldComm implements Comm {
     return call(() -> {
       TypeMap t = typeMap(type, "allreduce");
       BasicType basic = reductionType(t, op, "allreduce");
-      MemoryRef in = buffer(sendBuf, sendOffset, count, t, "allreduce send");
+      refuseInPlaceReceive(recvBuf, "allreduce", "pass IN_PLACE as the send buffer to reduce in place");
       MemoryRef out = buffer(recvBuf, recvOffset, count, t, "allreduce receive");
-      byte[] data = DatatypeEngine.pack(in.base(), in.address(), t, count);
+      byte[] data = reductionInput(sendBuf, sendOffset, out, count, t, "allreduce");
       int n = Math.toIntExact(t.elementCount() * count);
       return coll.allreduce(data, basic, n, op).map(result -> {
         unpackExactly(result, out, t, count, "allreduce");
+        return null;
+      });
+    });
+  }
+
+  @Override
+  public Future<Void> reduceScatter(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int[] recvCounts,
+      Datatype type, Op op) {
+    return call(() -> {
+      if (recvCounts == null || recvCounts.length != size()) {
+        throw RmaException.of(ErrorClass.ARG, "reduceScatter: recvCounts has %s entries; it needs one per rank (%d)",
+            recvCounts == null ? "no (null)" : String.valueOf(recvCounts.length), size());
+      }
+      return reduceScatter(sendBuf, sendOffset, recvBuf, recvOffset, recvCounts.clone(), type, op, "reduceScatter");
+    });
+  }
+
+  @Override
+  public Future<Void> reduceScatterBlock(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int recvCount,
+      Datatype type, Op op) {
+    return call(() -> {
+      if (recvCount < 0) {
+        throw RmaException.of(ErrorClass.COUNT, "reduceScatterBlock: count %d is negative", recvCount);
+      }
+      int[] counts = new int[size()];
+      Arrays.fill(counts, recvCount);
+      return reduceScatter(sendBuf, sendOffset, recvBuf, recvOffset, counts, type, op, "reduceScatterBlock");
+    });
+  }
+
+  /** MPI_Reduce_scatter with {@code counts} (one per rank, already of the right length). */
+  private Future<Void> reduceScatter(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int[] counts,
+      Datatype type, Op op, String what) {
+    TypeMap t = typeMap(type, what);
+    BasicType basic = reductionType(t, op, what);
+    long total = 0;
+    int[] blockBytes = new int[counts.length];
+    for (int i = 0; i < counts.length; i++) {
+      if (counts[i] < 0) {
+        throw RmaException.of(ErrorClass.COUNT, "%s: the count of rank %d is %d, negative", what, i, counts[i]);
+      }
+      total += counts[i];
+      blockBytes[i] = Math.toIntExact(t.size() * counts[i]);
+    }
+    if (total > Integer.MAX_VALUE) {
+      throw RmaException.of(ErrorClass.COUNT, "%s: the counts add up to %d elements, more than a call can take",
+          what, total);
+    }
+    int all = (int) total;
+    int mine = counts[rank()];
+    refuseInPlaceReceive(recvBuf, what, "pass IN_PLACE as the send buffer to take the input from the receive "
+        + "buffer");
+    MemoryRef out;
+    byte[] data;
+    if (sendBuf == IN_PLACE) {
+      // the whole input is in the receive buffer; this rank's block of the result goes to its start
+      out = buffer(recvBuf, recvOffset, all, t, what + " receive (IN_PLACE: holds the input of every rank's block)");
+      data = DatatypeEngine.pack(out.base(), out.address(), t, all);
+    } else {
+      data = reductionInput(sendBuf, sendOffset, null, all, t, what);
+      out = buffer(recvBuf, recvOffset, mine, t, what + " receive");
+    }
+    int n = Math.toIntExact(t.elementCount() * total);
+    return coll.reduceScatter(data, basic, n, op, blockBytes).map(block -> {
+      unpackExactly(block, out, t, mine, what);
+      return null;
+    });
+  }
+
+  @Override
+  public Future<Void> scan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
+      Op op) {
+    return scan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op, false);
+  }
+
+  @Override
+  public Future<Void> exscan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
+      Op op) {
+    return scan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op, true);
+  }
+
+  private Future<Void> scan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
+      Op op, boolean exclusive) {
+    String what = exclusive ? "exscan" : "scan";
+    return call(() -> {
+      TypeMap t = typeMap(type, what);
+      BasicType basic = reductionType(t, op, what);
+      refuseInPlaceReceive(recvBuf, what, "pass IN_PLACE as the send buffer to scan in place");
+      MemoryRef out = buffer(recvBuf, recvOffset, count, t, what + " receive");
+      byte[] data = reductionInput(sendBuf, sendOffset, out, count, t, what);
+      int n = Math.toIntExact(t.elementCount() * count);
+      return coll.scan(data, basic, n, op, exclusive).map(result -> {
+        if (result != null) { // exscan at rank 0: no result, the buffer is left as it was
+          unpackExactly(result, out, t, count, what);
+        }
         return null;
       });
     });
@@ -404,29 +599,50 @@ public final class WorldComm implements Comm {
       int recvOffset, int recvCount, Datatype recvType, int root) {
     return call(() -> {
       checkRoot(root, "gather");
-      Blocks in = new Blocks(sendBuf, sendOffset, sendCount, sendType, 1, "gather send");
-      Blocks out = rank() == root ? new Blocks(recvBuf, recvOffset, recvCount, recvType, size(), "gather receive") : null;
-      return coll.gather(in.pack(0), root).map(parts -> {
-        if (out != null) {
-          for (int i = 0; i < parts.size(); i++) {
-            out.unpack(i, parts.get(i), "gather", rank());
-          }
+      boolean inPlace = sendBuf == IN_PLACE;
+      Blocks out = null;
+      byte[] mine;
+      if (rank() == root) {
+        refuseInPlaceReceive(recvBuf, "gather", "pass IN_PLACE as the send buffer at root, its block being in place");
+        out = new Blocks(recvBuf, recvOffset, recvCount, recvType, size(), "gather receive");
+        // IN_PLACE: root's block is already at block root of the receive buffer; send count and type are ignored
+        mine = inPlace ? out.pack(root) : new Blocks(sendBuf, sendOffset, sendCount, sendType, 1, "gather send").pack(0);
+      } else if (inPlace) {
+        throw RmaException.of(ErrorClass.BUFFER, "gather: Comm.IN_PLACE is the send buffer of root %d only; rank %d "
+            + "must pass its block", root, rank());
+      } else {
+        mine = new Blocks(sendBuf, sendOffset, sendCount, sendType, 1, "gather send").pack(0);
+      }
+      Blocks received = out;
+      return coll.gather(mine, root).map(parts -> {
+        if (received != null) {
+          unpackAll(received, parts, inPlace, "gather");
         }
         return null;
       });
     });
   }
 
+  /** Unpacks block {@code i} of {@code parts} into block {@code i} of {@code out}; in place, this rank's own is there already. */
+  private void unpackAll(Blocks out, List<byte[]> parts, boolean inPlace, String what) {
+    for (int i = 0; i < parts.size(); i++) {
+      if (!(inPlace && i == rank())) {
+        out.unpack(i, parts.get(i), what, rank());
+      }
+    }
+  }
+
   @Override
   public Future<Void> allgather(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType) {
     return call(() -> {
-      Blocks in = new Blocks(sendBuf, sendOffset, sendCount, sendType, 1, "allgather send");
+      refuseInPlaceReceive(recvBuf, "allgather", "pass IN_PLACE as the send buffer, this rank's block being in place");
+      boolean inPlace = sendBuf == IN_PLACE;
       Blocks out = new Blocks(recvBuf, recvOffset, recvCount, recvType, size(), "allgather receive");
-      return coll.allgather(in.pack(0)).map(parts -> {
-        for (int i = 0; i < parts.size(); i++) {
-          out.unpack(i, parts.get(i), "allgather", rank());
-        }
+      byte[] mine = inPlace ? out.pack(rank())
+          : new Blocks(sendBuf, sendOffset, sendCount, sendType, 1, "allgather send").pack(0);
+      return coll.allgather(mine).map(parts -> {
+        unpackAll(out, parts, inPlace, "allgather");
         return null;
       });
     });
@@ -437,17 +653,21 @@ public final class WorldComm implements Comm {
       int recvOffset, int recvCount, Datatype recvType, int root) {
     return call(() -> {
       checkRoot(root, "scatter");
-      Blocks out = new Blocks(recvBuf, recvOffset, recvCount, recvType, 1, "scatter receive");
+      boolean inPlace = rank() == root && recvBuf == IN_PLACE;
+      // IN_PLACE at root: its block stays in the send buffer; receive count and type are ignored
+      Blocks out = inPlace ? null : new Blocks(recvBuf, recvOffset, recvCount, recvType, 1, "scatter receive");
       List<byte[]> blocks = null;
       if (rank() == root) {
         Blocks in = new Blocks(sendBuf, sendOffset, sendCount, sendType, size(), "scatter send");
         blocks = new ArrayList<>();
         for (int i = 0; i < size(); i++) {
-          blocks.add(in.pack(i));
+          blocks.add(inPlace && i == root ? new byte[0] : in.pack(i));
         }
       }
       return coll.scatter(blocks, root).map(block -> {
-        out.unpack(0, block, "scatter", rank());
+        if (out != null) {
+          out.unpack(0, block, "scatter", rank());
+        }
         return null;
       });
     });
@@ -457,18 +677,37 @@ public final class WorldComm implements Comm {
   public Future<Void> alltoall(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType) {
     return call(() -> {
-      Blocks in = new Blocks(sendBuf, sendOffset, sendCount, sendType, size(), "alltoall send");
+      refuseInPlaceReceive(recvBuf, "alltoall", "pass IN_PLACE as the send buffer to exchange in place");
+      boolean inPlace = sendBuf == IN_PLACE;
       Blocks out = new Blocks(recvBuf, recvOffset, recvCount, recvType, size(), "alltoall receive");
+      // IN_PLACE: the blocks to send are read (packed) from the receive buffer before any is replaced
+      Blocks in = inPlace ? out : new Blocks(sendBuf, sendOffset, sendCount, sendType, size(), "alltoall send");
       List<byte[]> blocks = new ArrayList<>();
       for (int i = 0; i < size(); i++) {
-        blocks.add(in.pack(i));
+        blocks.add(inPlace && i == rank() ? null : in.pack(i));
       }
       return coll.alltoall(blocks).map(parts -> {
-        for (int i = 0; i < parts.size(); i++) {
-          out.unpack(i, parts.get(i), "alltoall", rank());
-        }
+        unpackAll(out, parts, inPlace, "alltoall");
         return null;
       });
+    });
+  }
+
+  @Override
+  public ErrorHandler getErrhandler() {
+    return errors.get();
+  }
+
+  @Override
+  public void setErrhandler(ErrorHandler handler) {
+    errors.set(handler);
+  }
+
+  @Override
+  public Future<Void> callErrhandler(RmaException error) {
+    return callRaw(() -> {
+      errors.call(error);
+      return rp.context().succeededFuture();
     });
   }
 

@@ -98,6 +98,12 @@ public final class LockManager {
   }
 
   /** Whether {@code origin} holds a lock (shared or exclusive). */
+  /** Whether no rank holds or waits for a lock. */
+  public boolean idle() {
+    return exclusive < 0 && shared.isEmpty() && queue.isEmpty();
+  }
+
+  /** Whether {@code origin} holds a lock. */
   public boolean holds(int origin) {
     return exclusive == origin || shared.contains(origin);
   }

@@ -35,6 +35,10 @@ final class DataLink {
   static final int BYE = -2;
   /** Records one drain writes before it lets other work of the event loop in. */
   static final int DRAIN_BATCH = 256;
+  /** Records shorter than this are copied into a batch and written together. */
+  static final int COALESCE_BELOW = 8 * 1024;
+  /** A batch is written once it holds this many bytes. */
+  static final int COALESCE_BYTES = 64 * 1024;
   /** Connection attempts before the peer is declared unreachable. */
   private static final int CONNECT_ATTEMPTS = 5;
 
@@ -60,7 +64,8 @@ final class DataLink {
    * Queues a record; any thread. Records of every sender go through one queue that the data
    * plane's own context drains into the socket: they leave in the order they were queued (a
    * socket written from several threads would not keep it), and all that a drain finds goes out
-   * in one task (at most {@value #DRAIN_BATCH} records).
+   * in one task (at most {@value #DRAIN_BATCH} records), small records coalesced into writes of
+   * up to {@value #COALESCE_BYTES} bytes.
    */
   void send(Buffer record) {
     if (lost) {
@@ -79,16 +84,40 @@ final class DataLink {
       return;
     }
     Buffer r;
+    Buffer batch = null;
     int n = 0;
     while ((r = outbox.poll()) != null) {
-      s.write(r);
+      // small records are coalesced into one write (one system call, one copy to native memory
+      // instead of one per record); a large one goes out as it is, after what precedes it
+      if (r.length() >= COALESCE_BELOW) {
+        if (batch != null) {
+          s.write(batch);
+          batch = null;
+        }
+        s.write(r);
+      } else {
+        if (batch == null) {
+          batch = Buffer.buffer(COALESCE_BYTES);
+        }
+        batch.appendBuffer(r);
+        if (batch.length() >= COALESCE_BYTES) {
+          s.write(batch);
+          batch = null;
+        }
+      }
       if (++n == DRAIN_BATCH && !outbox.isEmpty()) {
+        if (batch != null) {
+          s.write(batch);
+        }
         // let the event loop breathe: the rest in a task of its own
         if (drainScheduled.compareAndSet(false, true)) {
           plane.onHome(this::drain);
         }
         return;
       }
+    }
+    if (batch != null) {
+      s.write(batch);
     }
     if (closeWhenOpen && !lost) {
       lost = true;

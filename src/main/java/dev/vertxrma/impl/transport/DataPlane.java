@@ -50,6 +50,13 @@ public final class DataPlane {
     void reject(String what);
   }
 
+  private static final System.Logger LOG = System.getLogger(DataPlane.class.getName());
+
+  /** Whether connections use TLS. */
+  public boolean isTls() {
+    return tls != null;
+  }
+
   /** How long a link whose connection is not yet proven stays to deliver what waits, once the job ended here. */
   static final long LINGER_MS = 2_000;
 
@@ -66,12 +73,23 @@ public final class DataPlane {
    * still wait for a connection.
    */
   private final ContextInternal home;
+  /** Mutual TLS settings, or {@code null} for plain TCP. */
+  private final DataPlaneTls tls;
   private NetClient client;
   private NetServer server;
   private volatile boolean closing;
   private volatile boolean closed;
 
   public DataPlane(Vertx vertx, String jobName, JobSecret secret, String localNode, Job job) {
+    this(vertx, jobName, secret, localNode, job, null);
+  }
+
+  /**
+   * @param tls mutual TLS for every connection, or {@code null} for plain TCP (the secret's
+   *     challenge-response authenticates either way)
+   */
+  public DataPlane(Vertx vertx, String jobName, JobSecret secret, String localNode, Job job, DataPlaneTls tls) {
+    this.tls = tls;
     this.vertx = vertx;
     this.jobName = jobName;
     this.secret = secret;
@@ -84,11 +102,17 @@ public final class DataPlane {
   public Future<String> listen(String host) {
     Promise<String> address = Promise.promise();
     home.runOnContext(v -> {
-      client = vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true).setConnectTimeout(5_000));
-      server = vertx.createNetServer(new NetServerOptions().setHost(host).setPort(0).setTcpNoDelay(true)
-          .setAcceptBacklog(128));
+      NetClientOptions clientOptions = new NetClientOptions().setTcpNoDelay(true).setConnectTimeout(5_000);
+      NetServerOptions serverOptions = new NetServerOptions().setHost(host).setPort(0).setTcpNoDelay(true)
+          .setAcceptBacklog(128);
+      client = vertx.createNetClient(tls == null ? clientOptions : tls.apply(clientOptions));
+      server = vertx.createNetServer(tls == null ? serverOptions : tls.apply(serverOptions));
       server.connectHandler(this::accepted);
-      server.listen().map(s -> host + ":" + s.actualPort()).onComplete(address);
+      server.listen().map(s -> {
+        LOG.log(tls == null ? System.Logger.Level.DEBUG : System.Logger.Level.INFO, "data plane of job " + jobName + " listens on " + host + ":"
+            + s.actualPort() + (tls == null ? " (plain TCP)" : " (" + tls + ")"));
+        return host + ":" + s.actualPort();
+      }).onComplete(address);
     });
     return address.future();
   }

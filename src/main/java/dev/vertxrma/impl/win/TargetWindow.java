@@ -49,7 +49,8 @@ final class TargetWindow {
   private final TargetMemory target;
   private final SharedMapping mapping;
   private final int dispUnit;
-  private final boolean noLocks;
+  /** Owner state; read without ownership only by the same-JVM lock fast path (a stale read only sends it the slow way). */
+  private volatile boolean noLocks;
   private final Supplier<String> name;
   private final FenceEpoch fence = new FenceEpoch();
   /** Its exposure side is owned here; its access side belongs to the origin on the home context. */
@@ -290,6 +291,23 @@ final class TargetWindow {
       owner.defer(() -> p.tryComplete(v));
     });
     return p.future();
+  }
+
+  /**
+   * Why MPI_Win_set_info cannot switch locks off at this target now (a rank holds or waits for a
+   * lock here), or the empty string.
+   */
+  Future<String> noLocksRefusal(boolean value) {
+    return owned(() -> value && !noLocks && (!locks.idle() || !noCheckHolders.isEmpty())
+        ? "a rank holds or waits for a lock at rank " + rank + " on window " + name.get() : "");
+  }
+
+  /** MPI_Win_set_info's {@code no_locks} at this target, once every rank agreed. */
+  Future<Void> setNoLocks(boolean value) {
+    return owned(() -> {
+      noLocks = value;
+      return null;
+    });
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
+import dev.vertxrma.ErrorHandler;
 import dev.vertxrma.Group;
 import dev.vertxrma.Info;
 import dev.vertxrma.LockType;
@@ -22,6 +23,7 @@ import dev.vertxrma.impl.observe.RankObserver;
 import dev.vertxrma.impl.observe.Sync;
 import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.ops.TypeMap;
+import dev.vertxrma.impl.runtime.ErrorHandling;
 import dev.vertxrma.impl.runtime.WorldComm;
 import dev.vertxrma.impl.sync.CompletionTracker;
 import dev.vertxrma.impl.sync.PassiveEpoch;
@@ -58,9 +60,10 @@ final class WinImpl implements Win {
   private final SharedMapping mapping;
   private final int dispUnit;
   private final Flavor flavor;
-  private final Info info;
+  private volatile Info info;
   private final Collectives coll;
   private final CompletionTracker tracker;
+  private final ErrorHandling errors;
   private final PscwEpoch pscw;
   /**
    * The exposure epoch in issue order: set by {@code post}, cleared by {@code waitFor} (or a
@@ -76,7 +79,8 @@ final class WinImpl implements Win {
   private final Frame scratch = new Frame();
   /** Same-JVM peers' target windows, resolved on first use (the fast path). */
   private final TargetWindow[] peers;
-  private final boolean noLocks;
+  /** Changed only by {@link #setInfo}, on the rank's context. */
+  private boolean noLocks;
   /** Origin side of fence: the epoch operations are issued in now, and whether it is open. */
   private long fenceEpoch;
   private boolean fenceOpen;
@@ -110,6 +114,8 @@ final class WinImpl implements Win {
     this.coll = new Collectives(rp, comm.p2p(), collectiveContext(id));
     this.observer = Observers.forWindow(registry.process().job().jobName(), rank, registry.process().trace());
     this.tracker = new CompletionTracker(rp.context(), rp.size(), observer, id);
+    this.errors = new ErrorHandling("window " + id + " of rank " + rank,
+        e -> comm.abort("ERRORS_ARE_FATAL on window " + this.name + ": " + e.getMessage()));
     this.pscw = new PscwEpoch(rp.context(), rank, rp.size());
     this.passive = new PassiveEpoch(rank, rp.size());
     this.noLocks = "true".equalsIgnoreCase(this.info.get(Info.NO_LOCKS));
@@ -143,9 +149,12 @@ final class WinImpl implements Win {
     return observer;
   }
 
-  /** A call of this window on its rank's context ({@link WorldComm#call}), its failure observed. */
+  /**
+   * A call of this window on its rank's context ({@link WorldComm#call}), its failure handled by
+   * the window's error handler and observed.
+   */
   private <T> Future<T> call(Supplier<Future<T>> body) {
-    return observer.failures(id, comm.call(body));
+    return observer.failures(id, comm.call(errors, body));
   }
 
   /** This rank's window as a target. */
@@ -222,6 +231,62 @@ final class WinImpl implements Win {
     return info;
   }
 
+  /** The info keys {@link #setInfo} honours, and the values each takes. */
+  private static void checkInfoValue(String key, String value) {
+    boolean ok;
+    switch (key) {
+      case Info.NO_LOCKS:
+        ok = value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false");
+        break;
+      case Info.ACCUMULATE_ORDERING:
+        ok = value.equals("none") || value.matches("(rar|raw|war|waw)(,(rar|raw|war|waw))*");
+        break;
+      case Info.ACCUMULATE_OPS:
+        ok = value.equals("same_op") || value.equals("same_op_no_op");
+        break;
+      default:
+        ok = true; // unknown keys are kept and ignored, as MPI allows
+    }
+    if (!ok) {
+      throw RmaException.of(ErrorClass.INFO, "setInfo: %s=%s is not a valid value of %s", key, value, key);
+    }
+  }
+
+  @Override
+  public Future<Void> setInfo(Info hints) {
+    return call(() -> {
+      checkLive("setInfo");
+      Info next = info;
+      if (hints != null) {
+        for (String key : hints.keys()) {
+          checkInfoValue(key, hints.get(key));
+          next = next.with(key, hints.get(key));
+        }
+      }
+      Info merged = next;
+      boolean wantNoLocks = "true".equalsIgnoreCase(merged.get(Info.NO_LOCKS));
+      Future<String> targetRefusal = wantNoLocks == noLocks ? rp.context().succeededFuture("")
+          : targetWindow.noLocksRefusal(wantNoLocks);
+      // every rank learns every rank's verdict: the hints change everywhere or nowhere
+      return targetRefusal.map(r -> !r.isEmpty() ? r : wantNoLocks != noLocks && passive.isOpen()
+          ? "rank " + rank + " holds a passive-target epoch on window " + name : "")
+          .compose(refusal -> coll.allgather(refusal.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+          .compose(verdicts -> {
+        for (byte[] v : verdicts) {
+          if (v.length > 0) {
+            return rp.context().<Void>failedFuture(RmaException.of(ErrorClass.RMA_SYNC,
+                "setInfo no_locks=%s refused: %s", wantNoLocks, new String(v, java.nio.charset.StandardCharsets.UTF_8)));
+          }
+        }
+        return targetWindow.setNoLocks(wantNoLocks);
+      }).compose(v -> {
+        noLocks = wantNoLocks;
+        info = merged;
+        return coll.barrier(); // every rank has switched before any goes on
+      });
+    });
+  }
+
   @Override
   public String name() {
     return name;
@@ -230,6 +295,24 @@ final class WinImpl implements Win {
   @Override
   public void setName(String name) {
     this.name = name == null ? "" : name;
+  }
+
+  @Override
+  public ErrorHandler getErrhandler() {
+    return errors.get();
+  }
+
+  @Override
+  public void setErrhandler(ErrorHandler handler) {
+    errors.set(handler);
+  }
+
+  @Override
+  public Future<Void> callErrhandler(RmaException error) {
+    return comm.callRaw(() -> {
+      errors.call(error);
+      return rp.context().succeededFuture();
+    });
   }
 
   // ------------------------------------------------------------------ checks
@@ -328,7 +411,7 @@ final class WinImpl implements Win {
       }
       Issued issued = new Issued();
       Future<T> result = gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
-          : comm.call(() -> {
+          : comm.call(errors, () -> {
             issuing = seq;
             Future<T> f = runNow(body, issuedIn);
             issued.sent = takeLastSent();
@@ -926,7 +1009,7 @@ final class WinImpl implements Win {
   // ------------------------------------------------------------------ request-based operations
 
   private <T> Future<T> request(int targetRank, String call, Supplier<Future<T>> op) {
-    return comm.call(() -> {
+    return comm.call(errors, () -> {
       if (targetRank != Comm.PROC_NULL) {
         try {
           checkRank(targetRank, call);
@@ -1016,7 +1099,7 @@ final class WinImpl implements Win {
 
   /** Sends a raw frame as this rank and completes with the reply (tests forge frames with it). */
   Future<Frame> requestRaw(int dst, Frame f) {
-    return comm.call(() -> rp.request(dst, f));
+    return comm.call(errors, () -> rp.request(dst, f));
   }
 
   /** A frame for this window's target side, from any thread. */

@@ -31,7 +31,9 @@ public final class WindowFactory {
 
   /** MPI_Win_create over the caller's store. */
   public static Future<Win> create(Comm comm, BytesStore<?, ?> memory, int dispUnit, Info info) {
-    return build(comm, dispUnit, info, Win.Flavor.CREATE, () -> Future.succeededFuture(WindowMemory.wrap(memory)));
+    // no memory (MPI_Win_create with size 0 and no base): an empty window at this rank
+    return build(comm, dispUnit, info, Win.Flavor.CREATE, () -> Future.succeededFuture(memory == null
+        ? WindowMemory.allocate(0) : WindowMemory.wrap(memory)));
   }
 
   /** Windows of at least this size are allocated and zeroed on a worker thread, not the event loop. */

@@ -85,9 +85,11 @@ class DatatypeTest {
     void predefinedTypes() {
       Datatype[] all = {Datatype.BYTE, Datatype.CHAR, Datatype.SHORT, Datatype.INT, Datatype.LONG, Datatype.FLOAT,
           Datatype.DOUBLE, Datatype.BOOLEAN, Datatype.AINT, Datatype.INT_INT, Datatype.LONG_INT, Datatype.FLOAT_INT,
-          Datatype.DOUBLE_INT};
-      long[] sizes = {1, 2, 2, 4, 8, 4, 8, 1, 8, 8, 12, 8, 12};
-      long[] extents = {1, 2, 2, 4, 8, 4, 8, 1, 8, 8, 16, 8, 16};
+          Datatype.DOUBLE_INT, Datatype.INT8, Datatype.INT16, Datatype.INT32, Datatype.INT64, Datatype.UINT8,
+          Datatype.UINT16, Datatype.UINT32, Datatype.UINT64};
+      long[] sizes = {1, 2, 2, 4, 8, 4, 8, 1, 8, 8, 12, 8, 12, 1, 2, 4, 8, 1, 2, 4, 8};
+      long[] extents = {1, 2, 2, 4, 8, 4, 8, 1, 8, 8, 16, 8, 16, 1, 2, 4, 8, 1, 2, 4, 8};
+      assertEquals(BasicType.values().length, all.length);
       for (int i = 0; i < all.length; i++) {
         Datatype d = all[i];
         assertBounds(d, sizes[i], 0, extents[i], 0, sizes[i]);
@@ -102,7 +104,9 @@ class DatatypeTest {
         assertSame(BasicType.values()[i], BasicType.ofCode(BasicType.values()[i].code()));
       }
       assertError(ErrorClass.TYPE, () -> BasicType.ofCode(0));
-      assertError(ErrorClass.TYPE, () -> BasicType.ofCode(14));
+      assertError(ErrorClass.TYPE, () -> BasicType.ofCode(22));
+      assertError(ErrorClass.TYPE, () -> BasicType.ofCode(31));
+      assertError(ErrorClass.TYPE, () -> BasicType.ofCode(32));
       assertError(ErrorClass.TYPE, () -> BasicType.ofCode(-1));
     }
 
@@ -844,7 +848,7 @@ class DatatypeTest {
     @Test
     void decodeRejectsBadInput() {
       assertRejected(Buffer.buffer());
-      assertRejected(Buffer.buffer().appendByte((byte) 14));
+      assertRejected(Buffer.buffer().appendByte((byte) 22)); // the first code no kind has
       assertRejected(Buffer.buffer().appendByte((byte) -1));
       RmaException off = assertThrows(RmaException.class, () -> TypeMap.decode(Buffer.buffer().appendByte((byte) 4), 1, null));
       assertEquals(ErrorClass.TYPE, off.errorClass());

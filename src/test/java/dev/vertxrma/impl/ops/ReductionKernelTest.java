@@ -18,8 +18,11 @@ import org.junit.jupiter.api.Test;
 
 class ReductionKernelTest {
 
-  private static final Set<BasicType> INTEGERS =
-      EnumSet.of(BasicType.CHAR, BasicType.SHORT, BasicType.INT, BasicType.LONG, BasicType.AINT);
+  private static final Set<BasicType> FIXED_WIDTH = EnumSet.of(BasicType.INT8, BasicType.INT16, BasicType.INT32,
+      BasicType.INT64, BasicType.UINT8, BasicType.UINT16, BasicType.UINT32, BasicType.UINT64);
+  private static final Set<BasicType> INTEGERS = EnumSet.of(BasicType.CHAR, BasicType.SHORT, BasicType.INT,
+      BasicType.LONG, BasicType.AINT, BasicType.INT8, BasicType.INT16, BasicType.INT32, BasicType.INT64,
+      BasicType.UINT8, BasicType.UINT16, BasicType.UINT32, BasicType.UINT64);
   private static final Set<BasicType> FLOATS = EnumSet.of(BasicType.FLOAT, BasicType.DOUBLE);
   private static final Set<BasicType> PAIRS =
       EnumSet.of(BasicType.INT_INT, BasicType.LONG_INT, BasicType.FLOAT_INT, BasicType.DOUBLE_INT);
@@ -148,7 +151,7 @@ class ReductionKernelTest {
 
   Object randomArray(BasicType t) {
     switch (t) {
-      case BYTE: case BOOLEAN: {
+      case BYTE: case BOOLEAN: case INT8: case UINT8: {
         byte[] a = new byte[N];
         for (int i = 0; i < N; i++) {
           a[i] = t == BasicType.BOOLEAN ? (byte) (rnd.nextInt(4) - 1) : (byte) nextIntegral();
@@ -162,21 +165,21 @@ class ReductionKernelTest {
         }
         return a;
       }
-      case SHORT: {
+      case SHORT: case INT16: case UINT16: {
         short[] a = new short[N];
         for (int i = 0; i < N; i++) {
           a[i] = (short) nextIntegral();
         }
         return a;
       }
-      case INT: {
+      case INT: case INT32: case UINT32: {
         int[] a = new int[N];
         for (int i = 0; i < N; i++) {
           a[i] = (int) nextIntegral();
         }
         return a;
       }
-      case LONG: case AINT: {
+      case LONG: case AINT: case INT64: case UINT64: {
         long[] a = new long[N];
         for (int i = 0; i < N; i++) {
           a[i] = nextIntegral();
@@ -204,6 +207,9 @@ class ReductionKernelTest {
 
   /** dst op src, element by element, in the element's own Java arithmetic. */
   static Object reference(BasicType t, Op op, Object dst, Object src) {
+    if (FIXED_WIDTH.contains(t)) {
+      return FixedWidthTypesTest.reference(t, op, dst, src);
+    }
     switch (t) {
       case BYTE: case BOOLEAN: {
         byte[] d = (byte[]) dst, s = (byte[]) src, r = new byte[N];
@@ -304,7 +310,7 @@ class ReductionKernelTest {
         checked++;
       }
     }
-    assertEquals(5 * 12 + 2 * 6 + 1 * 5 + 1 * 5, checked); // integers, floats, BOOLEAN, BYTE
+    assertEquals(13 * 12 + 2 * 6 + 1 * 5 + 1 * 5, checked); // integers, floats, BOOLEAN, BYTE
   }
 
   @Test
@@ -497,7 +503,8 @@ class ReductionKernelTest {
     assertEquals(42, result[0]);
 
     for (BasicType t : new BasicType[] {BasicType.BYTE, BasicType.BOOLEAN, BasicType.CHAR, BasicType.SHORT,
-        BasicType.INT, BasicType.AINT}) {
+        BasicType.INT, BasicType.AINT, BasicType.INT8, BasicType.INT16, BasicType.INT32, BasicType.INT64,
+        BasicType.UINT8, BasicType.UINT16, BasicType.UINT32, BasicType.UINT64}) {
       int size = t.size();
       byte[] c = new byte[9];
       byte[] s = new byte[9];

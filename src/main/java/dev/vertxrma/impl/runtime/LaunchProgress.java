@@ -1,0 +1,167 @@
+package dev.vertxrma.impl.runtime;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+
+/**
+ * The launcher's one-line report of a multi-JVM job's startup on stderr: how many of its JVMs
+ * are in the cluster, how many ranks have been heard of, and when all have joined. The JVMs
+ * report to it through {@link StartupProgress#reportTo} (a connection to {@link #port()} on
+ * loopback). On a terminal the line is redrawn in place and ended when every rank has joined (or
+ * before rmarun prints anything else); elsewhere each new state is a line of its own.
+ *
+ * <pre>
+ * rmarun: starting 2 JVMs for 4 ranks of job demo...
+ * rmarun: 2/2 JVMs in the cluster, joined 3/4 ranks...
+ * rmarun: all 4 ranks joined (9.8 s)
+ * </pre>
+ *
+ * "Joined" counts the rank instances the JVMs' handshakes have heard of; once all are, the
+ * report ends (the handshakes then complete in a moment, or fail the job with a reason).
+ */
+final class LaunchProgress implements AutoCloseable {
+
+  private final PrintStream err;
+  private final boolean tty;
+  private final int np;
+  private final int[] ranksOf;
+  private final boolean[] inCluster;
+  private final int[] joined;
+  private final long start = System.nanoTime();
+  private final ServerSocket server;
+  private int heard;
+  private String shown;
+  /** A line drawn on the terminal and not yet ended. */
+  private boolean open;
+  private boolean finished;
+
+  /**
+   * @param ranksOf the number of ranks of each JVM
+   * @param tty whether {@code err} is a terminal
+   */
+  LaunchProgress(PrintStream err, boolean tty, int np, int[] ranksOf, String job) throws IOException {
+    this.err = err;
+    this.tty = tty;
+    this.np = np;
+    this.ranksOf = ranksOf.clone();
+    this.inCluster = new boolean[ranksOf.length];
+    this.joined = new int[ranksOf.length];
+    this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    Thread acceptor = new Thread(this::accept, "rmarun-progress-accept");
+    acceptor.setDaemon(true);
+    acceptor.start();
+    show("starting " + ranksOf.length + " JVMs for " + np + " ranks of job " + job + "...");
+  }
+
+  /** The loopback port the JVMs report to. */
+  int port() {
+    return server.getLocalPort();
+  }
+
+  private void accept() {
+    while (!server.isClosed()) {
+      try {
+        Socket s = server.accept();
+        Thread reader = new Thread(() -> read(s), "rmarun-progress-read");
+        reader.setDaemon(true);
+        reader.start();
+      } catch (IOException e) {
+        return; // closed
+      }
+    }
+  }
+
+  private void read(Socket s) {
+    try (s; BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8))) {
+      int jvm = -1;
+      String line;
+      while ((line = in.readLine()) != null) {
+        String[] w = line.split(" ");
+        try {
+          if (w.length == 2 && w[0].equals("jvm")) {
+            int k = Integer.parseInt(w[1]);
+            jvm = k >= 0 && k < ranksOf.length ? k : -1;
+          } else if (jvm >= 0) {
+            update(jvm, w[0], w.length == 2 ? Integer.parseInt(w[1]) : 0);
+          }
+        } catch (NumberFormatException junk) {
+          // progress only: ignore what is not a report
+        }
+      }
+    } catch (IOException e) {
+      // the JVM ended
+    }
+  }
+
+  private synchronized void update(int jvm, String what, int n) {
+    switch (what) {
+      case "cluster" -> inCluster[jvm] = true;
+      case "heard" -> heard = Math.max(heard, Math.min(n, np));
+      case "joined" -> {
+        inCluster[jvm] = true;
+        joined[jvm] = Math.max(joined[jvm], Math.min(n, ranksOf[jvm]));
+      }
+      default -> {
+        return;
+      }
+    }
+    int clustered = 0;
+    int ready = 0;
+    for (int k = 0; k < ranksOf.length; k++) {
+      clustered += inCluster[k] ? 1 : 0;
+      ready += joined[k];
+    }
+    // every rank heard of is the end of the report: the ranks finish their handshake and start
+    // printing at once, so a line still open on the terminal would run into theirs
+    if (ready == np || heard == np) {
+      show(String.format(Locale.ROOT, "all %d ranks joined (%.1f s)", np, (System.nanoTime() - start) / 1e9));
+      end();
+      finished = true;
+    } else if (heard == 0) {
+      show(clustered + "/" + ranksOf.length + " JVMs in the cluster...");
+    } else {
+      show(clustered + "/" + ranksOf.length + " JVMs in the cluster, joined " + heard + "/" + np + " ranks...");
+    }
+  }
+
+  private void show(String text) {
+    if (finished || text.equals(shown)) {
+      return;
+    }
+    shown = text;
+    if (tty) {
+      err.print("\r" + "rmarun: " + text + "\033[K");
+      err.flush();
+      open = true;
+    } else {
+      err.println("rmarun: " + text);
+    }
+  }
+
+  /** Ends the line drawn on a terminal, so that what comes next starts on a line of its own. */
+  synchronized void end() {
+    if (open) {
+      err.println();
+      open = false;
+    }
+  }
+
+  /** Ends the report: no more lines. */
+  @Override
+  public synchronized void close() {
+    end();
+    finished = true;
+    try {
+      server.close();
+    } catch (IOException e) {
+      // nothing to do
+    }
+  }
+}

@@ -1,0 +1,145 @@
+package dev.vertxrma.impl.runtime;
+
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * {@code rmarun --tag-output}: standard output and error of a JVM with every line prefixed by who
+ * printed it, {@code [R] } for a line printed on rank R's context (its program, its callbacks,
+ * its timers, blocking code it runs through {@code executeBlocking}), {@code [jvm K] } for any
+ * other line of the JVM (a {@code WorldProgram}'s own threads, Vert.x and Hazelcast logs). Lines
+ * are kept whole: a thread's output is held until its newline (or until {@link #uninstall}), then
+ * written with its prefix in one piece, so lines of different ranks never mix.
+ */
+final class TaggedOutput extends OutputStream {
+
+  private final PrintStream target;
+  private final String job;
+  private final String other;
+  private final Map<Thread, ByteArrayOutputStream> partial = new ConcurrentHashMap<>();
+
+  private TaggedOutput(PrintStream target, String job, String other) {
+    this.target = target;
+    this.job = job;
+    this.other = other;
+  }
+
+  /** What {@link #install} replaced, to put back. */
+  record Installed(PrintStream out, PrintStream err, TaggedOutput taggedOut, TaggedOutput taggedErr) {
+  }
+
+  /**
+   * Replaces {@code System.out} and {@code System.err} with tagging streams for job {@code job};
+   * {@code jvmTag} is the prefix of lines printed elsewhere than on a rank's context.
+   */
+  static Installed install(String job, String jvmTag) {
+    PrintStream out = System.out;
+    PrintStream err = System.err;
+    TaggedOutput o = new TaggedOutput(out, job, jvmTag);
+    TaggedOutput e = new TaggedOutput(err, job, jvmTag);
+    Charset cs = Charset.defaultCharset();
+    System.setOut(new PrintStream(o, true, cs));
+    System.setErr(new PrintStream(e, true, cs));
+    return new Installed(out, err, o, e);
+  }
+
+  /** Writes what is left of unfinished lines and puts the original streams back. */
+  static void uninstall(Installed i) {
+    System.out.flush();
+    System.err.flush();
+    System.setOut(i.out());
+    System.setErr(i.err());
+    i.taggedOut().drain();
+    i.taggedErr().drain();
+  }
+
+  @Override
+  public void write(int b) {
+    write(new byte[] {(byte) b}, 0, 1);
+  }
+
+  @Override
+  public void write(byte[] b, int off, int len) {
+    Thread me = Thread.currentThread();
+    ByteArrayOutputStream line = partial.get(me);
+    int start = off;
+    for (int i = off; i < off + len; i++) {
+      if (b[i] == '\n') {
+        if (line == null) {
+          emit(b, start, i + 1 - start);
+        } else {
+          line.write(b, start, i + 1 - start);
+          emit(line.toByteArray(), 0, line.size());
+          line.reset();
+        }
+        start = i + 1;
+      }
+    }
+    if (start < off + len) {
+      if (line == null) {
+        line = new ByteArrayOutputStream();
+        partial.put(me, line);
+      }
+      line.write(b, start, off + len - start);
+    } else if (line != null) {
+      partial.remove(me);
+    }
+  }
+
+  @Override
+  public void flush() {
+    target.flush();
+  }
+
+  private void emit(byte[] b, int off, int len) {
+    byte[] prefix = tag().getBytes(StandardCharsets.UTF_8);
+    synchronized (target) {
+      target.write(prefix, 0, prefix.length);
+      target.write(b, off, len);
+      target.flush();
+    }
+  }
+
+  /** Unfinished lines of every thread, each ended with a newline. */
+  private void drain() {
+    for (ByteArrayOutputStream line : partial.values()) {
+      line.write('\n');
+      emit(line.toByteArray(), 0, line.size());
+    }
+    partial.clear();
+  }
+
+  /** The prefix of a line printed by the current thread. */
+  private String tag() {
+    int rank = currentRank(job);
+    return rank >= 0 ? "[" + rank + "] " : other;
+  }
+
+  /** The rank of job {@code job} whose context the current thread runs, or -1. */
+  static int currentRank(String job) {
+    Context c = Vertx.currentContext();
+    if (!(c instanceof ContextInternal)) {
+      return -1;
+    }
+    ContextInternal ctx = ((ContextInternal) c).unwrap();
+    JobRuntime runtime = JobRuntime.find(ctx.owner(), job);
+    if (runtime == null) {
+      return -1;
+    }
+    for (int r = 0; r < runtime.np(); r++) {
+      RankProcess p = runtime.localRank(r);
+      if (p != null && p.context().unwrap() == ctx) {
+        return r;
+      }
+    }
+    return -1;
+  }
+}

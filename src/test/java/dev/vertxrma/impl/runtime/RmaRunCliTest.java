@@ -1,0 +1,228 @@
+package dev.vertxrma.impl.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.vertxrma.testing.UserProgram;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.lang.reflect.Field;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code rmarun}'s command line in this JVM, through {@link RmaRun#run(String[], PrintStream,
+ * PrintStream)} (the code behind {@code bin/rmarun}): the help lists every option and hides the
+ * internal ones, the version is the project's, every usage error is one line with exit status 2
+ * and no stack trace, an unknown sample lists the samples, {@code -cp} runs a class compiled by
+ * the test, {@code --tag-output} prefixes each rank's lines, and the parser used without picocli
+ * reads what picocli reads. {@code RmaRunLauncherTest} runs the script itself, over JVMs.
+ */
+class RmaRunCliTest {
+
+  /** Exit status, stdout and stderr of one in-process run. */
+  record Outcome(int exit, String out, String err) {
+    @Override
+    public String toString() {
+      return "exit " + exit + "\n--- stdout ---\n" + out + "--- stderr ---\n" + err;
+    }
+  }
+
+  private static Outcome rmarun(String... argv) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int exit = RmaRun.run(argv, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Outcome(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void helpListsEveryOptionButTheInternalOnes() throws Exception {
+    Outcome o = rmarun("--help");
+    assertEquals(0, o.exit(), o.toString());
+    assertEquals("", o.err(), o.toString());
+    int documented = 0;
+    for (Field f : RmaRunCommand.class.getDeclaredFields()) {
+      Option opt = f.getAnnotation(Option.class);
+      if (opt == null) {
+        continue;
+      }
+      for (String name : opt.names()) {
+        if (opt.hidden()) {
+          assertFalse(o.out().contains(name), name + " is internal, not in the help\n" + o);
+        } else {
+          assertTrue(o.out().matches("(?s).*(^|[ ,])" + java.util.regex.Pattern.quote(name) + "[=, \n].*"),
+              name + " is in the help\n" + o);
+          documented++;
+        }
+      }
+    }
+    assertTrue(documented >= 12, "the user options were found: " + documented);
+    for (String s : List.of("-h, --help", "-V, --version", "PROGRAM", "ARGS", "Exit status", "twisted", "double-buffer",
+        "counter-service", "Examples")) {
+      assertTrue(o.out().contains(s), s + "\n" + o);
+    }
+  }
+
+  @Test
+  void versionIsTheProjectVersion() {
+    Outcome o = rmarun("--version");
+    assertEquals(0, o.exit(), o.toString());
+    String version = System.getProperty("rma.version");
+    assertTrue(version != null && !version.isBlank(), "surefire gives the project version");
+    assertTrue(o.out().startsWith("rmarun (vertx-rma " + version + ")\n"), o.toString());
+    assertEquals(version, RmaRunCommand.version());
+  }
+
+  static Stream<Arguments> usageErrors() {
+    return Stream.of(
+        Arguments.of(List.of(), "PROGRAM"),
+        Arguments.of(List.of("twisted"), "-np N is required"),
+        Arguments.of(List.of("-np", "0", "twisted"), "-np 0: the number of ranks must be at least 1"),
+        Arguments.of(List.of("-np", "many", "twisted"), "'many' is not an int"),
+        Arguments.of(List.of("-np"), "-np"),
+        Arguments.of(List.of("-np", "4", "--jvms", "5", "twisted"), "--jvms 5 must be between 1 and the number of ranks"),
+        Arguments.of(List.of("-np", "4", "--jvms", "0", "twisted"), "--jvms 0"),
+        Arguments.of(List.of("--timeout", "0", "-np", "2", "twisted"), "--timeout 0 must be between 1 and"),
+        Arguments.of(List.of("--timeout", "-5", "-np", "2", "twisted"), "--timeout -5"),
+        Arguments.of(List.of("--job", "bad name", "-np", "2", "twisted"), "job name 'bad name' must be 1-64 characters"),
+        Arguments.of(List.of("--job", "x".repeat(65), "-np", "2", "twisted"), "job name"),
+        Arguments.of(List.of("--ranks", "1", "-np", "2", "twisted"), "--ranks 1 must be FIRST:COUNT"),
+        Arguments.of(List.of("--ranks", "1:5", "-np", "2", "twisted"), "--ranks 1:5 must name ranks within 0..1"),
+        Arguments.of(List.of("--frobnicate", "-np", "2", "twisted"), "Unknown option: '--frobnicate'"),
+        Arguments.of(List.of("-np", "2", "-x", "1X=y", "twisted"), "'1X' is not a variable name"),
+        Arguments.of(List.of("-np", "2", "-x", "RMA_CLI_SURELY_UNSET_VARIABLE", "twisted"), "is not set in rmarun's"),
+        Arguments.of(List.of("-np", "2", "-cp", "/does/not/exist", "twisted"), "-cp: /does/not/exist does not exist"),
+        Arguments.of(List.of("-np", "2", "--conf", "/does/not/exist", "twisted"), "--conf /does/not/exist is not a directory"),
+        Arguments.of(List.of("-np", "2", "no-such-sample"), "unknown program 'no-such-sample'"),
+        Arguments.of(List.of("-np", "2", "com.example.Missing"), "unknown program 'com.example.Missing': no class"),
+        Arguments.of(List.of("-np", "2", "java.lang.String"), "java.lang.String is not a program"),
+        Arguments.of(List.of("-np", "2", UserProgram.CLASS), "unknown program '" + UserProgram.CLASS + "'"));
+  }
+
+  @ParameterizedTest(name = "rmarun {0}")
+  @MethodSource("usageErrors")
+  void aUsageErrorIsOneLineWithStatus2(List<String> argv, String expected) {
+    Outcome o = rmarun(argv.toArray(new String[0]));
+    assertEquals(RmaRunCommand.USAGE, o.exit(), o.toString());
+    assertEquals("", o.out(), o.toString());
+    String[] lines = o.err().split("\n");
+    assertEquals(1, lines.length, "one line\n" + o);
+    assertTrue(lines[0].startsWith("rmarun: ") && lines[0].endsWith("(see rmarun --help)"), o.toString());
+    assertTrue(lines[0].contains(expected), "'" + expected + "' expected\n" + o);
+    assertFalse(o.err().contains("Exception") || o.err().contains("\tat ") || o.err().contains("Error:"),
+        "no stack trace\n" + o);
+  }
+
+  @Test
+  void anUnknownSampleListsTheSamples() {
+    Outcome o = rmarun("-np", "4", "twisterd");
+    assertEquals(RmaRunCommand.USAGE, o.exit(), o.toString());
+    List<String> samples = RmaRunCommand.samples(getClass().getClassLoader());
+    assertTrue(samples.containsAll(List.of("twisted", "double-buffer", "double-buffer-rx", "linked-list", "mcs-mutex",
+        "counter-service", "exchange", "soak")), samples.toString());
+    assertFalse(samples.contains("rank-checks"), "helpers are not samples: " + samples);
+    assertTrue(o.err().contains("the samples are " + String.join(", ", samples)), o.toString());
+    for (String s : samples) {
+      String simple = RmaRunCommand.sampleClass(s).substring("dev.vertxrma.samples.".length());
+      assertEquals(s, RmaRunCommand.sampleName(simple), "sample names and classes map both ways");
+    }
+  }
+
+  @Test
+  void aMalformedClusterXmlIsAUsageErrorBeforeAnyJvmStarts(@TempDir Path conf) throws Exception {
+    Files.writeString(conf.resolve("cluster.xml"), "this is not xml");
+    Outcome o = rmarun("--conf", conf.toString(), "-np", "2", "--jvms", "2", "twisted");
+    assertEquals(RmaRunCommand.USAGE, o.exit(), o.toString());
+    assertTrue(o.err().contains("cluster configuration " + conf.resolve("cluster.xml")), o.toString());
+    assertTrue(o.err().contains("is not a valid Hazelcast configuration"), o.toString());
+    assertEquals(1, o.err().split("\n").length, o.toString());
+    assertFalse(o.err().contains("starting"), "no JVM started\n" + o);
+  }
+
+  /**
+   * A user's program from {@code -cp} (compiled here, not on the test class path), embedded in
+   * this JVM, with {@code --tag-output}: every rank's line, whole and prefixed by its rank.
+   */
+  @Test
+  void aUsersProgramRunsFromItsClassPathWithTaggedOutput(@TempDir Path dir) throws Exception {
+    Path classes = UserProgram.compile(dir);
+    assertThrows(ClassNotFoundException.class, () -> Class.forName(UserProgram.CLASS));
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    PrintStream original = System.out;
+    System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    Outcome o;
+    try {
+      o = rmarun("-np", "3", "-cp", classes.toString(), "--tag-output", UserProgram.CLASS, "a", "--b");
+    } finally {
+      System.setOut(original);
+    }
+    String out = captured.toString(StandardCharsets.UTF_8);
+    assertEquals(0, o.exit(), o + "\n--- ranks ---\n" + out);
+    String value = System.getenv(UserProgram.VARIABLE);
+    String conf = System.getProperty("rma.conf");
+    for (int r = 0; r < 3; r++) {
+      String line = "[" + r + "] " + UserProgram.line(r, 3, value, conf, List.of("a", "--b"));
+      assertTrue(out.lines().anyMatch(line::equals), line + "\n--- ranks ---\n" + out);
+    }
+    assertTrue(System.out == original, "the streams are put back");
+  }
+
+  /** Virtual-thread ranks need Java 21+: below, a usage error naming both versions, before anything starts. */
+  @Test
+  void virtualThreadsBelowJava21AreAUsageError() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(Runtime.version().feature() < 21, "this JVM runs virtual threads");
+    Outcome o = rmarun("-np", "2", "--virtual-threads", "twisted");
+    assertEquals(RmaRunCommand.USAGE, o.exit(), o.toString());
+    assertEquals(1, o.err().split("\n").length, o.toString());
+    assertTrue(o.err().startsWith("rmarun: --virtual-threads: ARG: virtual-thread ranks need Java 21 or newer"), o.toString());
+  }
+
+  static Stream<List<String>> commandLines() {
+    return Stream.of(
+        List.of("-np", "4", "--job", "j1", "--timeout", "30", "--ranks", "2:2", "--jvm-index", "1", "--progress", "4711",
+            "--tag-output", "--require-freed-windows", "--virtual-threads", "--report", "/tmp/r", "--",
+            "dev.vertxrma.samples.Soak",
+            "--seconds", "3"),
+        List.of("--np=3", "--jvms=2", "-x", "A=1", "-x", "B", "--quiet", "-cp", "/tmp", "twisted", "-np", "9"),
+        List.of("-n", "2", "--conf", "/etc", "--classpath", "x", "exchange"),
+        List.of("-q", "-np", "2", "--", "twisted", "--", "x"));
+  }
+
+  /** What a JVM without picocli reads (RmaJob in a user's project) is what picocli reads. */
+  @ParameterizedTest
+  @MethodSource("commandLines")
+  void theParserWithoutPicocliReadsWhatPicocliReads(List<String> argv) {
+    RmaRunCommand picocli = new RmaRunCommand();
+    assertTrue(RmaRunCli.parse(picocli, argv.toArray(new String[0]), System.out));
+    RmaRunCommand plain = new RmaRunCommand();
+    assertTrue(plain.parsePlain(argv.toArray(new String[0]), System.out));
+    assertEquals(fields(picocli), fields(plain));
+  }
+
+  private static List<String> fields(RmaRunCommand c) {
+    List<String> values = new ArrayList<>();
+    for (Field f : RmaRunCommand.class.getDeclaredFields()) {
+      if (f.getAnnotation(Option.class) != null || f.getAnnotation(picocli.CommandLine.Parameters.class) != null) {
+        try {
+          values.add(f.getName() + "=" + f.get(c));
+        } catch (IllegalAccessException e) {
+          throw new AssertionError(e);
+        }
+      }
+    }
+    return values;
+  }
+}
