@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Future;
 import java.util.EnumMap;
 import java.util.Map;
@@ -87,6 +88,9 @@ public final class RmaMetrics implements MeterBinder, AutoCloseable {
       throw new IllegalStateException("RmaMetrics is bound to a registry already; use one RmaMetrics per registry");
     }
     this.registry = registry;
+    // the meter classes load here, on the caller's thread, rather than on a rank's event loop
+    // when its first window is created
+    new WindowMeters(new SimpleMeterRegistry(), Tags.of("window", "0"));
     Observers.add(source);
   }
 
