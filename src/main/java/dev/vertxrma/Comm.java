@@ -10,6 +10,17 @@ import java.util.Optional;
  * any thread: calls made off the rank's own event loop are moved onto it, in call order, and
  * their futures complete there.
  *
+ * <p><b>Communicators.</b> A rank program starts with the world (every rank of the job). From
+ * any communicator, {@link #split}, {@link #dup} and {@link #create} make new ones collectively,
+ * and {@link #self()} is MPI_COMM_SELF. Every communicator has its own ranks, {@code 0 ..
+ * size()-1}: the ranks passed to and reported by its calls (destinations, sources, roots,
+ * statuses, the targets of windows created over it) and named in its errors are its own; its
+ * {@link #group()} says which job rank each one is ({@link Group#translateRanks} maps them to
+ * another communicator's). Each communicator has its own context, agreed by its members when it
+ * is made: a message sent on one is received only by a receive on the same one (the same tag on
+ * two communicators never matches across), and collectives on two communicators never mix, even
+ * when they are issued without awaiting each other. Each has its own error handler.
+ *
  * <p><b>Buffers.</b> A buffer is a {@link Buf}: a view of a Java primitive array ({@code byte[]
  * short[] char[] int[] long[] float[] double[] boolean[]}) with {@code offset} counted in array
  * elements (the mpiJava convention), or of a Chronicle {@code BytesStore}, a Vert.x
@@ -90,9 +101,86 @@ public interface Comm {
   /**
    * MPI_Comm_group: the group of this communicator.
    *
-   * @return the group of all its ranks, in rank order, seen from this rank
+   * @return the group of all its ranks, in rank order, seen from this rank: group rank {@code i}
+   *     is this communicator's rank {@code i}, and {@link Group#jobRank(int)} says which job rank
+   *     that is
    */
   Group group();
+
+  // ------------------------------------------------------------------ communicators
+
+  /**
+   * MPI_Comm_split: partitions this communicator by {@code color}. Collective: every rank of this
+   * communicator calls it, in the same collective order as its other collective calls. The ranks
+   * that give the same color form a new communicator, ordered by {@code key}, ties broken by their
+   * rank here (MPI's rule; equal keys are fine). A rank that gives {@link #UNDEFINED} is in none
+   * (MPI_COMM_NULL). The new communicators get a context id agreed by an allgather over this one
+   * (MPICH's way): the largest of the ranks' next free ids. One rank's communicator creations run
+   * one at a time, in call order, like MPI's blocking calls.
+   *
+   * @param color the new communicator to join, {@code >= 0}, or {@link #UNDEFINED} for none
+   * @param key the order of this rank in it (any int)
+   * @return completes, once every rank of this communicator has called split, with this rank's
+   *     new communicator, or with an empty {@link Optional} for {@link #UNDEFINED} (MPI's
+   *     MPI_COMM_NULL, as {@link #iprobe} says "no message"). Fails at every rank with
+   *     {@link ErrorClass#ARG} naming the rank that gave a negative color other than UNDEFINED,
+   *     {@link ErrorClass#COMM} after {@link #free()} or once the job has ended,
+   *     {@link ErrorClass#OTHER} when this rank has made so many communicators (about half a
+   *     million) that no context id is left, {@link ErrorClass#TIMEOUT} when a rank does not call
+   *     it within the wait timeout.
+   */
+  Future<Optional<Comm>> split(int color, int key);
+
+  /**
+   * MPI_Comm_dup: a new communicator with the same ranks in the same order and a context of its
+   * own: its traffic never mixes with this one's (a library's messages with its caller's, say).
+   * Collective over this communicator, with a context id agreed as for {@link #split}. The error
+   * handler is not copied: the new communicator starts with {@link ErrorHandler#ERRORS_RETURN}.
+   *
+   * @return completes with the new communicator once every rank of this one has called dup. Fails
+   *     with {@link ErrorClass#COMM} after {@link #free()} or once the job has ended,
+   *     {@link ErrorClass#OTHER} when no context id is left, {@link ErrorClass#TIMEOUT}.
+   */
+  Future<Comm> dup();
+
+  /**
+   * MPI_Comm_create: a new communicator of the members of {@code group}, in the group's order.
+   * Collective over this communicator: every rank calls it with the same group, a subgroup of
+   * {@link #group()} (make it with {@link Group#incl}, {@link Group#excl} or the set operations),
+   * also the ranks that are not in it. Context id agreed as for {@link #split}.
+   *
+   * @param group the members of the new communicator, as job ranks (a {@link Group})
+   * @return completes, once every rank has called create, with the new communicator at its
+   *     members and an empty {@link Optional} at the other ranks (MPI_COMM_NULL). Fails at every
+   *     rank with {@link ErrorClass#GROUP} when a rank passed {@code null}, a group with a
+   *     member outside this communicator, or a group that differs from rank 0's (each failure
+   *     names the rank); {@link ErrorClass#COMM} after {@link #free()} or once the job has ended;
+   *     OTHER, TIMEOUT as {@link #dup()}.
+   */
+  Future<Optional<Comm>> create(Group group);
+
+  /**
+   * MPI_COMM_SELF: the communicator of this rank alone (rank 0 of size 1). One per rank: every
+   * communicator of the rank returns the same one. Made locally, with no communication; it has a
+   * context of its own like any communicator, so windows, collectives and messages to itself on
+   * it work as on any other.
+   *
+   * @return this rank's COMM_SELF
+   */
+  Comm self();
+
+  /**
+   * MPI_Comm_free: this rank is done with this communicator. MPI makes it collective; here it
+   * needs no communication and completes at once, and the ranks need not call it together.
+   * Operations already issued on it (a pending receive, a collective) still complete, and windows
+   * created over it keep working until they are freed (they have contexts of their own, as the
+   * communicators MPICH duplicates for its windows).
+   *
+   * @return completes at once. Fails with {@link ErrorClass#COMM} for the world or
+   *     {@link #self()} (which cannot be freed) and when this communicator was freed already;
+   *     every later call on it fails with {@link ErrorClass#COMM} too.
+   */
+  Future<Void> free();
 
   /**
    * The Vert.x instance this rank runs on.

@@ -3,19 +3,26 @@ package dev.vertxrma;
 import java.util.Arrays;
 
 /**
- * An ordered set of job ranks (MPI_Group). Immutable. Group rank {@code i} is job rank
- * {@code ranks()[i]}. Used by post/start to name the peers of an epoch.
+ * An ordered set of processes (MPI_Group), each named by its job rank (its rank in the world).
+ * Immutable. Group rank {@code i} is job rank {@code ranks()[i]}. {@link Comm#group()} is the
+ * group of a communicator (group rank = communicator rank); {@link #incl}, {@link #excl} and the
+ * set operations make subgroups, for {@link Comm#create} and for post/start, which name the peers
+ * of an epoch with a group; {@link #translateRanks(Group, int...)} maps the ranks of one group (or
+ * communicator) to another's.
  */
 public final class Group {
 
-  /** MPI_UNDEFINED: the rank of a process that is not a member of the group. */
+  /** MPI_UNDEFINED: the rank of a process that is not a member of the group (equal to {@link Comm#UNDEFINED}). */
   public static final int UNDEFINED = -32766;
 
   private final int[] ranks;
   private final int myRank;
+  /** The job rank of the rank this group is seen from (a member or not). */
+  private final int myJobRank;
 
   private Group(int[] ranks, int myJobRank) {
     this.ranks = ranks;
+    this.myJobRank = myJobRank;
     int mine = UNDEFINED;
     for (int i = 0; i < ranks.length; i++) {
       if (ranks[i] == myJobRank) {
@@ -129,7 +136,7 @@ public final class Group {
     for (int i = 0; i < groupRanks.length; i++) {
       sel[i] = jobRank(groupRanks[i]);
     }
-    return of(myJobRankOrUndefined(), sel);
+    return of(myJobRank, sel);
   }
 
   /**
@@ -145,28 +152,93 @@ public final class Group {
       jobRank(g);
       drop[g] = true;
     }
-    return of(myJobRankOrUndefined(), java.util.stream.IntStream.range(0, ranks.length)
+    return of(myJobRank, java.util.stream.IntStream.range(0, ranks.length)
         .filter(i -> !drop[i]).map(i -> ranks[i]).toArray());
   }
 
   /**
-   * MPI_Group_translate_ranks: where members of this group are in another group.
+   * MPI_Group_translate_ranks: where members of this group are in another group. With the groups
+   * of two communicators ({@link Comm#group()}), it maps ranks of one communicator to the other's:
+   * {@code sub.group().translateRanks(world.group(), 0)} is the world rank of {@code sub}'s rank 0.
    *
-   * @param groupRanks ranks in this group
    * @param other the group to look them up in
-   * @return for each of {@code groupRanks}, its rank in {@code other} or {@link #UNDEFINED}
-   * @throws RmaException {@link ErrorClass#RANK} for a group rank out of range
+   * @param groupRanks ranks in this group; {@link Comm#PROC_NULL} translates to itself (as in MPI)
+   * @return for each of {@code groupRanks}, its rank in {@code other}, or {@link #UNDEFINED} when
+   *     that process is not a member of {@code other}
+   * @throws RmaException {@link ErrorClass#RANK} for a group rank out of range,
+   *     {@link ErrorClass#GROUP} for a null {@code other}, {@link ErrorClass#ARG} for null ranks
    */
-  public int[] translateRanks(int[] groupRanks, Group other) {
+  public int[] translateRanks(Group other, int... groupRanks) {
+    if (other == null) {
+      throw new RmaException(ErrorClass.GROUP, "translateRanks: the other group is null");
+    }
+    if (groupRanks == null) {
+      throw new RmaException(ErrorClass.ARG, "translateRanks: the ranks are null");
+    }
     int[] out = new int[groupRanks.length];
     for (int i = 0; i < groupRanks.length; i++) {
-      out[i] = other.indexOf(jobRank(groupRanks[i]));
+      out[i] = groupRanks[i] == Comm.PROC_NULL ? Comm.PROC_NULL : other.indexOf(jobRank(groupRanks[i]));
     }
     return out;
   }
 
-  private int myJobRankOrUndefined() {
-    return myRank == UNDEFINED ? UNDEFINED : ranks[myRank];
+  /**
+   * MPI_Group_translate_ranks, with the arguments in MPI's order; the same as
+   * {@link #translateRanks(Group, int...)}.
+   *
+   * @param groupRanks ranks in this group
+   * @param other the group to look them up in
+   * @return for each of {@code groupRanks}, its rank in {@code other} or {@link #UNDEFINED}
+   * @throws RmaException as {@link #translateRanks(Group, int...)}
+   */
+  public int[] translateRanks(int[] groupRanks, Group other) {
+    return translateRanks(other, groupRanks);
+  }
+
+  /**
+   * MPI_Group_union: the members of this group in its order, then those of {@code other} that
+   * are not in this one, in {@code other}'s order.
+   *
+   * @param other the other group
+   * @return the union, seen from the same rank as this group
+   * @throws RmaException {@link ErrorClass#GROUP} for a null {@code other}
+   */
+  public Group union(Group other) {
+    checkOther(other, "union");
+    return new Group(java.util.stream.IntStream.concat(Arrays.stream(ranks),
+        Arrays.stream(other.ranks).filter(r -> !contains(r))).toArray(), myJobRank);
+  }
+
+  /**
+   * MPI_Group_intersection: the members of this group that are also in {@code other}, in this
+   * group's order.
+   *
+   * @param other the other group
+   * @return the intersection, seen from the same rank as this group
+   * @throws RmaException {@link ErrorClass#GROUP} for a null {@code other}
+   */
+  public Group intersection(Group other) {
+    checkOther(other, "intersection");
+    return new Group(Arrays.stream(ranks).filter(other::contains).toArray(), myJobRank);
+  }
+
+  /**
+   * MPI_Group_difference: the members of this group that are not in {@code other}, in this
+   * group's order.
+   *
+   * @param other the other group
+   * @return the difference, seen from the same rank as this group
+   * @throws RmaException {@link ErrorClass#GROUP} for a null {@code other}
+   */
+  public Group difference(Group other) {
+    checkOther(other, "difference");
+    return new Group(Arrays.stream(ranks).filter(r -> !other.contains(r)).toArray(), myJobRank);
+  }
+
+  private static void checkOther(Group other, String call) {
+    if (other == null) {
+      throw RmaException.of(ErrorClass.GROUP, "%s: the other group is null", call);
+    }
   }
 
   @Override

@@ -181,7 +181,8 @@ public interface Win {
   // ------------------------------------------------------------------ attributes
 
   /**
-   * The communicator the window was created over.
+   * The communicator the window was created over. Every rank a window call takes or reports
+   * (targets, {@link #size(int)}, {@link #sharedQuery}) is a rank of this communicator.
    *
    * @return the communicator
    */
@@ -538,10 +539,12 @@ public interface Win {
    * MPI_Win_post: exposes this rank's window to the ranks of {@code group}, opening an exposure
    * epoch.
    *
-   * @param group the origin ranks that will access this window
+   * @param group the origin ranks that will access this window: processes, as
+   *     {@code group().incl(r...)} names them by their ranks {@code r} in the window's communicator
    * @param assertions {@link Mode#NOCHECK}, {@link Mode#NOSTORE}, {@link Mode#NOPUT}
-   * @return completes at once. Fails with {@link ErrorClass#GROUP} for a null group,
-   *     {@link ErrorClass#RANK} for a member outside the window,
+   * @return completes at once. Fails with {@link ErrorClass#GROUP} for a null group or one with
+   *     a process outside the window's communicator, {@link ErrorClass#RANK} for a job rank
+   *     outside the job,
    *     {@link ErrorClass#RMA_SYNC} while an exposure epoch is still open, inside a lock epoch,
    *     or while a fence epoch with operations is open; {@link ErrorClass#ARG} for a null
    *     assertion; {@link ErrorClass#WIN} after free.
@@ -555,11 +558,13 @@ public interface Win {
    * for it fail with that TIMEOUT, a {@code complete} already issued fails with it at once, and
    * the next {@code complete} fails at once with RMA_SYNC; the window stays usable.
    *
-   * @param group the target ranks this rank will access
+   * @param group the target ranks this rank will access: processes, as {@code group().incl(r...)}
+   *     names them by their ranks {@code r} in the window's communicator
    * @param assertions {@link Mode#NOCHECK}
    * @return completes once each member of {@code group} has posted (at once with
-   *     {@link Mode#NOCHECK}). Fails with {@link ErrorClass#GROUP} for a null group,
-   *     {@link ErrorClass#RANK} for a member outside the window,
+   *     {@link Mode#NOCHECK}). Fails with {@link ErrorClass#GROUP} for a null group or one with
+   *     a process outside the window's communicator, {@link ErrorClass#RANK} for a job rank
+   *     outside the job,
    *     {@link ErrorClass#RMA_SYNC} while an access epoch is still open, inside a lock epoch,
    *     or while a fence epoch with operations is open; {@link ErrorClass#ARG} for a null
    *     assertion; {@link ErrorClass#WIN} after free; TIMEOUT as above.

@@ -10,6 +10,7 @@ import dev.vertxrma.Group;
 import dev.vertxrma.Op;
 import dev.vertxrma.Status;
 import io.reactivex.rxjava3.core.Completable;
+import io.reactivex.rxjava3.core.Maybe;
 import io.reactivex.rxjava3.core.Single;
 import io.vertx.core.Vertx;
 import java.util.Optional;
@@ -74,6 +75,66 @@ public final class RxComm {
    */
   public Group group() {
     return comm.group();
+  }
+
+  // ------------------------------------------------------------------ communicators
+
+  /**
+   * MPI_Comm_split ({@link Comm#split}): collective over this communicator. Emits this rank's new
+   * communicator, or completes empty for {@link Comm#UNDEFINED} (MPI_COMM_NULL). Fails with ARG
+   * (a negative color other than UNDEFINED at some rank), COMM, OTHER or TIMEOUT.
+   *
+   * @param color the new communicator to join, {@code >= 0}, or {@link Comm#UNDEFINED}
+   * @param key the order of this rank in it
+   * @return this rank's new communicator, or empty
+   */
+  public Maybe<RxComm> split(int color, int key) {
+    return Deferred.single(() -> comm.split(color, key)).flatMapMaybe(RxComm::view);
+  }
+
+  /**
+   * MPI_Comm_dup ({@link Comm#dup}): collective over this communicator. Emits the new
+   * communicator. Fails with COMM, OTHER or TIMEOUT.
+   *
+   * @return the duplicate, with a context of its own
+   */
+  public Single<RxComm> dup() {
+    return Deferred.single(() -> comm.dup()).map(RxComm::of);
+  }
+
+  /**
+   * MPI_Comm_create ({@link Comm#create}): collective over this communicator. Emits the new
+   * communicator at the members of {@code group}, completes empty elsewhere. Fails with GROUP,
+   * COMM, OTHER or TIMEOUT.
+   *
+   * @param group the members of the new communicator, the same at every rank
+   * @return this rank's new communicator, or empty
+   */
+  public Maybe<RxComm> create(Group group) {
+    return Deferred.single(() -> comm.create(group)).flatMapMaybe(RxComm::view);
+  }
+
+  private static Maybe<RxComm> view(Optional<Comm> c) {
+    return c.map(x -> Maybe.just(of(x))).orElseGet(Maybe::empty);
+  }
+
+  /**
+   * MPI_COMM_SELF ({@link Comm#self}).
+   *
+   * @return the Rx view of this rank's COMM_SELF
+   */
+  public RxComm self() {
+    return of(comm.self());
+  }
+
+  /**
+   * MPI_Comm_free ({@link Comm#free}): completes at once; later calls on the communicator fail
+   * with COMM. Fails with COMM for the world, COMM_SELF or a communicator freed already.
+   *
+   * @return completes once freed
+   */
+  public Completable free() {
+    return Deferred.completable(() -> comm.free());
   }
 
   /**

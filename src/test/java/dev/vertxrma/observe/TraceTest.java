@@ -134,6 +134,27 @@ class TraceTest {
     }
   }
 
+  /**
+   * A window on a communicator that reverses the ranks: its calls name targets in the
+   * communicator's ranks, the timeline shows job ranks (lanes).
+   */
+  @Test
+  void aWindowOnASplitCommunicatorIsDrawnInJobRanks() throws IOException {
+    Path file = tmp.resolve("split.html");
+    Jobs.await(Jobs.start(Jobs.Mode.EMBEDDED, Jobs.options(3).setTraceFile(file.toString()), (world, args) ->
+        world.split(0, -world.rank()).compose(c -> Win.allocate(c.get(), 8, 8, Info.NULL)).compose(win -> {
+          Future<Void> f = win.lockAll();
+          if (world.rank() == 0) { // communicator rank 2: puts to communicator rank 0, job rank 2
+            f = f.compose(v -> win.put(Buf.of(new long[1]), 0, 1, Datatype.LONG, 0, 0)).compose(v -> win.flush(0));
+          }
+          return f.compose(v -> win.unlockAll()).compose(v -> win.free());
+        })), 120);
+    String html = read(file);
+    assertTrue(html.contains("rank 0 \u2192 2: put".translateEscapes()), "the arrow goes from lane 0 to lane 2");
+    assertTrue(html.contains("flush of rank 2"), "the flush names the job rank");
+    assertEquals(List.of("1", "0", "0", "0", "0", "8"), totals(html, 0).subList(0, 6));
+  }
+
   @Test
   void theLinkedListSampleOnFourRanks() throws IOException {
     Path file = tmp.resolve("linked-list.html");

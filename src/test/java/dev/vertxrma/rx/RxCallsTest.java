@@ -366,4 +366,31 @@ class RxCallsTest {
           .andThen(Completable.fromAction(memory::releaseLast)));
     }));
   }
+
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void communicators(Jobs.Mode mode) {
+    Jobs.run(mode, 4, RxRma.program((comm, args) -> {
+      int me = comm.rank();
+      RxComm self = comm.self();
+      assertEquals(1, self.size());
+      assertSame(comm.delegate().self(), self.delegate());
+      return comm.split(me % 2 == 0 ? 0 : Comm.UNDEFINED, -me)
+          .map(evens -> {
+            assertEquals(0, me % 2, "only even ranks get a communicator");
+            assertEquals(2, evens.size());
+            assertEquals(1 - me / 2, evens.rank());
+            return evens;
+          })
+          .flatMapCompletable(evens -> evens.allreduce((long) me, Op.SUM).doOnSuccess(sum -> assertEquals(2L, sum))
+              .ignoreElement().andThen(evens.free()))
+          .andThen(comm.dup()).flatMapCompletable(dup -> dup.barrier().andThen(dup.free())
+              .andThen(failsWith(ErrorClass.COMM, dup.barrier())))
+          .andThen(comm.create(comm.group().incl(3, 1)).isEmpty().flatMapCompletable(none -> {
+            assertEquals(me % 2 == 0, none, "create: only ranks 3 and 1 get a communicator");
+            return Completable.complete();
+          }))
+          .andThen(failsWith(ErrorClass.COMM, self.free()));
+    }));
+  }
 }

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
  * {@link RxWin}, {@link RxWorld} and {@link RxRma}, static when it is static, with the same
  * parameters (an API type replaced by its Rx view) and the Rx form of its result:
  * {@code Future<Void>} becomes {@code Completable}, {@code Future<T>} {@code Single<T>} or
- * {@code Maybe<T>}, anything else stays (an API type becomes its Rx view).
+ * {@code Maybe<T>}, {@code Future<Optional<T>>} also {@code Maybe<T>} (empty when absent), anything
+ * else stays (an API type becomes its Rx view).
  */
 class RxCompletenessTest {
 
@@ -122,6 +123,11 @@ class RxCompletenessTest {
     Type value = p.getActualTypeArguments()[0];
     if (value == Void.class) {
       return List.of(head + Completable.class.getName());
+    }
+    if (value instanceof ParameterizedType o && o.getRawType() == java.util.Optional.class) {
+      // a value that may be absent: Single<Optional<T>>, or Rx's own Maybe<T> (empty when absent)
+      return List.of(head + Single.class.getName() + "<" + view(value) + ">",
+          head + Maybe.class.getName() + "<" + view(o.getActualTypeArguments()[0]) + ">");
     }
     return List.of(head + Single.class.getName() + "<" + view(value) + ">",
         head + Maybe.class.getName() + "<" + view(value) + ">");

@@ -65,8 +65,31 @@ public final class Jobs {
         .setSecret(dev.vertxrma.impl.transport.JobSecret.random().text());
   }
 
+  /**
+   * The communicator rank programs are given: the world, or a split of it with the ranks in
+   * reverse order (so that every rank a program uses differs from the job rank behind it). Suites
+   * re-run on a communicator other than the world switch it for their duration.
+   */
+  public enum Over { WORLD, REVERSED_SPLIT }
+
+  private static volatile Over over = Over.WORLD;
+
+  /** Makes the programs of later jobs run over {@code comm} (see {@link Over}). */
+  public static void runOver(Over comm) {
+    over = comm;
+  }
+
+  private static RankProgram over(RankProgram program) {
+    if (over == Over.WORLD) {
+      return program;
+    }
+    return (world, args) -> world.split(0, world.size() - 1 - world.rank())
+        .compose(c -> program.run(c.orElseThrow(), args));
+  }
+
   /** Runs a job of {@code np} ranks in the given mode; the future completes when every rank finished. */
-  public static Future<Void> start(Mode mode, JobOptions options, RankProgram program) {
+  public static Future<Void> start(Mode mode, JobOptions options, RankProgram given) {
+    RankProgram program = over(given);
     if (mode == Mode.EMBEDDED) {
       return Rma.run(embedded(), options, program);
     }

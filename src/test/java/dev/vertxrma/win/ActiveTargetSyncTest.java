@@ -164,8 +164,8 @@ class ActiveTargetSyncTest {
     // target rank 0; origins 1 (same node when clustered) and 2 (other node); rank 3 only frees
     Jobs.run(mode, 4, (world, args) -> Win.allocate(world, 128, 8, Info.NULL).compose(win -> {
       int r = world.rank();
-      Group target = Group.of(r, 0);
-      Group origins = Group.of(r, 1, 2);
+      Group target = world.group().incl(0);
+      Group origins = world.group().incl(1, 2);
       if (r == 1 || r == 2) {
         long[] got = {-9};
         // round 1: start before the target posted
@@ -248,7 +248,7 @@ class ActiveTargetSyncTest {
       int r = world.rank();
       int n = world.size();
       int[] others = IntStream.range(0, n).filter(x -> x != r).toArray();
-      Group g = Group.of(r, others);
+      Group g = world.group().incl(others);
       Future<Void> chain = Future.succeededFuture();
       for (int round = 0; round < 2; round++) {
         int rd = round;
@@ -290,10 +290,10 @@ class ActiveTargetSyncTest {
             return null;
           });
         }
-        Future<Void> s = win.start(Group.of(r, 0));
+        Future<Void> s = win.start(world.group().incl(0));
         Future<Void> put = win.put(Buf.of(new long[] {value(7, r, 0, 0)}), 0, 1, Datatype.LONG, 0, r);
         return token(world, 0, r).compose(x -> Future.all(s, put)).compose(x -> win.complete())
-            .compose(x -> win.post(Group.of(r, 0))).compose(x -> win.waitFor());
+            .compose(x -> win.post(world.group().incl(0))).compose(x -> win.waitFor());
       }).compose(v -> win.free());
     }));
     assertEquals(0, WindowMemory.live());
@@ -309,7 +309,7 @@ class ActiveTargetSyncTest {
       int left = (r + n - 1) % n;
       return Win.allocate(world, 128, 8, Info.NULL).compose(a -> Win.allocate(world, 96, 4, Info.NULL)
           .compose(b -> {
-            Group all = Group.of(r, IntStream.range(0, n).toArray());
+            Group all = world.group().incl(IntStream.range(0, n).toArray());
             return a.fence()
                 .compose(v -> b.fence())
                 .compose(v -> Future.all(

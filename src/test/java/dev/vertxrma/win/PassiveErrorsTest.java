@@ -190,7 +190,7 @@ class PassiveErrorsTest {
       int r = world.rank();
       if (r == 0) {
         // exposure epoch for rank 1
-        return win.post(Group.of(0, 1))
+        return win.post(world.group().incl(1))
             .compose(v -> expectError(win.lock(LockType.SHARED, 2), ErrorClass.RMA_SYNC, "lock at rank 0",
                 "post/start epoch"))
             .compose(v -> expectError(win.lockAll(), ErrorClass.RMA_SYNC, "lockAll at rank 0", "post/start epoch"))
@@ -202,7 +202,7 @@ class PassiveErrorsTest {
             });
       } else if (r == 1) {
         // access epoch to rank 0
-        return win.start(Group.of(1, 0))
+        return win.start(world.group().incl(0))
             .compose(v -> expectError(win.lock(LockType.EXCLUSIVE, 0), ErrorClass.RMA_SYNC, "lock at rank 1",
                 "post/start epoch"))
             .compose(v -> expectError(win.lock(LockType.SHARED, 2), ErrorClass.RMA_SYNC, "lock at rank 1",

@@ -129,14 +129,14 @@ class PipelinedCallsTest {
     Jobs.run(mode, 2, (world, args) -> Win.allocate(world, 64, 8, Info.NULL).compose(win ->
         Rma.repeat(ROUNDS, r -> {
           if (world.rank() == 1) {
-            Future<Void> post = win.post(Group.of(1, 0));
+            Future<Void> post = win.post(world.group().incl(0));
             Future<Void> waited = win.waitFor().map(v -> {
               assertEquals(500L + r, readAt(win, 1, 16), "round " + r + ": value after waitFor");
               return null;
             });
             return Future.all(post, waited);
           }
-          Future<Void> start = win.start(Group.of(0, 1));
+          Future<Void> start = win.start(world.group().incl(1));
           Future<Void> put = win.put(Buf.of(new long[] {500 + r}), 0, 1, Datatype.LONG, 1, 2);
           Future<Void> complete = win.complete();
           return Future.all(start, put, complete).map(v -> {

@@ -9,7 +9,6 @@ import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
-import dev.vertxrma.Group;
 import dev.vertxrma.Info;
 import dev.vertxrma.LockType;
 import dev.vertxrma.Mode;
@@ -219,8 +218,8 @@ class RequestOpsTest {
           })
           .compose(v -> world.barrier())
           // inside a post/start epoch (access to the left neighbour, exposure to the right)
-          .compose(v -> win.post(Group.of(r, right)))
-          .compose(v -> win.start(Group.of(r, left)))
+          .compose(v -> win.post(world.group().incl(right)))
+          .compose(v -> win.start(world.group().incl(left)))
           .compose(v -> expectError(win.rput(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, left, 0), ErrorClass.RMA_SYNC,
               "rput", "rank " + left))
           .compose(v -> win.complete())

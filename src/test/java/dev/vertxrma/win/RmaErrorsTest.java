@@ -266,8 +266,8 @@ class RmaErrorsTest {
                 ErrorClass.RMA_SYNC, "outside an access epoch"))
             .compose(v -> {
               snapshot[0] = read(win.memory(), 0, 64);
-              Group g0 = Group.of(r, 0);
-              Group g1 = Group.of(r, 1);
+              Group g0 = world.group().incl(0);
+              Group g1 = world.group().incl(1);
               if (r == 0) {
                 return win.post(g1)
                     .compose(x -> expectFailure("post twice", win.post(g1), ErrorClass.RMA_SYNC, "post at rank 0",
@@ -320,8 +320,8 @@ class RmaErrorsTest {
             .compose(v -> expectFailure("compareAndSwap after free", win.compareAndSwap(1, 2, right, 0),
                 ErrorClass.WIN))
             .compose(v -> expectFailure("fence after free", win.fence(), ErrorClass.WIN, "fence"))
-            .compose(v -> expectFailure("post after free", win.post(Group.of(r, right)), ErrorClass.WIN))
-            .compose(v -> expectFailure("start after free", win.start(Group.of(r, right)), ErrorClass.WIN))
+            .compose(v -> expectFailure("post after free", win.post(world.group().incl(right)), ErrorClass.WIN))
+            .compose(v -> expectFailure("start after free", win.start(world.group().incl(right)), ErrorClass.WIN))
             .compose(v -> expectFailure("complete after free", win.complete(), ErrorClass.WIN))
             .compose(v -> expectFailure("waitFor after free", win.waitFor(), ErrorClass.WIN))
             .compose(v -> expectFailure("second free", win.free(), ErrorClass.WIN, "free"))
@@ -357,7 +357,7 @@ class RmaErrorsTest {
       write(win.memory(), 0, pattern(r, 64));
       byte[] before = pattern(r, 64);
       if (r == 1) {
-        Group g0 = Group.of(1, 0);
+        Group g0 = world.group().incl(0);
         long[] got = {-9};
         return win.start(g0, Mode.NOCHECK)
             .compose(v -> {
@@ -389,7 +389,7 @@ class RmaErrorsTest {
             assertBytes(before, read(win.memory(), 0, 64), "rank 0's window after the rejected operations");
             return null;
           })
-          .compose(v -> win.post(Group.of(0, 1)))
+          .compose(v -> win.post(world.group().incl(1)))
           .compose(v -> win.waitFor())
           .map(v -> {
             byte[] expected = before.clone();
@@ -483,12 +483,14 @@ class RmaErrorsTest {
       int r = world.rank();
       int other = 1 - r;
       return win.fence()
-          .compose(v -> expectFailure("start with rank 5 in its group", win.start(Group.of(r, other, 5)),
+          .compose(v -> expectFailure("start with rank 5 in its group",
+              win.start(Group.of(world.group().jobRank(r), world.group().jobRank(other), 5)),
               ErrorClass.RANK, "rank 5"))
           .compose(v -> win.put(Buf.of(new long[] {40 + r}), 0, 1, Datatype.LONG, other, 1).recover(e -> Future.failedFuture(
               new AssertionError("rank " + r + ": a put in the fence epoch failed after a start() rejected with "
                   + "RANK: " + e.getMessage(), e))))
-          .compose(v -> expectFailure("post with rank 9 in its group", win.post(Group.of(r, other, 9)),
+          .compose(v -> expectFailure("post with rank 9 in its group",
+              win.post(Group.of(world.group().jobRank(r), world.group().jobRank(other), 9)),
               ErrorClass.RANK, "rank 9"))
           .compose(v -> win.accumulate(Buf.of(new long[] {50 + r}), 0, 1, Datatype.LONG, other, 2, Op.SUM).recover(e ->
               Future.failedFuture(new AssertionError("rank " + r + ": an accumulate in the fence epoch failed after a "

@@ -28,17 +28,18 @@ public final class Collectives {
   private static final int ROUND_BITS = 8;
 
   private final Endpoint ep;
-  private final PointToPoint p2p;
-  private final int ctx;
+  private final PointToPoint.Channel ch;
   private int sequence;
 
   /**
+   * @param ep the communicator's view of this rank: its rank numbering (every rank named here
+   *     is a rank of the communicator), context and timeouts
+   * @param p2p the rank's point-to-point engine
    * @param ctx the context id reserved for collective traffic of one communicator
    */
   public Collectives(Endpoint ep, PointToPoint p2p, int ctx) {
     this.ep = ep;
-    this.p2p = p2p;
-    this.ctx = ctx;
+    this.ch = p2p.channel(ctx, ep);
   }
 
   /**
@@ -67,8 +68,8 @@ public final class Collectives {
     if (dist >= size()) {
       return ep.context().succeededFuture();
     }
-    p2p.sendBytes(ctx, (rank() + dist) % size(), tag + round, new byte[0]);
-    return p2p.recvBytes(ctx, (rank() - dist + size()) % size(), tag + round)
+    ch.sendBytes((rank() + dist) % size(), tag + round, new byte[0]);
+    return ch.recvBytes((rank() - dist + size()) % size(), tag + round)
         .compose(v -> barrierRound(tag, round + 1, dist << 1));
   }
 
@@ -96,13 +97,13 @@ public final class Collectives {
         mask <<= 1;
       }
       int parent = ((vr - mask) + root) % p;
-      received = p2p.recvBytes(ctx, parent, tag);
+      received = ch.recvBytes(parent, tag);
     }
     int top = mask;
     return ep.withTimeout(received.map(block -> {
       for (int m = top >> 1; m > 0; m >>= 1) {
         if (vr + m < p) {
-          p2p.sendBytes(ctx, (vr + m + root) % p, tag, block);
+          ch.sendBytes((vr + m + root) % p, tag, block);
         }
       }
       return block;
@@ -129,7 +130,7 @@ public final class Collectives {
       return ep.context().succeededFuture(acc);
     }
     if ((vr & mask) != 0) {
-      p2p.sendBytes(ctx, ((vr & ~mask) + root) % p, tag, acc);
+      ch.sendBytes(((vr & ~mask) + root) % p, tag, acc);
       return ep.context().succeededFuture(null);
     }
     int child = vr | mask;
@@ -137,7 +138,7 @@ public final class Collectives {
       return reduceStep(tag, acc, type, n, op, root, vr, mask << 1);
     }
     int from = (child + root) % p;
-    return p2p.recvBytes(ctx, from, tag).compose(in -> {
+    return ch.recvBytes(from, tag).compose(in -> {
       combine(op, type, in, acc, n, from, "reduce");
       return reduceStep(tag, acc, type, n, op, root, vr, mask << 1);
     });
@@ -170,21 +171,32 @@ public final class Collectives {
 
   private Future<List<byte[]>> gather(int tag, byte[] block, int root) {
     if (rank() != root) {
-      p2p.sendBytes(ctx, root, tag, block);
+      ch.sendBytes(root, tag, block);
       return ep.context().succeededFuture(null);
     }
     List<Future<byte[]>> parts = new ArrayList<>();
     for (int r = 0; r < size(); r++) {
-      parts.add(r == root ? ep.context().succeededFuture(block) : p2p.recvBytes(ctx, r, tag));
+      parts.add(r == root ? ep.context().succeededFuture(block) : ch.recvBytes(r, tag));
     }
     return ep.withTimeout(Future.all(parts).map(cf -> cf.<byte[]>list()), "gather");
   }
 
   /** MPI_Allgather: gather to rank 0, then broadcast the concatenation. */
   public Future<List<byte[]>> allgather(byte[] block) {
+    return allgather(ep.context().succeededFuture(block));
+  }
+
+  /**
+   * MPI_Allgather of a block that may not be known yet: the call takes its place in this
+   * communicator's collective order now, and this rank's block is sent once {@code block}
+   * completes (the agreements on new ids wait for this rank's earlier agreements this way without
+   * letting later collectives overtake them).
+   */
+  public Future<List<byte[]>> allgather(Future<byte[]> block) {
     int gatherTag = nextCall();
     int bcastTag = nextCall();
-    Future<byte[]> gathered = gather(gatherTag, block, 0).map(parts -> parts == null ? null : concat(parts));
+    Future<byte[]> gathered = block.compose(b -> gather(gatherTag, b, 0))
+        .map(parts -> parts == null ? null : concat(parts));
     return bcast(bcastTag, gathered, 0).map(all -> split(all, size()));
   }
 
@@ -199,14 +211,14 @@ public final class Collectives {
       return ep.withTimeout(rootBlocks.map(blocks -> {
         for (int r = 0; r < size(); r++) {
           if (r != root) {
-            p2p.sendBytes(ctx, r, tag, blocks.get(r));
+            ch.sendBytes(r, tag, blocks.get(r));
           }
         }
         return blocks.get(root);
       }), what);
     }
     // a rank whose part of an earlier phase failed fails at once instead of waiting for root
-    return ep.withTimeout(rootBlocks.compose(ignored -> p2p.recvBytes(ctx, root, tag)), what);
+    return ep.withTimeout(rootBlocks.compose(ignored -> ch.recvBytes(root, tag)), what);
   }
 
   /**
@@ -260,8 +272,8 @@ public final class Collectives {
       return scanRound(tag, round + 1, partial, result, type, n, op, exclusive, what);
     }
     // the peer may be in this JVM, where a block is handed over without a copy: send a copy
-    p2p.sendBytes(ctx, peer, tag + round, partial.clone());
-    return p2p.recvBytes(ctx, peer, tag + round).compose(in -> {
+    ch.sendBytes(peer, tag + round, partial.clone());
+    return ch.recvBytes(peer, tag + round).compose(in -> {
       combine(op, type, in, partial, n, peer, what); // checks the length first
       byte[] acc = result;
       if (peer < rank()) {
@@ -282,10 +294,10 @@ public final class Collectives {
     List<Future<byte[]>> parts = new ArrayList<>();
     for (int d = 1; d < size(); d++) {
       int to = (rank() + d) % size();
-      p2p.sendBytes(ctx, to, tag, blocks.get(to));
+      ch.sendBytes(to, tag, blocks.get(to));
     }
     for (int r = 0; r < size(); r++) {
-      parts.add(r == rank() ? ep.context().succeededFuture(blocks.get(r)) : p2p.recvBytes(ctx, r, tag));
+      parts.add(r == rank() ? ep.context().succeededFuture(blocks.get(r)) : ch.recvBytes(r, tag));
     }
     return ep.withTimeout(Future.all(parts).map(cf -> cf.<byte[]>list()), "alltoall");
   }

@@ -69,6 +69,50 @@ public interface RankObserver {
   }
 
   /**
+   * {@code o} told of job ranks where a window on a communicator other than the world names its
+   * targets and lock peers in the communicator's ranks: {@code toJobRank} maps them (the trace's
+   * lanes and the metrics' tags are job ranks).
+   *
+   * @return an observer that maps the ranks, or {@code o} itself if it is {@link #NOOP}
+   */
+  static RankObserver inJobRanks(RankObserver o, java.util.function.IntUnaryOperator toJobRank) {
+    if (o == NOOP) {
+      return o;
+    }
+    return new RankObserver() {
+      @Override
+      public void windowCreated(int win, String flavor, long size) {
+        o.windowCreated(win, flavor, size);
+      }
+
+      @Override
+      public void windowFreed(int win) {
+        o.windowFreed(win);
+      }
+
+      @Override
+      public void opIssued(int win, byte kind, int target, long bytes, long seq) {
+        o.opIssued(win, kind, toJobRank.applyAsInt(target), bytes, seq);
+      }
+
+      @Override
+      public void opCompleted(int win, int target, long seq, boolean failed) {
+        o.opCompleted(win, toJobRank.applyAsInt(target), seq, failed);
+      }
+
+      @Override
+      public <T> Future<T> sync(int win, Sync kind, int peer, Future<T> done) {
+        return o.sync(win, kind, peer < 0 ? peer : toJobRank.applyAsInt(peer), done);
+      }
+
+      @Override
+      public <T> Future<T> failures(int win, Future<T> call) {
+        return o.failures(win, call);
+      }
+    };
+  }
+
+  /**
    * Both observers, {@code a} told first; NOOP ones left out.
    *
    * @return an observer that tells both

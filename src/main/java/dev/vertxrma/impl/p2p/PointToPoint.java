@@ -24,14 +24,98 @@ import java.util.List;
  * match, buffered sends through the attached {@link BsendBuffer}, and the matching of arrivals
  * against posted receives with MPI's rules (source or ANY_SOURCE, tag or ANY_TAG, same context;
  * non-overtaking: both queues are scanned in arrival/post order). Runs on the rank's context.
+ *
+ * <p>One engine serves every communicator of the rank: each talks to it through its
+ * {@link Channel}, which carries the communicator's context id and rank numbering. Matching is on
+ * the context id and the job rank of the source; statuses and messages give the communicator's
+ * ranks.
  */
 public final class PointToPoint {
 
   /** The send modes of MPI. */
   public enum SendMode { STANDARD, SYNCHRONOUS, BUFFERED }
 
+  /**
+   * The point-to-point traffic of one communicator: its context id (messages on other contexts
+   * never match) and its rank numbering ({@code comm}: ranks given here are the communicator's,
+   * translated to job ranks for the wire and back for statuses).
+   */
+  public final class Channel {
+    private final int ctx;
+    private final Endpoint comm;
+
+    private Channel(int ctx, Endpoint comm) {
+      this.ctx = ctx;
+      this.comm = comm;
+    }
+
+    /** The job rank of a communicator rank; ANY_SOURCE and PROC_NULL stay. */
+    private int job(int r) {
+      return r == Comm.ANY_SOURCE || r == Comm.PROC_NULL ? r : comm.jobRank(r);
+    }
+
+    /**
+     * Sends {@code count} elements of {@code type} from {@code buf} (already range-checked) to
+     * communicator rank {@code dest}.
+     */
+    public Future<Void> send(MemoryRef buf, TypeMap type, int count, int dest, int tag, SendMode mode) {
+      return PointToPoint.this.send(this, buf, type, count, job(dest), tag, mode);
+    }
+
+    /** Receives into {@code buf} from communicator rank {@code source} (or ANY_SOURCE, PROC_NULL). */
+    public Future<Status> recv(MemoryRef buf, TypeMap type, int count, int source, int tag) {
+      return PointToPoint.this.recv(this, buf, type, count, job(source), tag);
+    }
+
+    /** MPI_Probe on this communicator. */
+    public Future<Status> probe(int source, int tag) {
+      return PointToPoint.this.probe(this, job(source), tag);
+    }
+
+    /** MPI_Iprobe on this communicator: the status, or {@code null}. */
+    public Status iprobe(int source, int tag) {
+      return PointToPoint.this.iprobe(this, job(source), tag);
+    }
+
+    /** Sends raw bytes (collective algorithms); completes at once (eager). */
+    public void sendBytes(int dest, int tag, byte[] data) {
+      PointToPoint.this.sendBytes(ctx, job(dest), tag, data);
+    }
+
+    /** Receives a message of any length as raw bytes (collective algorithms). */
+    public Future<byte[]> recvBytes(int source, int tag) {
+      return PointToPoint.this.recvBytes(this, job(source), tag);
+    }
+
+    /** MPI_Buffer_attach: the rank's one buffer (errors name this communicator's rank). */
+    public Future<Void> bufferAttach(dev.vertxrma.Buf buffer, int size) {
+      return PointToPoint.this.bufferAttach(buffer, size, comm.rank());
+    }
+
+    /** MPI_Buffer_detach (errors name this communicator's rank). */
+    public Future<dev.vertxrma.DetachedBuffer> bufferDetach() {
+      return PointToPoint.this.bufferDetach(comm.rank());
+    }
+
+    /** The communicator rank of job rank {@code jobRank} (a message's source). */
+    int rankOf(int jobRank) {
+      return comm.rankOf(jobRank);
+    }
+
+    /** This rank in the communicator. */
+    int myRank() {
+      return comm.rank();
+    }
+  }
+
+  /** The channel of a communicator with context id {@code ctx} and rank numbering {@code comm}. */
+  public Channel channel(int ctx, Endpoint comm) {
+    return new Channel(ctx, comm);
+  }
+
   /** A receive waiting for its message. */
   private final class PostedRecv {
+    final Channel ch;
     final int ctx;
     final int source;
     final int tag;
@@ -42,9 +126,10 @@ public final class PointToPoint {
     final Promise<byte[]> raw;
     long timer = -1;
 
-    PostedRecv(int ctx, int source, int tag, MemoryRef buf, TypeMap type, int count, Promise<Status> promise,
+    PostedRecv(Channel ch, int source, int tag, MemoryRef buf, TypeMap type, int count, Promise<Status> promise,
         Promise<byte[]> raw) {
-      this.ctx = ctx;
+      this.ch = ch;
+      this.ctx = ch.ctx;
       this.source = source;
       this.tag = tag;
       this.buf = buf;
@@ -69,14 +154,16 @@ public final class PointToPoint {
 
   /** A probe waiting for a matching message; it completes with the message's status and leaves it queued. */
   private static final class PendingProbe {
+    final Channel ch;
     final int ctx;
     final int source;
     final int tag;
     final Promise<Status> promise;
     long timer = -1;
 
-    PendingProbe(int ctx, int source, int tag, Promise<Status> promise) {
-      this.ctx = ctx;
+    PendingProbe(Channel ch, int source, int tag, Promise<Status> promise) {
+      this.ch = ch;
+      this.ctx = ch.ctx;
       this.source = source;
       this.tag = tag;
       this.promise = promise;
@@ -102,15 +189,12 @@ public final class PointToPoint {
     this.ep = ep;
   }
 
-  /**
-   * Sends {@code count} elements of {@code type} from {@code buf} (already range-checked) to
-   * {@code dest} in context {@code ctx}.
-   */
-  public Future<Void> send(int ctx, MemoryRef buf, TypeMap type, int count, int dest, int tag, SendMode mode) {
+  /** Sends to job rank {@code dest} on {@code ch}'s context. */
+  private Future<Void> send(Channel ch, MemoryRef buf, TypeMap type, int count, int dest, int tag, SendMode mode) {
     if (dest == Comm.PROC_NULL) {
       return ep.context().succeededFuture();
     }
-    Frame f = Frame.of(mode == SendMode.SYNCHRONOUS ? FrameType.SSEND : FrameType.SEND, ep.rank(), ctx);
+    Frame f = Frame.of(mode == SendMode.SYNCHRONOUS ? FrameType.SSEND : FrameType.SEND, ep.rank(), ch.ctx);
     f.tag = tag;
     switch (mode) {
       case STANDARD:
@@ -121,17 +205,18 @@ public final class PointToPoint {
       case SYNCHRONOUS:
         f.payload = DatatypeEngine.pack(buf.base(), buf.address(), type, count);
         f.count = f.payload.length;
-        return ep.withTimeout(ep.request(dest, f).<Void>mapEmpty(), "ssend to rank " + dest);
+        return ep.withTimeout(ep.request(dest, f).<Void>mapEmpty(), "ssend to rank " + ch.rankOf(dest));
       case BUFFERED:
       default:
-        return bsend(f, buf, type, count, dest);
+        return bsend(f, buf, type, count, dest, ch.rankOf(dest));
     }
   }
 
-  private Future<Void> bsend(Frame f, MemoryRef buf, TypeMap type, int count, int dest) {
+  /** Buffered send to job rank {@code dest}, rank {@code commDest} of the sending communicator (for messages). */
+  private Future<Void> bsend(Frame f, MemoryRef buf, TypeMap type, int count, int dest, int commDest) {
     long bytes = type.size() * (long) count;
     BsendBuffer b = bsend != null ? bsend : new BsendBuffer(null, null, 0);
-    BsendBuffer.Entry entry = b.allocate(bytes, dest);
+    BsendBuffer.Entry entry = b.allocate(bytes, commDest);
     // the copy into the attached buffer is what frees the user's buffer at once
     MemoryRef region = b.memory();
     long at = region.address() + entry.offset + Comm.BSEND_OVERHEAD;
@@ -150,8 +235,7 @@ public final class PointToPoint {
     return ep.context().succeededFuture();
   }
 
-  /** Sends raw bytes (collective algorithms); completes at once (eager). */
-  public void sendBytes(int ctx, int dest, int tag, byte[] data) {
+  private void sendBytes(int ctx, int dest, int tag, byte[] data) {
     Frame f = Frame.of(FrameType.SEND, ep.rank(), ctx);
     f.tag = tag;
     f.payload = data;
@@ -159,26 +243,36 @@ public final class PointToPoint {
     ep.send(dest, f);
   }
 
-  /** Receives into {@code buf}; fails with TRUNCATE when the message is longer than the buffer. */
-  public Future<Status> recv(int ctx, MemoryRef buf, TypeMap type, int count, int source, int tag) {
+  /**
+   * Receives into {@code buf} from job rank {@code source}; fails with TRUNCATE when the message is
+   * longer than the buffer.
+   */
+  private Future<Status> recv(Channel ch, MemoryRef buf, TypeMap type, int count, int source, int tag) {
     if (source == Comm.PROC_NULL) {
       return ep.context().succeededFuture(new Status(Comm.PROC_NULL, Comm.ANY_TAG, 0, 0));
     }
     Promise<Status> p = ep.context().promise();
-    post(new PostedRecv(ctx, source, tag, buf, type, count, p, null));
+    post(new PostedRecv(ch, source, tag, buf, type, count, p, null));
     return p.future();
   }
 
-  /** Receives a message of any length as raw bytes (collective algorithms). */
-  public Future<byte[]> recvBytes(int ctx, int source, int tag) {
+  private Future<byte[]> recvBytes(Channel ch, int source, int tag) {
     Promise<byte[]> p = ep.context().promise();
-    post(new PostedRecv(ctx, source, tag, null, null, 0, null, p));
+    post(new PostedRecv(ch, source, tag, null, null, 0, null, p));
     return p.future();
   }
 
-  /** The status MPI_Probe reports for a queued message: its count in bytes (MPI_BYTE), no datatype being known. */
-  private static Status probeStatus(Frame f) {
-    return new Status(f.src, f.tag, f.count, f.count);
+  /**
+   * The status MPI_Probe reports for a queued message: its source in {@code ch}'s numbering and its
+   * count in bytes (MPI_BYTE), no datatype being known.
+   */
+  private static Status probeStatus(Channel ch, Frame f) {
+    return new Status(ch.rankOf(f.src), f.tag, f.count, f.count);
+  }
+
+  /** {@code source} (a job rank, or a wildcard) named in {@code ch}'s numbering, for messages. */
+  private static String sourceName(Channel ch, int source) {
+    return source == Comm.ANY_SOURCE ? "ANY_SOURCE" : "rank " + ch.rankOf(source);
   }
 
   private static final Status PROC_NULL_STATUS = new Status(Comm.PROC_NULL, Comm.ANY_TAG, 0, 0);
@@ -198,7 +292,7 @@ public final class PointToPoint {
    * tag} would match, as soon as there is one, without receiving it. A message that a posted
    * receive takes on arrival is never seen by a probe.
    */
-  public Future<Status> probe(int ctx, int source, int tag) {
+  private Future<Status> probe(Channel ch, int source, int tag) {
     if (source == Comm.PROC_NULL) {
       return ep.context().succeededFuture(PROC_NULL_STATUS);
     }
@@ -206,18 +300,18 @@ public final class PointToPoint {
     if (failure != null) {
       return ep.context().failedFuture(failure);
     }
-    Frame f = firstUnexpected(ctx, source, tag);
+    Frame f = firstUnexpected(ch.ctx, source, tag);
     if (f != null) {
-      return ep.context().succeededFuture(probeStatus(f));
+      return ep.context().succeededFuture(probeStatus(ch, f));
     }
     Promise<Status> p = ep.context().promise();
-    PendingProbe probe = new PendingProbe(ctx, source, tag, p);
+    PendingProbe probe = new PendingProbe(ch, source, tag, p);
     probes.addLast(probe);
     long ms = ep.waitTimeoutMs();
     probe.timer = ep.context().owner().setTimer(ms, id -> {
       if (probes.remove(probe)) {
         p.tryFail(RmaException.of(ErrorClass.TIMEOUT, "probe at rank %d for a message from %s with tag %s found none "
-            + "within %d ms", ep.rank(), source == Comm.ANY_SOURCE ? "ANY_SOURCE" : "rank " + source,
+            + "within %d ms", ch.myRank(), sourceName(ch, source),
             tag == Comm.ANY_TAG ? "ANY_TAG" : String.valueOf(tag), ms));
       }
     });
@@ -228,7 +322,7 @@ public final class PointToPoint {
    * MPI_Iprobe: the status of the first message a receive of {@code source}/{@code tag} would
    * match that has arrived, or {@code null} if none has (yet).
    */
-  public Status iprobe(int ctx, int source, int tag) {
+  private Status iprobe(Channel ch, int source, int tag) {
     if (source == Comm.PROC_NULL) {
       return PROC_NULL_STATUS;
     }
@@ -236,8 +330,8 @@ public final class PointToPoint {
     if (failure != null) {
       throw failure;
     }
-    Frame f = firstUnexpected(ctx, source, tag);
-    return f == null ? null : probeStatus(f);
+    Frame f = firstUnexpected(ch.ctx, source, tag);
+    return f == null ? null : probeStatus(ch, f);
   }
 
   private void post(PostedRecv r) {
@@ -259,7 +353,7 @@ public final class PointToPoint {
     r.timer = ep.context().owner().setTimer(ms, id -> {
       if (posted.remove(r)) {
         r.fail(RmaException.of(ErrorClass.TIMEOUT, "receive at rank %d from %s with tag %s matched no message "
-            + "within %d ms", ep.rank(), r.source == Comm.ANY_SOURCE ? "ANY_SOURCE" : "rank " + r.source,
+            + "within %d ms", r.ch.myRank(), sourceName(r.ch, r.source),
             r.tag == Comm.ANY_TAG ? "ANY_TAG" : String.valueOf(r.tag), ms));
       }
     });
@@ -295,7 +389,6 @@ public final class PointToPoint {
       ack(f); // a buffered send's data is now held here: its buffer space can be reused
     }
     if (!probes.isEmpty()) {
-      Status st = null;
       for (Iterator<PendingProbe> it = probes.iterator(); it.hasNext(); ) {
         PendingProbe p = it.next();
         if (p.matches(f)) {
@@ -303,10 +396,7 @@ public final class PointToPoint {
           if (p.timer >= 0) {
             ep.context().owner().cancelTimer(p.timer);
           }
-          if (st == null) {
-            st = probeStatus(f);
-          }
-          p.promise.tryComplete(st);
+          p.promise.tryComplete(probeStatus(p.ch, f));
         }
       }
     }
@@ -329,15 +419,16 @@ public final class PointToPoint {
     if (f.count > capacity) {
       ack(f);
       r.promise.tryFail(RmaException.of(ErrorClass.TRUNCATE, "message of %d bytes from rank %d (tag %d) is longer "
-          + "than the receive buffer of %d x %s = %d bytes at rank %d", f.count, f.src, f.tag, r.count,
-          r.type.name(), capacity, ep.rank()));
+          + "than the receive buffer of %d x %s = %d bytes at rank %d", f.count, r.ch.rankOf(f.src), f.tag, r.count,
+          r.type.name(), capacity, r.ch.myRank()));
       return;
     }
     long size = r.type.size();
     if (size > 0 && f.count % size != 0) {
       ack(f);
       r.promise.tryFail(RmaException.of(ErrorClass.TYPE, "message of %d bytes from rank %d (tag %d) is not a whole "
-          + "number of %s (%d bytes each) at rank %d", f.count, f.src, f.tag, r.type.name(), size, ep.rank()));
+          + "number of %s (%d bytes each) at rank %d", f.count, r.ch.rankOf(f.src), f.tag, r.type.name(), size,
+          r.ch.myRank()));
       return;
     }
     int elements = size == 0 ? 0 : (int) (f.count / size);
@@ -345,7 +436,7 @@ public final class PointToPoint {
       DatatypeEngine.unpack(srcBase, srcAddr, r.buf.base(), r.buf.address(), r.type, elements, Op.REPLACE);
     }
     ack(f);
-    r.promise.tryComplete(new Status(f.src, f.tag, elements, f.count));
+    r.promise.tryComplete(new Status(r.ch.rankOf(f.src), f.tag, elements, f.count));
   }
 
   /** Tells a synchronous sender of the match, or a buffered sender that its buffer space is free. */
@@ -356,11 +447,10 @@ public final class PointToPoint {
     }
   }
 
-  /** MPI_Buffer_attach. */
-  public Future<Void> bufferAttach(dev.vertxrma.Buf buffer, int size) {
+  private Future<Void> bufferAttach(dev.vertxrma.Buf buffer, int size, int rank) {
     if (bsend != null) {
       return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER,
-          "rank %d already has a buffer attached; detach it first (one buffer per rank)", ep.rank()));
+          "rank %d already has a buffer attached; detach it first (one buffer per rank)", rank));
     }
     if (size < 0) {
       return ep.context().failedFuture(RmaException.of(ErrorClass.ARG, "buffer size %d is negative", size));
@@ -381,9 +471,9 @@ public final class PointToPoint {
   }
 
   /** MPI_Buffer_detach: completes with the buffer and its size once every buffered message was delivered. */
-  public Future<dev.vertxrma.DetachedBuffer> bufferDetach() {
+  private Future<dev.vertxrma.DetachedBuffer> bufferDetach(int rank) {
     if (bsend == null) {
-      return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER, "rank %d has no buffer attached", ep.rank()));
+      return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER, "rank %d has no buffer attached", rank));
     }
     BsendBuffer b = bsend;
     Promise<dev.vertxrma.DetachedBuffer> p = ep.context().promise();

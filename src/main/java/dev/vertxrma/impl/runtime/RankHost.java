@@ -4,7 +4,6 @@ import dev.vertxrma.Comm;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RankProgram;
 import dev.vertxrma.RmaException;
-import dev.vertxrma.impl.coll.Collectives;
 import dev.vertxrma.impl.p2p.PointToPoint;
 import dev.vertxrma.impl.transport.FrameType;
 import io.vertx.core.DeploymentOptions;
@@ -28,7 +27,7 @@ public final class RankHost extends VerticleBase {
   private final List<String> args;
   private final boolean requireFreed;
   private RankProcess process;
-  private WorldComm world;
+  private CommImpl world;
 
   /**
    * @param requestedRank the rank to host, or {@code -1} to take one in the handshake
@@ -80,8 +79,7 @@ public final class RankHost extends VerticleBase {
       process.handle(FrameType.SEND, p2p::onMessage);
       process.handle(FrameType.SSEND, p2p::onMessage);
       process.onFailure(p2p::fail);
-      Collectives coll = new Collectives(process, p2p, WorldComm.WORLD_COLL_CTX);
-      world = new WorldComm(process, p2p, coll);
+      world = CommImpl.world(process, p2p);
       return process.listen();
     });
   }

@@ -190,7 +190,7 @@ public final class RankProcess implements Endpoint {
     }
   }
 
-  private static String stripClass(RmaException e) {
+  static String stripClass(RmaException e) {
     String m = e.getMessage();
     String prefix = e.errorClass() + ": ";
     return m.startsWith(prefix) ? m.substring(prefix.length()) : m;

@@ -11,11 +11,27 @@ import io.vertx.core.internal.ContextInternal;
  */
 public interface Endpoint {
 
-  /** This rank. */
+  /** This rank, in this endpoint's numbering (the job's, or a communicator's). */
   int rank();
 
-  /** Number of ranks in the job. */
+  /** Number of ranks in this endpoint's numbering (the job, or a communicator). */
   int size();
+
+  /**
+   * The job rank of rank {@code r} of this endpoint's numbering: frames on the wire always carry
+   * job ranks. The identity for the job itself.
+   */
+  default int jobRank(int r) {
+    return r;
+  }
+
+  /**
+   * This endpoint's rank of job rank {@code jobRank}, or {@code -1} if that rank is not a member.
+   * The identity for the job itself.
+   */
+  default int rankOf(int jobRank) {
+    return jobRank;
+  }
 
   /** The rank's context; every engine runs on it. */
   ContextInternal context();

@@ -24,7 +24,7 @@ import dev.vertxrma.impl.observe.Sync;
 import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.ops.TypeMap;
 import dev.vertxrma.impl.runtime.ErrorHandling;
-import dev.vertxrma.impl.runtime.WorldComm;
+import dev.vertxrma.impl.runtime.CommImpl;
 import dev.vertxrma.impl.sync.CompletionTracker;
 import dev.vertxrma.impl.sync.PassiveEpoch;
 import dev.vertxrma.impl.sync.PscwEpoch;
@@ -52,7 +52,7 @@ final class WinImpl implements Win {
 
   private final WindowRegistry registry;
   private final Endpoint rp;
-  private final WorldComm comm;
+  private final CommImpl comm;
   private final int id;
   private final int rank;
   private final WindowMemory memory;
@@ -98,10 +98,10 @@ final class WinImpl implements Win {
   /** The issue number of the operation whose body runs now (for the observer). */
   private long issuing;
 
-  WinImpl(WindowRegistry registry, WorldComm comm, int id, WindowMemory memory, DynamicMemory dynamic,
+  WinImpl(WindowRegistry registry, CommImpl comm, int id, WindowMemory memory, DynamicMemory dynamic,
       SharedMapping mapping, int dispUnit, Flavor flavor, Info info) {
     this.registry = registry;
-    this.rp = registry.process();
+    this.rp = comm.endpoint(); // the communicator's ranks: targets, groups and frames' sources are its own
     this.comm = comm;
     this.id = id;
     this.rank = rp.rank();
@@ -112,7 +112,9 @@ final class WinImpl implements Win {
     this.flavor = flavor;
     this.info = effectiveInfo(info);
     this.coll = new Collectives(rp, comm.p2p(), collectiveContext(id));
-    this.observer = Observers.forWindow(registry.process().job().jobName(), rank, registry.process().trace());
+    // observed in job ranks (the window's own are its communicator's)
+    this.observer = RankObserver.inJobRanks(Observers.forWindow(registry.process().job().jobName(),
+        registry.process().rank(), registry.process().trace()), rp::jobRank);
     this.tracker = new CompletionTracker(rp.context(), rp.size(), observer, id);
     this.errors = new ErrorHandling("window " + id + " of rank " + rank,
         e -> comm.abort("ERRORS_ARE_FATAL on window " + this.name + ": " + e.getMessage()));
@@ -493,7 +495,7 @@ final class WinImpl implements Win {
   private TargetWindow peer(int r) {
     TargetWindow p = peers[r];
     if (p == null) {
-      p = registry.peer(r, id);
+      p = registry.peer(rp.jobRank(r), id);
       peers[r] = p;
     }
     return p;
@@ -534,8 +536,8 @@ final class WinImpl implements Win {
   private record OriginBuffer(TypeMap type, MemoryRef mem, int count) {
 
     static OriginBuffer of(Buf buf, int offset, int count, Datatype type, String what) {
-      TypeMap t = WorldComm.typeMap(type, what);
-      return new OriginBuffer(t, WorldComm.buffer(buf, offset, count, t, what), count);
+      TypeMap t = CommImpl.typeMap(type, what);
+      return new OriginBuffer(t, CommImpl.buffer(buf, offset, count, t, what), count);
     }
 
     /** Same JVM: the target reads it in place; otherwise its packed bytes travel as the payload. */
@@ -596,7 +598,7 @@ final class WinImpl implements Win {
     return op(targetRank, call, issuedIn -> {
       checkLive(call);
       boolean accumulate = type == FrameType.ACC;
-      TypeMap tt = WorldComm.typeMap(targetType, accumulate ? "accumulate target" : "put target");
+      TypeMap tt = CommImpl.typeMap(targetType, accumulate ? "accumulate target" : "put target");
       OriginBuffer o = OriginBuffer.of(origin, originOffset, originCount, originType,
           accumulate ? "accumulate origin" : "put origin");
       if (accumulate) {
@@ -623,7 +625,7 @@ final class WinImpl implements Win {
       long targetDisp, int targetCount, Datatype targetType) {
     return op(targetRank, "get", issuedIn -> {
       checkLive("get");
-      TypeMap tt = WorldComm.typeMap(targetType, "get target");
+      TypeMap tt = CommImpl.typeMap(targetType, "get target");
       OriginBuffer o = OriginBuffer.of(origin, originOffset, originCount, originType, "get origin");
       if (targetRank == Comm.PROC_NULL) {
         return rp.context().succeededFuture();
@@ -654,7 +656,7 @@ final class WinImpl implements Win {
       int targetCount, Datatype targetType, Op op) {
     return op(targetRank, "getAccumulate", issuedIn -> {
       checkLive("getAccumulate");
-      TypeMap tt = WorldComm.typeMap(targetType, "getAccumulate target");
+      TypeMap tt = CommImpl.typeMap(targetType, "getAccumulate target");
       checkOp(op, tt);
       OriginBuffer o = op == Op.NO_OP ? null
           : OriginBuffer.of(origin, originOffset, originCount, originType, "getAccumulate origin");
@@ -708,11 +710,11 @@ final class WinImpl implements Win {
       Buf result, int resultOffset, Datatype type, int targetRank, long targetDisp) {
     return op(targetRank, "compareAndSwap", issuedIn -> {
       checkLive("compareAndSwap");
-      TypeMap t = WorldComm.typeMap(type, "compareAndSwap");
+      TypeMap t = CommImpl.typeMap(type, "compareAndSwap");
       DatatypeEngine.checkCompareAndSwapType(t);
-      MemoryRef om = WorldComm.buffer(origin, originOffset, 1, t, "compareAndSwap origin");
-      MemoryRef cm = WorldComm.buffer(compare, compareOffset, 1, t, "compareAndSwap compare");
-      MemoryRef rm = WorldComm.buffer(result, resultOffset, 1, t, "compareAndSwap result");
+      MemoryRef om = CommImpl.buffer(origin, originOffset, 1, t, "compareAndSwap origin");
+      MemoryRef cm = CommImpl.buffer(compare, compareOffset, 1, t, "compareAndSwap compare");
+      MemoryRef rm = CommImpl.buffer(result, resultOffset, 1, t, "compareAndSwap result");
       if (targetRank == Comm.PROC_NULL) {
         return rp.context().succeededFuture();
       }
@@ -812,18 +814,19 @@ final class WinImpl implements Win {
       if (group == null) {
         throw new RmaException(ErrorClass.GROUP, "post group is null");
       }
+      Group members = windowRanks(group, "post");
       checkNotPassive("post");
       if (exposure != null) {
         throw RmaException.of(ErrorClass.RMA_SYNC, "post at rank %d while the exposure epoch to %s is still open "
             + "(call waitFor first)", rank, exposure);
       }
-      pscw.checkMembers(group, "post");
+      pscw.checkMembers(members, "post");
       leaveFenceMode("post");
-      exposure = group;
+      exposure = members;
       // the exposure is open at this target before any origin learns of the post
-      return observer.sync(id, Sync.POST, -1, targetWindow.post(group)).map(v -> {
+      return observer.sync(id, Sync.POST, -1, targetWindow.post(members)).map(v -> {
         if ((bits & Mode.NOCHECK.bit()) == 0) {
-          for (int m : group.ranks()) {
+          for (int m : members.ranks()) {
             rp.send(m, Frame.of(FrameType.POST, rank, id));
           }
         }
@@ -840,12 +843,13 @@ final class WinImpl implements Win {
       if (group == null) {
         throw new RmaException(ErrorClass.GROUP, "start group is null");
       }
+      Group members = windowRanks(group, "start");
       checkNotPassive("start");
-      pscw.checkStart(group);
+      pscw.checkStart(members);
       leaveFenceMode("start");
       tracker.resetEpochCounts();
       return observer.sync(id, Sync.START, -1,
-          rp.withTimeout(pscw.start(group, (bits & Mode.NOCHECK.bit()) != 0), "start (waiting for posts)"))
+          rp.withTimeout(pscw.start(members, (bits & Mode.NOCHECK.bit()) != 0), "start (waiting for posts)"))
           .onFailure(e -> {
             if (e instanceof RmaException && ((RmaException) e).errorClass() == ErrorClass.TIMEOUT) {
               pscw.withdrawStart((RmaException) e); // the window stays usable
@@ -1102,9 +1106,40 @@ final class WinImpl implements Win {
     return comm.call(errors, () -> rp.request(dst, f));
   }
 
-  /** A frame for this window's target side, from any thread. */
+  /**
+   * A frame for this window's target side, from any thread: its source becomes a rank of the
+   * window's communicator, the numbering of the whole window engine.
+   */
   void onFrame(Frame f) {
+    int src = rp.rankOf(f.src);
+    if (src < 0) {
+      throw new RmaException(ErrorClass.RANK, "job rank " + f.src + " is not a member of the communicator of window "
+          + id + " at job rank " + registry.process().rank(), false);
+    }
+    f.src = src;
     targetWindow.onFrame(f);
+  }
+
+  /**
+   * A post or start group, whose members are processes named by job rank ({@link Group}), in
+   * this window's rank numbering; GROUP for a process outside the window's communicator.
+   */
+  private Group windowRanks(Group group, String call) {
+    int[] job = group.ranks();
+    int[] ranks = new int[job.length];
+    for (int i = 0; i < job.length; i++) {
+      ranks[i] = rp.rankOf(job[i]);
+      int np = registry.process().size();
+      if (job[i] >= np) {
+        throw RmaException.of(ErrorClass.RANK, "%s group %s names rank %d, the job has %d ranks", call, group, job[i],
+            np);
+      }
+      if (ranks[i] < 0) {
+        throw RmaException.of(ErrorClass.GROUP, "%s group %s names job rank %d, which is not in the communicator of "
+            + "window %s", call, group, job[i], name);
+      }
+    }
+    return Group.of(rank, ranks);
   }
 
   // ------------------------------------------------------------------ free

@@ -5,12 +5,13 @@ import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Info;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
+import dev.vertxrma.impl.coll.AgreedIds;
 import dev.vertxrma.impl.coll.Collectives;
 import dev.vertxrma.impl.memory.DynamicMemory;
 import dev.vertxrma.impl.memory.SharedMapping;
 import dev.vertxrma.impl.memory.WindowMemory;
 import dev.vertxrma.impl.runtime.RankProcess;
-import dev.vertxrma.impl.runtime.WorldComm;
+import dev.vertxrma.impl.runtime.CommImpl;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.net.InetAddress;
@@ -65,11 +66,11 @@ public final class WindowFactory {
    * Runs a window-creating body on {@code comm}'s rank context after the checks every flavor
    * shares (a vertx-rma communicator, a positive displacement unit).
    */
-  private static Future<Win> collective(Comm comm, int dispUnit, java.util.function.Function<WorldComm, Future<Win>> body) {
-    if (!(comm instanceof WorldComm)) {
+  private static Future<Win> collective(Comm comm, int dispUnit, java.util.function.Function<CommImpl, Future<Win>> body) {
+    if (!(comm instanceof CommImpl)) {
       return Future.failedFuture(new RmaException(ErrorClass.COMM, "not a vertx-rma communicator: " + comm));
     }
-    WorldComm wc = (WorldComm) comm;
+    CommImpl wc = (CommImpl) comm;
     return wc.call(() -> {
       if (dispUnit <= 0) {
         throw RmaException.of(ErrorClass.ARG, "displacement unit %d must be positive", dispUnit);
@@ -116,15 +117,17 @@ public final class WindowFactory {
    * with that rank's reason; otherwise the window's id is the largest proposed one, so ids never
    * drift apart after a failed creation (they are agreed, not counted locally).
    */
-  static Future<Agreement> agree(WorldComm wc, WindowRegistry registry, Throwable localFailure, long size,
+  static Future<Agreement> agree(CommImpl wc, WindowRegistry registry, Throwable localFailure, long size,
       int dispUnit) {
     byte[] reason = localFailure == null ? new byte[0]
         : String.valueOf(localFailure.getMessage()).getBytes(StandardCharsets.UTF_8);
     int code = localFailure == null ? -1 : localFailure instanceof RmaException
         ? ((RmaException) localFailure).errorClass().code() : ErrorClass.INTERN.code();
-    byte[] mine = ByteBuffer.allocate(20 + reason.length).putInt(registry.proposeId()).putInt(code).putLong(size)
-        .putInt(dispUnit).put(reason).array();
-    return wc.collectives().allgather(mine).compose(all -> {
+    // the proposal waits for this rank's earlier creations (over any communicator) to agree
+    AgreedIds.Turn turn = registry.ids().turn();
+    Future<byte[]> mine = turn.proposal().map(proposal -> ByteBuffer.allocate(20 + reason.length).putInt(proposal)
+        .putInt(code).putLong(size).putInt(dispUnit).put(reason).array());
+    return wc.collectives().allgather(mine).onFailure(e -> turn.end()).compose(all -> {
       int id = 0;
       long[] sizes = new long[all.size()];
       int[] units = new int[all.size()];
@@ -135,6 +138,7 @@ public final class WindowFactory {
         sizes[r] = b.getLong();
         units[r] = b.getInt();
         if (failed >= 0) {
+          turn.end();
           if (r == wc.rank() && localFailure instanceof RmaException) {
             return Future.failedFuture(localFailure);
           }
@@ -144,12 +148,12 @@ public final class WindowFactory {
         }
         id = Math.max(id, proposed);
       }
-      registry.claimId(id);
+      turn.claim(id);
       return Future.succeededFuture(new Agreement(id, sizes, units));
     });
   }
 
-  private static Future<Win> register(WindowRegistry registry, WorldComm wc, Agreement agreed, WindowMemory mem,
+  private static Future<Win> register(WindowRegistry registry, CommImpl wc, Agreement agreed, WindowMemory mem,
       DynamicMemory dyn, SharedMapping mapping, int dispUnit, Win.Flavor flavor, Info info) {
     WinImpl w = new WinImpl(registry, wc, agreed.id(), mem, dyn, mapping, dispUnit, flavor,
         info == null ? Info.NULL : info);
@@ -177,12 +181,12 @@ public final class WindowFactory {
     });
   }
 
-  private static Future<Win> allocateShared(WorldComm wc, WindowRegistry registry, Agreement agreed, long size,
+  private static Future<Win> allocateShared(CommImpl wc, WindowRegistry registry, Agreement agreed, long size,
       int dispUnit, Info info) {
     {
       RankProcess rp = wc.process();
       int id = agreed.id();
-      Collectives coll = new Collectives(rp, wc.p2p(), WinImpl.collectiveContext(id));
+      Collectives coll = new Collectives(wc.endpoint(), wc.p2p(), WinImpl.collectiveContext(id));
       byte[] host = hostName().getBytes(StandardCharsets.UTF_8);
       byte[] mine = ByteBuffer.allocate(8 + host.length).putLong(size).put(host).array();
       return coll.allgather(mine).compose(all -> {
@@ -202,11 +206,11 @@ public final class WindowFactory {
           // every rank sees the same sizes: all fail here alike, none waits for the others
           throw RmaException.of(ErrorClass.NO_MEM, "cannot allocate a shared window of %d bytes at rank %d: the "
               + "segments of all ranks (%s bytes) total %s bytes, more than one shared mapping can hold (%d bytes)",
-              size, rp.rank(), Arrays.toString(sizes), total == Long.MAX_VALUE ? "over 2^63" : total,
+              size, wc.rank(), Arrays.toString(sizes), total == Long.MAX_VALUE ? "over 2^63" : total,
               SharedMapping.MAX_LENGTH);
         }
         byte[] path = null;
-        if (rp.rank() == 0) {
+        if (wc.rank() == 0) {
           String name = "vertx-rma-" + rp.job().jobName() + "-w" + id + "-" + UUID.randomUUID().toString().substring(0, 8);
           try {
             path = SharedMapping.createFile(name, total).toString().getBytes(StandardCharsets.UTF_8);
@@ -220,10 +224,9 @@ public final class WindowFactory {
     }
   }
 
-  private static Future<Win> mapSegment(WindowRegistry registry, WorldComm wc, Collectives coll, Agreement agreed,
+  private static Future<Win> mapSegment(WindowRegistry registry, CommImpl wc, Collectives coll, Agreement agreed,
       byte[] pathBytes,
       long[] sizes, long total, int dispUnit, Info info) {
-    RankProcess rp = wc.process();
     if (pathBytes.length == 0) {
       return Future.failedFuture(new RmaException(ErrorClass.RMA_SHARED, "rank 0 could not create the shared segment "
           + "in " + SharedMapping.directory()));
@@ -240,7 +243,7 @@ public final class WindowFactory {
     SharedMapping mapped = mapping;
     RmaException mapFailure = failure;
     return coll.allgather(ok).compose(flags -> {
-      if (rp.rank() == 0) {
+      if (wc.rank() == 0) {
         SharedMapping.unlink(path);
       }
       for (int r = 0; r < flags.size(); r++) {
@@ -252,8 +255,8 @@ public final class WindowFactory {
               "rank %d could not map the shared segment %s", r, path));
         }
       }
-      long offset = SharedLayout.offset(sizes, rp.rank());
-      long size = sizes[rp.rank()];
+      long offset = SharedLayout.offset(sizes, wc.rank());
+      long size = sizes[wc.rank()];
       WindowMemory mem = WindowMemory.segment(mapped.segment(offset, size), size, mapped::unmap);
       return register(registry, wc, agreed, mem, null, mapped, dispUnit, Win.Flavor.SHARED, info);
     });

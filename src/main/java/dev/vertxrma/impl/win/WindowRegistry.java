@@ -2,6 +2,7 @@ package dev.vertxrma.impl.win;
 
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.coll.AgreedIds;
 import dev.vertxrma.impl.runtime.RankProcess;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
@@ -11,9 +12,9 @@ import java.util.Map;
 
 /**
  * The windows of one rank, by id: dispatches RMA and synchronization frames to their window,
- * hands out window ids (windows are created collectively in the same order everywhere, so the
- * n-th window has the same id at every rank), and releases windows left unfreed when the rank
- * shuts down.
+ * hands out window ids (agreed by the ranks of the window's communicator, so an id names one
+ * window at each of its members, whatever communicators the rank's windows are over), and
+ * releases windows left unfreed when the rank shuts down.
  */
 final class WindowRegistry {
 
@@ -24,10 +25,12 @@ final class WindowRegistry {
   private final RankProcess process;
   /** Read by origin threads delivering same-JVM operations inline, hence concurrent. */
   private final Map<Integer, WinImpl> windows = new java.util.concurrent.ConcurrentHashMap<>();
-  private int lastId;
+  /** Window ids: agreed, from 1; a window's own traffic uses context 2^20 + id (WinImpl). */
+  private final AgreedIds ids;
 
   private WindowRegistry(RankProcess process) {
     this.process = process;
+    this.ids = new AgreedIds(process.context(), 1, 1, Integer.MAX_VALUE - (1 << 20), "window ids");
     for (byte t : FRAME_TYPES) {
       process.handle(t, this::onFrame);
     }
@@ -45,14 +48,9 @@ final class WindowRegistry {
     return process;
   }
 
-  /** The id this rank would give its next window; the ranks agree on the largest proposal. */
-  int proposeId() {
-    return lastId + 1;
-  }
-
-  /** Takes {@code id} as the id of a window just agreed on: later proposals are above it. */
-  void claimId(int id) {
-    lastId = Math.max(lastId, id);
+  /** The window ids of this rank: each creation proposes the next free one; the ranks agree on the largest. */
+  AgreedIds ids() {
+    return ids;
   }
 
   void register(WinImpl w) {

@@ -10,6 +10,7 @@ import dev.vertxrma.Group;
 import dev.vertxrma.Op;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Status;
+import dev.vertxrma.impl.coll.AgreedIds;
 import dev.vertxrma.impl.coll.Collectives;
 import dev.vertxrma.impl.memory.Memory;
 import dev.vertxrma.impl.memory.MemoryRef;
@@ -18,6 +19,7 @@ import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.ops.TypeMap;
 import dev.vertxrma.impl.p2p.PointToPoint;
 import dev.vertxrma.impl.p2p.PointToPoint.SendMode;
+import dev.vertxrma.impl.transport.Endpoint;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
@@ -27,39 +29,96 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * The world communicator of one rank: validates every call's arguments (so a bad call fails its
+ * A communicator of one rank — the world, COMM_SELF, or one made by split, dup or create:
+ * validates every call's arguments in the communicator's rank numbering (so a bad call fails its
  * future with the right error class and never reaches the wire), moves calls onto the rank's
- * context, and delegates to the point-to-point and collective engines.
+ * context, and delegates to the rank's point-to-point engine (through this communicator's
+ * {@link PointToPoint.Channel}: its context id and numbering) and to collectives of its own.
+ * Its {@link #endpoint()} is where its ranks become job ranks.
  */
-public final class WorldComm implements Comm {
+public final class CommImpl implements Comm {
 
+  /** Point-to-point context of the world; its collectives use the next id. */
   static final int WORLD_CTX = 0;
   static final int WORLD_COLL_CTX = 1;
+  /** COMM_SELF's contexts: fixed, since a communicator of one rank needs no agreement. */
+  static final int SELF_CTX = 2;
+  /** The first context id agreed for a new communicator; each takes two (point-to-point, collectives). */
+  static final int FIRST_CTX = 4;
+  /** Communicator contexts stay below the contexts of windows' own traffic (WinImpl: 2^20 + window id). */
+  static final int CTX_LIMIT = 1 << 20;
 
+  /** What kind of communicator: the world and COMM_SELF cannot be freed. */
+  enum Kind { WORLD, SELF, DERIVED }
+
+  /** What all communicators of one rank share. */
+  static final class RankComms {
+    final RankProcess rp;
+    final PointToPoint p2p;
+    /** Context ids of new communicators, agreed over their parents. */
+    final AgreedIds contexts;
+    CommImpl self;
+
+    RankComms(RankProcess rp, PointToPoint p2p) {
+      this.rp = rp;
+      this.p2p = p2p;
+      this.contexts = new AgreedIds(rp.context(), FIRST_CTX, 2, CTX_LIMIT, "communicator context ids");
+    }
+  }
+
+  private final RankComms comms;
   private final RankProcess rp;
+  /** This communicator's view of the rank: its numbering; the rank process itself for the world. */
+  private final Endpoint view;
   private final PointToPoint p2p;
+  private final PointToPoint.Channel ch;
   private final Collectives coll;
   private final Group group;
+  private final Kind kind;
+  private final String name;
   /** Handed out for every call that succeeds at once with no value: it never changes. */
   private final RankFuture<?> succeeded;
   private final ErrorHandling errors;
+  private volatile boolean freed;
 
-  WorldComm(RankProcess rp, PointToPoint p2p, Collectives coll) {
-    this.rp = rp;
-    this.errors = new ErrorHandling("the world communicator of rank " + rp.rank(),
+  private CommImpl(RankComms comms, Endpoint view, int ctx, Kind kind, String name) {
+    this.comms = comms;
+    this.rp = comms.rp;
+    this.view = view;
+    this.kind = kind;
+    this.name = name;
+    this.errors = new ErrorHandling(name + " of rank " + rp.rank(),
         e -> abort("ERRORS_ARE_FATAL: " + e.getMessage()));
     this.succeeded = RankFuture.succeeded(rp.context());
-    this.p2p = p2p;
-    this.coll = coll;
-    int[] all = new int[rp.size()];
-    for (int i = 0; i < all.length; i++) {
-      all[i] = i;
+    this.p2p = comms.p2p;
+    this.ch = p2p.channel(ctx, view);
+    this.coll = new Collectives(view, p2p, ctx + 1);
+    int[] members = new int[view.size()];
+    for (int i = 0; i < members.length; i++) {
+      members[i] = view.jobRank(i);
     }
-    this.group = Group.of(rp.rank(), all);
+    this.group = Group.of(rp.rank(), members);
   }
 
-  /** The point-to-point engine (windows run their collectives over it in a context of their own). */
-  /** The world's collectives (context {@link #WORLD_COLL_CTX}): collective calls of every rank match in call order. */
+  /** The world communicator of a rank, with its point-to-point engine. */
+  static CommImpl world(RankProcess rp, PointToPoint p2p) {
+    return new CommImpl(new RankComms(rp, p2p), rp, WORLD_CTX, Kind.WORLD, "the world communicator");
+  }
+
+  /**
+   * A new communicator of this rank over the job ranks {@code members} (in its rank order; this
+   * rank among them), with the agreed context id {@code ctx}.
+   */
+  CommImpl derive(int[] members, int ctx, String name) {
+    return new CommImpl(comms, new CommEndpoint(rp, members, name), ctx, Kind.DERIVED, name);
+  }
+
+  /** The rank's communicators' shared state (the context ids). */
+  RankComms comms() {
+    return comms;
+  }
+
+  /** The collectives of this communicator: collective calls of every rank match in call order. */
   public Collectives collectives() {
     return coll;
   }
@@ -69,9 +128,22 @@ public final class WorldComm implements Comm {
     return p2p;
   }
 
+  /**
+   * This communicator's view of the rank, in its rank numbering: engines built over a
+   * communicator (windows, their collectives) send and reply through it.
+   */
+  public Endpoint endpoint() {
+    return view;
+  }
+
   /** The rank process behind this communicator (for windows). */
   public RankProcess process() {
     return rp;
+  }
+
+  /** The communicator's name, for messages: "the world communicator", "COMM_SELF", "split(color 1) of ...". */
+  public String name() {
+    return name;
   }
 
   /**
@@ -81,7 +153,11 @@ public final class WorldComm implements Comm {
    * to the communicator's error handler first.
    */
   public <T> Future<T> call(Supplier<Future<T>> body) {
-    return errors.apply(callRaw(body));
+    return errors.apply(callRaw(freed ? this::freedFailure : body));
+  }
+
+  private <T> Future<T> freedFailure() {
+    throw RmaException.of(ErrorClass.COMM, "%s was freed at rank %d; it takes no more calls", name, rank());
   }
 
   /** {@link #call(Supplier)} for a call on a window: its failure goes to the window's handler. */
@@ -184,14 +260,19 @@ public final class WorldComm implements Comm {
       return;
     }
     if (peer < 0 || peer >= size()) {
-      throw RmaException.of(ErrorClass.RANK, "%s: rank %d is not in [0, %d)", what, peer, size());
+      throw RmaException.of(ErrorClass.RANK, "%s: rank %d is not in [0, %d)%s", what, peer, size(), where());
     }
   }
 
   private void checkRoot(int root, String what) {
     if (root < 0 || root >= size()) {
-      throw RmaException.of(ErrorClass.RANK, "%s: root %d is not in [0, %d)", what, root, size());
+      throw RmaException.of(ErrorClass.RANK, "%s: root %d is not in [0, %d)%s", what, root, size(), where());
     }
+  }
+
+  /** Names this communicator in a message about its ranks (nothing for the world, whose ranks are the job's). */
+  private String where() {
+    return kind == Kind.WORLD ? "" : ", the ranks of " + name;
   }
 
   private static void checkTag(int tag, boolean allowAny, String what) {
@@ -204,12 +285,12 @@ public final class WorldComm implements Comm {
 
   @Override
   public int rank() {
-    return rp.rank();
+    return view.rank();
   }
 
   @Override
   public int size() {
-    return rp.size();
+    return view.size();
   }
 
   @Override
@@ -227,6 +308,46 @@ public final class WorldComm implements Comm {
     return rp.job().jobName();
   }
 
+  // ------------------------------------------------------------------ communicators
+
+  @Override
+  public Future<Optional<Comm>> split(int color, int key) {
+    return call(() -> CommFactory.split(this, color, key));
+  }
+
+  @Override
+  public Future<Comm> dup() {
+    return call(() -> CommFactory.dup(this));
+  }
+
+  @Override
+  public Future<Optional<Comm>> create(Group group) {
+    return call(() -> CommFactory.create(this, group));
+  }
+
+  @Override
+  public Comm self() {
+    synchronized (comms) {
+      if (comms.self == null) {
+        comms.self = new CommImpl(comms, new CommEndpoint(rp, new int[] {rp.rank()}, "COMM_SELF"), SELF_CTX,
+            Kind.SELF, "COMM_SELF");
+      }
+      return comms.self;
+    }
+  }
+
+  @Override
+  public Future<Void> free() {
+    return call(() -> {
+      if (kind != Kind.DERIVED) {
+        throw RmaException.of(ErrorClass.COMM, "free of %s at rank %d: the world communicator and COMM_SELF cannot "
+            + "be freed", name, rank());
+      }
+      freed = true;
+      return rp.context().succeededFuture();
+    });
+  }
+
   // ------------------------------------------------------------------ point-to-point
 
   private Future<Void> send(Buf buf, int offset, int count, Datatype type, int dest, int tag, SendMode mode,
@@ -236,7 +357,7 @@ public final class WorldComm implements Comm {
       MemoryRef mem = buffer(buf, offset, count, t, what);
       checkPeer(dest, false, what);
       checkTag(tag, false, what);
-      return p2p.send(WORLD_CTX, mem, t, count, dest, tag, mode);
+      return ch.send(mem, t, count, dest, tag, mode);
     });
   }
 
@@ -276,7 +397,7 @@ public final class WorldComm implements Comm {
       MemoryRef mem = buffer(buf, offset, count, t, what);
       checkPeer(source, true, what);
       checkTag(tag, true, what);
-      return p2p.recv(WORLD_CTX, mem, t, count, source, tag);
+      return ch.recv(mem, t, count, source, tag);
     });
   }
 
@@ -285,7 +406,7 @@ public final class WorldComm implements Comm {
     return call(() -> {
       checkPeer(source, true, "probe");
       checkTag(tag, true, "probe");
-      return p2p.probe(WORLD_CTX, source, tag);
+      return ch.probe(source, tag);
     });
   }
 
@@ -294,7 +415,7 @@ public final class WorldComm implements Comm {
     return call(() -> {
       checkPeer(source, true, "iprobe");
       checkTag(tag, true, "iprobe");
-      return rp.context().succeededFuture(Optional.ofNullable(p2p.iprobe(WORLD_CTX, source, tag)));
+      return rp.context().succeededFuture(Optional.ofNullable(ch.iprobe(source, tag)));
     });
   }
 
@@ -311,8 +432,8 @@ public final class WorldComm implements Comm {
       checkPeer(source, true, "sendrecv source");
       checkTag(recvTag, true, "sendrecv receive");
       // the standard send packs the data and completes at once: it can never wait for the receive
-      Future<Void> sent = p2p.send(WORLD_CTX, in, st, sendCount, dest, sendTag, SendMode.STANDARD);
-      Future<Status> received = p2p.recv(WORLD_CTX, out, rt, recvCount, source, recvTag);
+      Future<Void> sent = ch.send(in, st, sendCount, dest, sendTag, SendMode.STANDARD);
+      Future<Status> received = ch.recv(out, rt, recvCount, source, recvTag);
       return Future.all(sent, received).map(all -> received.result());
     });
   }
@@ -328,20 +449,20 @@ public final class WorldComm implements Comm {
       checkPeer(source, true, "sendrecvReplace source");
       checkTag(recvTag, true, "sendrecvReplace receive");
       // packed (copied out) before the receive is posted, which may fill the buffer at once
-      Future<Void> sent = p2p.send(WORLD_CTX, mem, t, count, dest, sendTag, SendMode.STANDARD);
-      Future<Status> received = p2p.recv(WORLD_CTX, mem, t, count, source, recvTag);
+      Future<Void> sent = ch.send(mem, t, count, dest, sendTag, SendMode.STANDARD);
+      Future<Status> received = ch.recv(mem, t, count, source, recvTag);
       return Future.all(sent, received).map(all -> received.result());
     });
   }
 
   @Override
   public Future<Void> bufferAttach(Buf buffer, int sizeBytes) {
-    return call(() -> p2p.bufferAttach(buffer, sizeBytes));
+    return call(() -> ch.bufferAttach(buffer, sizeBytes));
   }
 
   @Override
   public Future<DetachedBuffer> bufferDetach() {
-    return call(p2p::bufferDetach);
+    return call(ch::bufferDetach);
   }
 
   // ------------------------------------------------------------------ collectives
@@ -713,7 +834,7 @@ public final class WorldComm implements Comm {
 
   @Override
   public void abort(String reason) {
-    RmaException cause = RmaException.of(ErrorClass.COMM, "job %s aborted by rank %d: %s", jobName(), rank(), reason);
+    RmaException cause = RmaException.of(ErrorClass.COMM, "job %s aborted by rank %d: %s", jobName(), rp.rank(), reason);
     if (Vertx.currentContext() == rp.context()) {
       rp.abortJob(cause);
     } else {

@@ -1,0 +1,133 @@
+package dev.vertxrma.impl.runtime;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.transport.Endpoint;
+import dev.vertxrma.impl.transport.Frame;
+import dev.vertxrma.impl.transport.PendingReplies;
+import io.vertx.core.Future;
+import io.vertx.core.internal.ContextInternal;
+import java.util.Arrays;
+
+/**
+ * A communicator's view of its rank: the one place where a communicator's rank numbering meets
+ * the job's. Ranks given to it are the communicator's; frames leave with job ranks (the wire and
+ * the data plane's peer checks know only those) and replies go back to the job rank of the
+ * request's source. Frames arriving for a communicator's engine are turned back into its
+ * numbering by the engine with {@link #rankOf}. Everything else is the rank's own.
+ */
+final class CommEndpoint implements Endpoint {
+
+  private final RankProcess process;
+  /** Job rank of each member, in communicator order. */
+  private final int[] members;
+  /** Communicator rank of each job rank, {@code -1} for a job rank that is not a member. */
+  private final int[] index;
+  private final int rank;
+  private final String name;
+
+  /**
+   * @param members the job ranks of the members in communicator order; the calling rank is one of them
+   * @param name the communicator's name, for messages
+   */
+  CommEndpoint(RankProcess process, int[] members, String name) {
+    this.process = process;
+    this.members = members.clone();
+    this.index = new int[process.size()];
+    Arrays.fill(index, -1);
+    for (int i = 0; i < members.length; i++) {
+      index[members[i]] = i;
+    }
+    this.rank = index[process.rank()];
+    this.name = name;
+  }
+
+  @Override
+  public int rank() {
+    return rank;
+  }
+
+  @Override
+  public int size() {
+    return members.length;
+  }
+
+  @Override
+  public int jobRank(int r) {
+    return members[r];
+  }
+
+  @Override
+  public int rankOf(int jobRank) {
+    return jobRank >= 0 && jobRank < index.length ? index[jobRank] : -1;
+  }
+
+  @Override
+  public ContextInternal context() {
+    return process.context();
+  }
+
+  @Override
+  public boolean isLocal(int r) {
+    return process.isLocal(members[r]);
+  }
+
+  @Override
+  public void send(int dst, Frame frame) {
+    frame.src = process.rank();
+    process.send(members[dst], frame);
+  }
+
+  @Override
+  public Future<Frame> request(int dst, Frame frame) {
+    frame.src = process.rank();
+    return process.request(members[dst], frame);
+  }
+
+  @Override
+  public void reply(Frame request, ErrorClass error, String message) {
+    process.send(members[request.src], PendingReplies.replyTo(request, process.rank(), error, message));
+  }
+
+  @Override
+  public void replyWith(Frame request, byte[] payload) {
+    Frame r = PendingReplies.replyTo(request, process.rank(), null, null);
+    r.payload = payload;
+    process.send(members[request.src], r);
+  }
+
+  @Override
+  public void replyError(Frame request, RmaException e) {
+    reply(request, e.errorClass(), RankProcess.stripClass(e));
+  }
+
+  @Override
+  public void rejectInput(String what) {
+    process.rejectInput(what);
+  }
+
+  @Override
+  public void rejectInput(String what, Throwable bug) {
+    process.rejectInput(what, bug);
+  }
+
+  @Override
+  public long waitTimeoutMs() {
+    return process.waitTimeoutMs();
+  }
+
+  @Override
+  public RmaException failure() {
+    return process.failure();
+  }
+
+  @Override
+  public <T> Future<T> withTimeout(Future<T> f, String what) {
+    return process.withTimeout(f, what + " on " + name + " (rank " + rank + " there)");
+  }
+
+  @Override
+  public String toString() {
+    return name + Arrays.toString(members);
+  }
+}
