@@ -150,7 +150,7 @@ class TraceTest {
           return f.compose(v -> win.unlockAll()).compose(v -> win.free());
         })), 120);
     String html = read(file);
-    assertTrue(html.contains("rank 0 \u2192 2: put".translateEscapes()), "the arrow goes from lane 0 to lane 2");
+    assertTrue(html.contains("rank 0 \u2192 2: put"), "the arrow goes from lane 0 to lane 2");
     assertTrue(html.contains("flush of rank 2"), "the flush names the job rank");
     assertEquals(List.of("1", "0", "0", "0", "0", "8"), totals(html, 0).subList(0, 6));
   }
