@@ -51,9 +51,4 @@ public final class Observers {
   public static int opIndex(byte frameType) {
     return TimelineHtml.opIndex(frameType);
   }
-
-  /** The name of an operation kind ({@code put}, {@code get}, {@code accumulate}, {@code get_accumulate}, {@code compare_and_swap}) from its frame type. */
-  public static String opName(byte frameType) {
-    return TimelineHtml.opName(frameType);
-  }
 }

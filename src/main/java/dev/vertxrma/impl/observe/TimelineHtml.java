@@ -44,11 +44,6 @@ final class TimelineHtml {
     }
   }
 
-  /** The name of an operation kind ({@code put}, {@code get}, ...) from its frame type. */
-  static String opName(int frameType) {
-    return OP_NAMES[opIndex(frameType)];
-  }
-
   private record Arrow(int origin, int target, int kind, long bytes, long t0, long t1, boolean failed, int win) {
   }
 
