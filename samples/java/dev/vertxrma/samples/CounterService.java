@@ -8,12 +8,16 @@
 //     POST /observe/{bin}  -> 204 once the bin's count has been incremented at its owner
 //     GET  /count          -> the counter
 //     GET  /histogram      -> the bins as a JSON array
+//     GET  /metrics        -> the windows' metrics in Prometheus text format (when started with them)
 //
-// As a sample (bin/rmarun -np N [--jvms K] counter-service [--requests R]) every JVM of the job
-// starts the service on its own ranks and sends it R concurrent requests (half tickets, half
+// As a sample (bin/rmarun -np N [--jvms K] counter-service [--requests R] [--metrics]) every JVM of
+// the job starts the service on its own ranks and sends it R concurrent requests (half tickets, half
 // observations); then the JVM hosting rank 0 checks the totals of all JVMs: the counter equals the
 // number of tickets, the tickets handed out are exactly {0, ..., tickets - 1}, and every bin holds
-// exactly its observations.
+// exactly its observations. With --metrics each JVM binds dev.vertxrma.metrics.RmaMetrics to a
+// Prometheus registry before it creates its windows, serves it at GET /metrics, and after the
+// requests scrapes its own endpoint and checks that it counted exactly one fetch-and-op per ticket,
+// one accumulate per observation and one flush per request made in that JVM.
 package dev.vertxrma.samples;
 
 import dev.vertxrma.Buf;
@@ -41,6 +45,7 @@ import io.vertx.core.http.RequestOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /** A counter and a histogram served over HTTP from the windows of an embedded world. */
 public final class CounterService implements WorldProgram {
@@ -53,17 +58,19 @@ public final class CounterService implements WorldProgram {
   private final World world;
   private final List<Win> windows;
   private final AtomicInteger nextOrigin = new AtomicInteger();
+  private final Supplier<String> metrics;
   private HttpServer server;
 
   /** For bin/rmarun (which calls {@link #run}); a service is made with {@link #start}. */
   public CounterService() {
-    this(null, null, List.of());
+    this(null, null, List.of(), null);
   }
 
-  private CounterService(Vertx vertx, World world, List<Win> windows) {
+  private CounterService(Vertx vertx, World world, List<Win> windows, Supplier<String> metrics) {
     this.vertx = vertx;
     this.world = world;
     this.windows = windows;
+    this.metrics = metrics;
   }
 
   /**
@@ -77,6 +84,22 @@ public final class CounterService implements WorldProgram {
    * @return completes with the running service
    */
   public static Future<CounterService> start(Vertx vertx, World world, int port) {
+    return start(vertx, world, port, null);
+  }
+
+  /**
+   * As {@link #start(Vertx, World, int)}, and serves {@code GET /metrics} with the text
+   * {@code metrics} gives (a Prometheus registry's {@code scrape}: bind
+   * {@code dev.vertxrma.metrics.RmaMetrics} to it before calling this, so that the service's windows
+   * report to it).
+   *
+   * @param vertx the Vert.x instance to serve on
+   * @param world the ranks to serve from
+   * @param port the HTTP port, or 0
+   * @param metrics the body of {@code GET /metrics} (Prometheus text format), or {@code null} for no such endpoint
+   * @return completes with the running service
+   */
+  public static Future<CounterService> start(Vertx vertx, World world, int port, Supplier<String> metrics) {
     int np = world.size();
     long slots = 1 + (BINS + np - 1) / np;
     List<Future<Win>> created = new ArrayList<>();
@@ -89,7 +112,7 @@ public final class CounterService implements WorldProgram {
       for (Future<Win> f : created) {
         windows.add(f.result());
       }
-      CounterService service = new CounterService(vertx, world, windows);
+      CounterService service = new CounterService(vertx, world, windows, metrics);
       return vertx.createHttpServer().requestHandler(service::serve).listen(port).map(s -> {
         service.server = s;
         return service;
@@ -134,6 +157,9 @@ public final class CounterService implements WorldProgram {
         answer = count().map(String::valueOf);
       } else if (req.method() == HttpMethod.GET && path.equals("/histogram")) {
         answer = histogram().map(CounterService::json);
+      } else if (req.method() == HttpMethod.GET && path.equals("/metrics") && metrics != null) {
+        req.response().putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.get());
+        return;
       } else {
         req.response().setStatusCode(404).end();
         return;
@@ -210,21 +236,39 @@ public final class CounterService implements WorldProgram {
 
   @Override
   public Future<?> run(Vertx vertx, World world, List<String> args) {
-    int requests;
-    try {
-      requests = args.isEmpty() ? DEFAULT_REQUESTS
-          : args.size() == 2 && args.get(0).equals("--requests") ? Integer.parseInt(args.get(1)) : -1;
-    } catch (NumberFormatException e) {
-      requests = -1;
+    int requests = DEFAULT_REQUESTS;
+    boolean withMetrics = false;
+    for (int i = 0; i < args.size() && requests >= 2; i++) {
+      if (args.get(i).equals("--metrics")) {
+        withMetrics = true;
+      } else if (args.get(i).equals("--requests") && i + 1 < args.size()) {
+        try {
+          requests = Integer.parseInt(args.get(++i));
+        } catch (NumberFormatException e) {
+          requests = -1;
+        }
+      } else {
+        requests = -1;
+      }
     }
     if (requests < 2) {
       return Future.failedFuture(RmaException.of(ErrorClass.ARG,
-          "counter-service: usage counter-service [--requests R] with R >= 2; got %s", args));
+          "counter-service: usage counter-service [--requests R] [--metrics] with R >= 2; got %s", args));
     }
     int r = requests;
-    return start(vertx, world, 0).compose(service -> drive(vertx, service.port(), r)
-        .compose(tickets -> verify(vertx, world, service, r / 2, r - r / 2, tickets))
-        .eventually(service::stop));
+    // the Micrometer code is in a class of its own, loaded only with --metrics
+    ServiceMetrics metrics = withMetrics ? ServiceMetrics.bind() : null;
+    return start(vertx, world, 0, metrics == null ? null : metrics::scrape).compose(service -> drive(vertx, service.port(), r)
+        .compose(tickets -> (metrics == null ? Future.succeededFuture()
+            : metrics.check(vertx, world, service.port(), r / 2, r - r / 2))
+            .compose(v -> verify(vertx, world, service, r / 2, r - r / 2, tickets)))
+        .eventually(service::stop))
+        .eventually(() -> {
+          if (metrics != null) {
+            metrics.close();
+          }
+          return Future.succeededFuture();
+        });
   }
 
   /** Sends {@code requests} concurrent requests; completes with the tickets received. */

@@ -26,8 +26,12 @@ public class JobOptions {
   private String secret;
   private boolean requireFreedWindows;
   private boolean virtualThreads;
+  private String traceFile = traceProperty();
 
-  /** Default options: one rank, embedded, a fresh job name. */
+  /**
+   * Default options: one rank, embedded, a fresh job name; traced to the file the system property
+   * {@code rma.trace} names, if it is set (see {@link #setTraceFile}).
+   */
   public JobOptions() {
   }
 
@@ -48,6 +52,7 @@ public class JobOptions {
     this.secret = other.secret;
     this.requireFreedWindows = other.requireFreedWindows;
     this.virtualThreads = other.virtualThreads;
+    this.traceFile = other.traceFile;
   }
 
   /**
@@ -294,6 +299,44 @@ public class JobOptions {
   public JobOptions setVirtualThreads(boolean virtualThreads) {
     this.virtualThreads = virtualThreads;
     return this;
+  }
+
+  /**
+   * The file this job's timeline is written to, or {@code null} (not traced).
+   *
+   * @return the file's path; by default the value of the system property {@code rma.trace}, else
+   *     {@code null}
+   */
+  public String getTraceFile() {
+    return traceFile;
+  }
+
+  /**
+   * Traces the job: every rank records its windows' operations (kind, target, bytes, issue and
+   * completion), epochs, synchronization calls and their waits (lock waits among them) and failed
+   * calls, with timestamps, in a ring of bounded size (the last 65536 events per rank;
+   * {@code -Drma.trace.events=N} changes it), and when the job ends the timeline is written to
+   * {@code file} as one self-contained HTML page: ranks as lanes, epochs as bars, operations as
+   * arrows from origin to target, waits shaded. Off by default, and then nothing is recorded and
+   * nothing costs.
+   *
+   * <p>The file is written before the job's future ({@link Rma#run}, {@link World#close()})
+   * completes. A job over several JVMs writes it once: each JVM leaves its part next to the file
+   * ({@code FILE.JOB.part-R}) and the last JVM to end renders all of them (the JVMs must share
+   * the file's directory). The system property {@code -Drma.trace=FILE} sets this default for
+   * every job of the JVM ({@code RMA_JAVA_OPTS="-Drma.trace=t.html" bin/rmarun ...}).
+   *
+   * @param file the HTML file to write (created or replaced), or {@code null} or empty not to trace
+   * @return these options
+   */
+  public JobOptions setTraceFile(String file) {
+    this.traceFile = file == null || file.isEmpty() ? null : file;
+    return this;
+  }
+
+  private static String traceProperty() {
+    String p = System.getProperty("rma.trace");
+    return p == null || p.isEmpty() ? null : p;
   }
 
   private static long positive(long ms, String what) {

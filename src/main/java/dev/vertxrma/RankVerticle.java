@@ -17,6 +17,8 @@ import io.vertx.core.VerticleBase;
  * {@code job} (job name, default {@code rma}), {@code args} (array of program arguments),
  * {@code waitTimeoutMs}, {@code virtualThreads} (default {@code false}: {@code true} runs the
  * rank on a virtual-thread context, see {@link JobOptions#setVirtualThreads}; Java 21+),
+ * {@code trace} (a file: the job's timeline, see {@link JobOptions#setTraceFile}; default the
+ * system property {@code rma.trace}),
  * {@code exit} (default {@code true}: when every rank of this JVM has finished, close Vert.x and
  * exit with status 0, or 1 if a rank failed).
  */

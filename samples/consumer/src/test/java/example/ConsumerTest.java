@@ -71,7 +71,7 @@ class ConsumerTest {
     try {
       JobOptions options = new JobOptions().setNp(4).setJobName("consumer-service");
       Rma.world(vertx, options)
-          .compose(world -> new CounterService().run(vertx, world, List.of("--requests", "400"))
+          .compose(world -> new CounterService().run(vertx, world, List.of("--requests", "400", "--metrics"))
               .eventually(world::close))
           .toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
     } finally {

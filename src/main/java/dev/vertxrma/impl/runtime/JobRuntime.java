@@ -3,6 +3,8 @@ package dev.vertxrma.impl.runtime;
 import dev.vertxrma.JobOptions;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.observe.RankObserver;
+import dev.vertxrma.impl.observe.Trace;
 import dev.vertxrma.impl.transport.DataPlane;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameCodec;
@@ -44,6 +46,8 @@ public final class JobRuntime {
   private volatile String[] rankNodes;
   private final java.util.List<Consumer<String>> nodeLeftListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
   private int users;
+  /** The job's trace in this JVM, or {@code null} when it is not traced. */
+  private volatile Trace trace;
 
   private JobRuntime(Vertx vertx, String jobName, int np, long startupTimeoutMs, long waitTimeoutMs,
       JobSecret secret) {
@@ -254,10 +258,39 @@ public final class JobRuntime {
     }
   }
 
-  /** As {@link #obtain(Vertx, String, int, long, long, String)} with the options' values. */
+  /**
+   * As {@link #obtain(Vertx, String, int, long, long, String)} with the options' values; traced if
+   * the options ask for it ({@link JobOptions#getTraceFile()}).
+   */
   public static JobRuntime obtain(Vertx vertx, JobOptions options) {
-    return obtain(vertx, options.getJobName(), options.getNp(), options.getStartupTimeoutMs(),
+    JobRuntime job = obtain(vertx, options.getJobName(), options.getNp(), options.getStartupTimeoutMs(),
         options.getWaitTimeoutMs(), options.getSecret());
+    if (options.getTraceFile() != null) {
+      job.traceTo(java.nio.file.Path.of(options.getTraceFile()));
+    }
+    return job;
+  }
+
+  /** Traces the job's ranks in this JVM to {@code file} (the first call decides); before any rank starts. */
+  synchronized void traceTo(java.nio.file.Path file) {
+    if (trace == null) {
+      trace = new Trace(file, jobName, np);
+    }
+  }
+
+  /** The trace recorder of local rank {@code rank}: {@link RankObserver#NOOP} when the job is not traced. */
+  RankObserver traceRecorder(int rank) {
+    Trace t = trace;
+    return t == null ? RankObserver.NOOP : t.recorder(rank);
+  }
+
+  /**
+   * {@link #release()}, and when that was the last user, writes the job's trace (if it is traced)
+   * on a worker thread. Never fails.
+   */
+  public Future<Void> releaseAndTrace() {
+    Trace t = trace;
+    return release() && t != null ? t.finish(vertx) : Future.succeededFuture();
   }
 
   /**
@@ -287,8 +320,12 @@ public final class JobRuntime {
     }
   }
 
-  /** Drops one user; the last one removes the job from this Vert.x instance. */
-  public void release() {
+  /**
+   * Drops one user; the last one removes the job from this Vert.x instance.
+   *
+   * @return whether it was the last one
+   */
+  public boolean release() {
     synchronized (JOBS) {
       if (--users == 0) {
         if (membership != null) {
@@ -301,7 +338,9 @@ public final class JobRuntime {
         if (jobs != null) {
           jobs.remove(jobName);
         }
+        return true;
       }
+      return false;
     }
   }
 

@@ -36,6 +36,9 @@ public final class LauncherJob {
     }
     JobOptions options = new JobOptions().setNp(np).setJobName(config.getString("job", "rma"))
         .setWaitTimeoutMs(config.getLong("waitTimeoutMs", JobOptions.DEFAULT_WAIT_TIMEOUT_MS));
+    if (config.containsKey("trace")) {
+      options.setTraceFile(config.getString("trace"));
+    }
     List<String> args = new ArrayList<>();
     for (Object o : config.getJsonArray("args", new JsonArray())) {
       args.add(String.valueOf(o));
@@ -56,10 +59,9 @@ public final class LauncherJob {
       if (ar.failed()) {
         LOG.log(System.Logger.Level.ERROR, "rank " + host.rank() + " failed: " + ar.cause().getMessage());
       }
-      vertx.undeploy(id).onComplete(u -> {
-        job.release();
+      vertx.undeploy(id).onComplete(u -> job.releaseAndTrace().onComplete(traced -> {
         done(vertx, ar.succeeded(), exit);
-      });
+      }));
     }));
   }
 

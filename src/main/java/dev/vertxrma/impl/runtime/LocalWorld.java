@@ -98,13 +98,13 @@ final class LocalWorld implements World {
         undeploys.add(vertx.undeploy(d.result()));
       }
     }
-    Future.join(undeploys).onComplete(ar -> {
-      job.release();
+    // the trace (if any) is written before the job's future completes
+    Future.join(undeploys).onComplete(ar -> job.releaseAndTrace().onComplete(traced -> {
       if (failures.isEmpty()) {
         result.complete();
       } else {
         result.fail(JobRunner.rootCause(failures));
       }
-    });
+    }));
   }
 }

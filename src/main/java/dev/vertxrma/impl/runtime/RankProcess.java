@@ -2,6 +2,7 @@ package dev.vertxrma.impl.runtime;
 
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.observe.RankObserver;
 import dev.vertxrma.impl.transport.Endpoint;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
@@ -40,12 +41,15 @@ public final class RankProcess implements Endpoint {
   private final java.util.Map<Class<?>, Object> services = new java.util.concurrent.ConcurrentHashMap<>();
   private final RejectedInput rejected;
   private RmaException failure;
+  /** This rank's trace recorder, {@link RankObserver#NOOP} when the job is not traced. */
+  private final RankObserver trace;
 
   RankProcess(JobRuntime job, int rank, ContextInternal context) {
     this.job = job;
     this.rank = rank;
     this.context = context;
     this.transport = job.transport();
+    this.trace = job.traceRecorder(rank);
     this.sink = frame -> context.runOnContext(v -> deliver(frame));
     this.rejected = new RejectedInput("rank " + rank + " of job " + job.jobName(),
         (ms, task) -> job.vertx().setTimer(ms, id -> task.run()), RejectedInput.DEFAULT_INTERVAL_MS);
@@ -235,6 +239,11 @@ public final class RankProcess implements Endpoint {
   @Override
   public ContextInternal context() {
     return context;
+  }
+
+  /** This rank's trace recorder ({@link RankObserver#NOOP} when the job is not traced). */
+  public RankObserver trace() {
+    return trace;
   }
 
   /** The job this rank belongs to. */

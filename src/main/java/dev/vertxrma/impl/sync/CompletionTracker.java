@@ -2,6 +2,7 @@ package dev.vertxrma.impl.sync;
 
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.observe.RankObserver;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.internal.ContextInternal;
@@ -42,6 +43,8 @@ public final class CompletionTracker {
   }
 
   private final ContextInternal context;
+  private final RankObserver observer;
+  private final int win;
   private final long[] issued;
   private final long[] completed;
   private final int[] sentInEpoch;
@@ -49,9 +52,11 @@ public final class CompletionTracker {
   /** Unreported failures, in the order they occurred. */
   private final List<Failure> failures = new ArrayList<>(0);
 
-  /** A tracker for a window over {@code size} ranks. */
-  public CompletionTracker(ContextInternal context, int size) {
+  /** A tracker for window {@code win} over {@code size} ranks, telling {@code observer} of each completion. */
+  public CompletionTracker(ContextInternal context, int size, RankObserver observer, int win) {
     this.context = context;
+    this.observer = observer;
+    this.win = win;
     this.issued = new long[size];
     this.completed = new long[size];
     this.sentInEpoch = new int[size];
@@ -72,6 +77,7 @@ public final class CompletionTracker {
    */
   public void complete(int target, long seq, Throwable failure) {
     completed[target]++;
+    observer.opCompleted(win, target, seq, failure != null);
     if (failure != null) {
       failures.add(new Failure(target, seq, failure instanceof RmaException ? (RmaException) failure
           : new RmaException(ErrorClass.INTERN, String.valueOf(failure), failure)));

@@ -18,6 +18,9 @@ import dev.vertxrma.impl.memory.MemoryRef;
 import dev.vertxrma.impl.memory.DynamicMemory;
 import dev.vertxrma.impl.memory.SharedMapping;
 import dev.vertxrma.impl.memory.WindowMemory;
+import dev.vertxrma.impl.observe.Observers;
+import dev.vertxrma.impl.observe.RankObserver;
+import dev.vertxrma.impl.observe.Sync;
 import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.ops.TypeMap;
 import dev.vertxrma.impl.runtime.ErrorHandling;
@@ -90,6 +93,10 @@ final class WinImpl implements Win {
   private boolean freeing;
   /** The reply future of the frame the running operation body sent (see {@link #track} and {@link #run}). */
   private Future<?> lastSent;
+  /** Traces and metrics of this window ({@link RankObserver#NOOP} when neither is on). */
+  private final RankObserver observer;
+  /** The issue number of the operation whose body runs now (for the observer). */
+  private long issuing;
 
   WinImpl(WindowRegistry registry, CommImpl comm, int id, WindowMemory memory, DynamicMemory dynamic,
       SharedMapping mapping, int dispUnit, Flavor flavor, Info info) {
@@ -105,7 +112,10 @@ final class WinImpl implements Win {
     this.flavor = flavor;
     this.info = effectiveInfo(info);
     this.coll = new Collectives(rp, comm.p2p(), collectiveContext(id));
-    this.tracker = new CompletionTracker(rp.context(), rp.size());
+    // observed in job ranks (the window's own are its communicator's)
+    this.observer = RankObserver.inJobRanks(Observers.forWindow(registry.process().job().jobName(),
+        registry.process().rank(), registry.process().trace()), rp::jobRank);
+    this.tracker = new CompletionTracker(rp.context(), rp.size(), observer, id);
     this.errors = new ErrorHandling("window " + id + " of rank " + rank,
         e -> comm.abort("ERRORS_ARE_FATAL on window " + this.name + ": " + e.getMessage()));
     this.pscw = new PscwEpoch(rp.context(), rank, rp.size());
@@ -134,6 +144,19 @@ final class WinImpl implements Win {
 
   int id() {
     return id;
+  }
+
+  /** The observer of this window (traces, metrics). */
+  RankObserver observer() {
+    return observer;
+  }
+
+  /**
+   * A call of this window on its rank's context ({@link WorldComm#call}), its failure handled by
+   * the window's error handler and observed.
+   */
+  private <T> Future<T> call(Supplier<Future<T>> body) {
+    return observer.failures(id, comm.call(errors, body));
   }
 
   /** This rank's window as a target. */
@@ -233,7 +256,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> setInfo(Info hints) {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("setInfo");
       Info next = info;
       if (hints != null) {
@@ -363,7 +386,7 @@ final class WinImpl implements Win {
    * {@code body} gets the synchronization mode the operation was issued under.
    */
   private <T> Future<T> op(int targetRank, String call, IntFunction<Future<T>> body) {
-    return comm.call(errors, () -> {
+    return call(() -> {
       if (targetRank < 0 || targetRank >= rp.size()) {
         return body.apply(0); // PROC_NULL (no-op) or a bad rank (the body fails): nothing to count
       }
@@ -378,6 +401,7 @@ final class WinImpl implements Win {
       }
       if (gate == null || gate.succeeded()) {
         // the common case, allocation-free when the body completes at once (same-JVM fast path)
+        issuing = seq;
         Future<T> result = runNow(body, issuedIn);
         Future<?> sent = takeLastSent();
         if (result.isComplete() && (sent == null || sent.isComplete())) {
@@ -390,6 +414,7 @@ final class WinImpl implements Win {
       Issued issued = new Issued();
       Future<T> result = gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
           : comm.call(errors, () -> {
+            issuing = seq;
             Future<T> f = runNow(body, issuedIn);
             issued.sent = takeLastSent();
             return f;
@@ -490,6 +515,7 @@ final class WinImpl implements Win {
     } else {
       f.typeBytes = tt.wireBytes();
     }
+    observer.opIssued(id, type, target, tt.size() * (long) count, issuing);
     return f;
   }
 
@@ -717,7 +743,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> fence(Mode... assertions) {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("fence");
       int bits = Mode.bits(assertions);
       if (pscw.accessGroup() != null || exposure != null) {
@@ -744,7 +770,8 @@ final class WinImpl implements Win {
           .compose(v -> previous.transform(p -> targetWindow.advanceFence(!noSucceed)));
       lastFenceAdvance = advanced;
       // NOPRECEDE: this fence completes no operation, so it has no error to report
-      return noPrecede ? advanced : advanced.compose(v -> reportErrors(issuedBefore));
+      return observer.sync(id, noSucceed ? Sync.FENCE_END : Sync.FENCE, -1,
+          noPrecede ? advanced : advanced.compose(v -> reportErrors(issuedBefore)));
     });
   }
 
@@ -781,7 +808,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> post(Group group, Mode... assertions) {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("post");
       int bits = Mode.bits(assertions);
       if (group == null) {
@@ -797,7 +824,7 @@ final class WinImpl implements Win {
       leaveFenceMode("post");
       exposure = members;
       // the exposure is open at this target before any origin learns of the post
-      return targetWindow.post(members).map(v -> {
+      return observer.sync(id, Sync.POST, -1, targetWindow.post(members)).map(v -> {
         if ((bits & Mode.NOCHECK.bit()) == 0) {
           for (int m : members.ranks()) {
             rp.send(m, Frame.of(FrameType.POST, rank, id));
@@ -810,7 +837,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> start(Group group, Mode... assertions) {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("start");
       int bits = Mode.bits(assertions);
       if (group == null) {
@@ -821,7 +848,8 @@ final class WinImpl implements Win {
       pscw.checkStart(members);
       leaveFenceMode("start");
       tracker.resetEpochCounts();
-      return rp.withTimeout(pscw.start(members, (bits & Mode.NOCHECK.bit()) != 0), "start (waiting for posts)")
+      return observer.sync(id, Sync.START, -1,
+          rp.withTimeout(pscw.start(members, (bits & Mode.NOCHECK.bit()) != 0), "start (waiting for posts)"))
           .onFailure(e -> {
             if (e instanceof RmaException && ((RmaException) e).errorClass() == ErrorClass.TIMEOUT) {
               pscw.withdrawStart((RmaException) e); // the window stays usable
@@ -832,13 +860,14 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> complete() {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("complete");
       Future<Void> started = pscw.startedForComplete();
       long[] issuedBefore = tracker.snapshot();
       // every operation issued before complete (held until start matched or not) is done before
       // the targets learn how many to expect
-      return rp.withTimeout(started.compose(v -> tracker.await(issuedBefore)), "complete").compose(v -> {
+      return observer.sync(id, Sync.COMPLETE, -1, rp.withTimeout(started.compose(v -> tracker.await(issuedBefore)),
+          "complete")).compose(v -> {
         Group g = pscw.accessGroup();
         for (int m : g.ranks()) {
           Frame f = Frame.of(FrameType.COMPLETE, rank, id);
@@ -854,20 +883,21 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> waitFor() {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("waitFor");
       Group group = exposure;
       if (group == null) {
         throw RmaException.of(ErrorClass.RMA_SYNC, "waitFor at rank %d without a matching post", rank);
       }
       exposure = null;
-      return rp.withTimeout(targetWindow.waitFor(), "waitFor (waiting for complete from " + group + ")");
+      return observer.sync(id, Sync.WAIT, -1, rp.withTimeout(targetWindow.waitFor(),
+          "waitFor (waiting for complete from " + group + ")"));
     });
   }
 
   @Override
   public Future<Boolean> test() {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("test");
       if (exposure == null) {
         throw RmaException.of(ErrorClass.RMA_SYNC, "test at rank %d without a matching post", rank);
@@ -885,7 +915,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> lock(LockType type, int targetRank, Mode... assertions) {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("lock");
       int bits = Mode.bits(assertions);
       if (type == null) {
@@ -896,7 +926,8 @@ final class WinImpl implements Win {
       }
       checkRank(targetRank, "lock");
       checkLockable("lock");
-      return passiveSync.lock(type, targetRank, (bits & Mode.NOCHECK.bit()) != 0);
+      return observer.sync(id, type == LockType.EXCLUSIVE ? Sync.LOCK_EXCLUSIVE : Sync.LOCK_SHARED, targetRank,
+          passiveSync.lock(type, targetRank, (bits & Mode.NOCHECK.bit()) != 0));
     });
   }
 
@@ -913,51 +944,51 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> unlock(int targetRank) {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("unlock");
       if (targetRank == Comm.PROC_NULL) {
         return rp.context().succeededFuture();
       }
       checkRank(targetRank, "unlock");
-      return passiveSync.unlock(targetRank);
+      return observer.sync(id, Sync.UNLOCK, targetRank, passiveSync.unlock(targetRank));
     });
   }
 
   @Override
   public Future<Void> lockAll(Mode... assertions) {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("lockAll");
       int bits = Mode.bits(assertions);
       checkLockable("lockAll");
-      return passiveSync.lockAll((bits & Mode.NOCHECK.bit()) != 0);
+      return observer.sync(id, Sync.LOCK_ALL, -1, passiveSync.lockAll((bits & Mode.NOCHECK.bit()) != 0));
     });
   }
 
   @Override
   public Future<Void> unlockAll() {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("unlockAll");
-      return passiveSync.unlockAll();
+      return observer.sync(id, Sync.UNLOCK_ALL, -1, passiveSync.unlockAll());
     });
   }
 
   @Override
   public Future<Void> flush(int targetRank) {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("flush");
       if (targetRank == Comm.PROC_NULL) {
         return rp.context().succeededFuture();
       }
       checkRank(targetRank, "flush");
-      return passiveSync.flush(targetRank);
+      return observer.sync(id, Sync.FLUSH, targetRank, passiveSync.flush(targetRank));
     });
   }
 
   @Override
   public Future<Void> flushAll() {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("flushAll");
-      return passiveSync.flushAll();
+      return observer.sync(id, Sync.FLUSH_ALL, -1, passiveSync.flushAll());
     });
   }
 
@@ -973,7 +1004,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> sync() {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("sync");
       return passiveSync.sync();
     });
@@ -984,12 +1015,17 @@ final class WinImpl implements Win {
   private <T> Future<T> request(int targetRank, String call, Supplier<Future<T>> op) {
     return comm.call(errors, () -> {
       if (targetRank != Comm.PROC_NULL) {
-        checkRank(targetRank, call);
-        passiveSync.checkHeld(targetRank, call);
+        try {
+          checkRank(targetRank, call);
+          passiveSync.checkHeld(targetRank, call);
+        } catch (RmaException e) {
+          return observer.failures(id, rp.context().failedFuture(e)); // the operation observes its own failures
+        }
       }
       return op.get();
     });
   }
+
 
   @Override
   public Future<Void> rput(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
@@ -1024,7 +1060,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> attach(BytesStore<?, ?> store) {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("attach");
       requireDynamic("attach");
       return targetWindow.attach(store);
@@ -1033,7 +1069,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> detach(BytesStore<?, ?> store) {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("detach");
       requireDynamic("detach");
       return targetWindow.detach(store);
@@ -1050,7 +1086,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<SharedSegment> sharedQuery(int targetRank) {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("sharedQuery");
       if (mapping == null) {
         throw RmaException.of(ErrorClass.RMA_FLAVOR, "sharedQuery on window %s of flavor %s: only windows from "
@@ -1110,7 +1146,7 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> free() {
-    return comm.call(errors, () -> {
+    return call(() -> {
       checkLive("free");
       if (pscw.accessGroup() != null || exposure != null) {
         throw RmaException.of(ErrorClass.RMA_SYNC, "free of window %s at rank %d inside a post/start epoch "
@@ -1127,6 +1163,9 @@ final class WinImpl implements Win {
    * shutdown): the future completes when no operation can touch the memory any more.
    */
   Future<Void> releaseNow() {
+    if (!freed) {
+      observer.windowFreed(id);
+    }
     freed = true;
     registry.unregister(this);
     return targetWindow.release();

@@ -159,6 +159,7 @@ public final class WindowFactory {
         info == null ? Info.NULL : info);
     w.setAttributes(agreed.sizes(), agreed.units());
     registry.register(w);
+    w.observer().windowCreated(agreed.id(), flavor.name(), mem == null ? 0 : mem.size());
     // no rank uses the window before every rank has registered it (an operation for an
     // unregistered window id is refused at the target)
     return wc.collectives().barrier().<Win>map(w).onFailure(e -> w.releaseNow());

@@ -1,0 +1,54 @@
+package dev.vertxrma.impl.observe;
+
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Where a window's {@link RankObserver} comes from: its rank's trace recorder (if the job is
+ * traced) and every metrics source bound in this JVM ({@code RmaMetrics.bindTo}), combined. Asked
+ * once per window, when it is created; with nothing bound and no trace it is {@link RankObserver#NOOP}.
+ */
+public final class Observers {
+
+  /** A source of observers, e.g. a metrics registry binding: one observer per rank of a job. */
+  public interface Source {
+    /**
+     * The observer of rank {@code rank} of job {@code job}.
+     *
+     * @return an observer; the same one for the same rank is fine (it is told the window id)
+     */
+    RankObserver observe(String job, int rank);
+  }
+
+  private static final CopyOnWriteArrayList<Source> SOURCES = new CopyOnWriteArrayList<>();
+
+  private Observers() {
+  }
+
+  /** Windows created from now on are observed by {@code source} too. */
+  public static void add(Source source) {
+    SOURCES.addIfAbsent(source);
+  }
+
+  /** Windows created from now on are no longer observed by {@code source}. */
+  public static void remove(Source source) {
+    SOURCES.remove(source);
+  }
+
+  /** The observer of a window created now at {@code rank} of {@code job}, given the rank's trace recorder. */
+  public static RankObserver forWindow(String job, int rank, RankObserver trace) {
+    RankObserver o = trace;
+    for (Source s : SOURCES) {
+      o = RankObserver.both(o, s.observe(job, rank));
+    }
+    return o;
+  }
+
+  /** The operation kinds by index ({@link #opIndex}): put, get, accumulate, get_accumulate, compare_and_swap. */
+  public static final java.util.List<String> OP_KINDS = java.util.List.of("put", "get", "accumulate", "get_accumulate",
+      "compare_and_swap");
+
+  /** The index in {@link #OP_KINDS} of an operation's frame type. */
+  public static int opIndex(byte frameType) {
+    return TimelineHtml.opIndex(frameType);
+  }
+}
