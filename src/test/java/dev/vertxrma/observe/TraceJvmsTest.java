@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A job over two JVMs traced with the system property ({@code RMA_JAVA_OPTS="-Drma.trace=FILE"
- * bin/rmarun -np 4 --jvms 2 linked-list}): each JVM writes its part, the last one to end renders
- * the one page, with every rank and both JVMs, and no part is left behind.
+ * A job over two JVMs traced as a user asks for it ({@code bin/rmarun --trace FILE -np 4 --jvms 2
+ * linked-list}): each JVM writes its part, the last one to end renders the one page, with every
+ * rank and both JVMs, and no part is left behind.
  */
 @Tag("multijvm")
 class TraceJvmsTest {
@@ -35,13 +35,12 @@ class TraceJvmsTest {
   void twoJvmsMakeOneTimeline() throws Exception {
     Path file = tmp.resolve("t.html");
     File home = Rmarun.home();
-    ProcessBuilder pb = new ProcessBuilder(new File(home, "bin/rmarun").getAbsolutePath(), "--timeout", "60", "-np", "4",
+    ProcessBuilder pb = new ProcessBuilder(new File(home, "bin/rmarun").getAbsolutePath(), "--trace", file.toString(), "--timeout", "60", "-np", "4",
         "--jvms", "2", "linked-list").directory(home).redirectErrorStream(true)
         .redirectOutput(tmp.resolve("out.txt").toFile());
     Map<String, String> env = pb.environment();
     env.put("RMA_CLASSPATH", System.getProperty("java.class.path"));
     env.put("JAVA", System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-    env.put("RMA_JAVA_OPTS", "-Drma.trace=" + file);
     Process p = pb.start();
     boolean ended = p.waitFor(180, TimeUnit.SECONDS);
     if (!ended) {

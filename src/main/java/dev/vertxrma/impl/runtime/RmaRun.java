@@ -168,6 +168,9 @@ public final class RmaRun {
         .setWaitTimeoutMs(a.timeoutSeconds * 1000).setStartupTimeoutMs(Math.max(60, a.timeoutSeconds) * 1000L)
         .setClustered(clustered).setRequireFreedWindows(a.requireFreedWindows)
         .setVirtualThreads(a.virtualThreads);
+    if (a.trace != null) {
+      options.setTraceFile(a.trace.toString());
+    }
     if (a.secret != null) {
       options.setSecret(a.secret);
     }
@@ -487,6 +490,17 @@ public final class RmaRun {
     if (secretFile != null) {
       deleteQuietly(secretFile);
     }
+    if (a.trace != null) {
+      try {
+        // normally the last JVM to end has drawn the page; parts left by a JVM that died are drawn here
+        if (dev.vertxrma.impl.observe.Trace.renderParts(a.trace, a.job, a.np)) {
+          err.println("rmarun: trace of the ranks that reported written to " + a.trace);
+        }
+      } catch (java.io.IOException e) {
+        err.println("rmarun: cannot write the trace " + a.trace + ": " + e);
+        status = status == 0 ? 1 : status;
+      }
+    }
     return status;
   }
 
@@ -516,6 +530,9 @@ public final class RmaRun {
     }
     if (a.virtualThreads) {
       cmd.add("--virtual-threads");
+    }
+    if (a.trace != null) {
+      cmd.addAll(List.of("--trace", a.trace.toString()));
     }
     cmd.add("--");
     cmd.add(a.programClass);

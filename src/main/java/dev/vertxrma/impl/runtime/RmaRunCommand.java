@@ -129,7 +129,13 @@ public final class RmaRunCommand {
           + "finds (bin/vt-jdk/bin/java).")
   boolean virtualThreads;
 
-  @Option(names = {"-q", "--quiet"}, order = 13, description = "No progress report while the cluster forms.")
+  @Option(names = "--trace", paramLabel = "FILE", order = 13,
+      description = "Record what every rank does (epochs, operations, lock and sync waits) and write one "
+          + "self-contained HTML timeline to FILE when the job ends (over --jvms or hosts, every JVM writes a part "
+          + "beside FILE and the last one to end draws the page). Off by default.")
+  Path trace;
+
+  @Option(names = {"-q", "--quiet"}, order = 14, description = "No progress report while the cluster forms.")
   boolean quiet;
 
   @Option(names = "--ranks", paramLabel = "FIRST:COUNT", hidden = true)
@@ -268,6 +274,7 @@ public final class RmaRunCommand {
             case "-cp", "--classpath" -> classpath = value;
             case "-x" -> env.add(value);
             case "--conf" -> conf = Path.of(value);
+            case "--trace" -> trace = Path.of(value);
             case "--ranks" -> ranks = value;
             case "--report" -> report = value;
             case "--progress" -> progress = value;
@@ -326,6 +333,15 @@ public final class RmaRunCommand {
     }
     if (ranks != null) {
       parseRanks();
+    }
+    if (trace != null) {
+      trace = trace.toAbsolutePath().normalize();
+      if (!java.nio.file.Files.isDirectory(trace.getParent())) {
+        throw new UsageError("--trace " + trace + ": its directory does not exist");
+      }
+      if (java.nio.file.Files.isDirectory(trace)) {
+        throw new UsageError("--trace " + trace + " is a directory; give the HTML file to write");
+      }
     }
     if (virtualThreads) {
       try {
