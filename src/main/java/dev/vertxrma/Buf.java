@@ -40,6 +40,9 @@ public final class Buf {
   /** The one instance behind {@link Comm#IN_PLACE}; it views no memory. */
   static final Buf IN_PLACE = new Buf(null);
 
+  /** The one instance behind {@link Comm#BOTTOM}: address 0, offsets and type displacements absolute. */
+  static final Buf BOTTOM = new Buf(null);
+
   private final Object memory;
 
   private Buf(Object memory) {
@@ -119,7 +122,7 @@ public final class Buf {
    * The memory this buffer views.
    *
    * @return the array, {@link BytesStore}, Vert.x {@code Buffer} or {@link ByteBuffer} given to
-   *     {@code of}; {@code null} for {@link Comm#IN_PLACE}, which views no memory
+   *     {@code of}; {@code null} for {@link Comm#IN_PLACE} and {@link Comm#BOTTOM}
    */
   public Object memory() {
     return memory;
@@ -129,6 +132,9 @@ public final class Buf {
   public String toString() {
     if (this == IN_PLACE) {
       return "Buf[IN_PLACE]";
+    }
+    if (this == BOTTOM) {
+      return "Buf[BOTTOM]";
     }
     return "Buf[" + (memory == null ? "null" : memory.getClass().getSimpleName()) + "]";
   }

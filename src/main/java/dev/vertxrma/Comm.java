@@ -85,6 +85,16 @@ public interface Comm {
   Buf IN_PLACE = Buf.IN_PLACE;
 
   /**
+   * MPI_BOTTOM: the buffer at address 0, for a datatype whose displacements are absolute
+   * addresses taken with {@link Win#address} (MPI_Get_address) — e.g. an {@code hindexed} or
+   * {@code struct} type gathering fields of several native stores into one call. Accepted as the
+   * buffer of any point-to-point, collective or window call, with offset 0. Every byte the type
+   * reaches must lie in a store whose address was taken and that is still alive; anything else
+   * fails the call with {@link ErrorClass#BUFFER} before any byte is read or written.
+   */
+  Buf BOTTOM = Buf.BOTTOM;
+
+  /**
    * MPI_Comm_rank: this process's rank in the communicator.
    *
    * @return the rank, in {@code [0, size())}

@@ -39,7 +39,9 @@ public final class DynamicMemory implements TargetMemory {
     if (offset < 0 || offset > store.capacity()) {
       throw RmaException.of(ErrorClass.ARG, "offset %d is outside the store of %d bytes", offset, store.capacity());
     }
-    return store.addressForRead(0) + offset;
+    long start = store.addressForRead(0);
+    AddressedMemory.register(start, store);
+    return start + offset;
   }
 
   /** MPI_Win_attach; RMA_ATTACH if the store overlaps an attached region. */

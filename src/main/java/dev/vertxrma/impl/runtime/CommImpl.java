@@ -228,6 +228,30 @@ public final class CommImpl implements Comm {
    *     that accept it test for it first), a null buffer with a positive count, or a buffer too
    *     small from {@code offset} for the count (see also {@link MemoryRef#of}); TYPE for an array whose element type contradicts the datatype
    */
+  /**
+   * The view of {@link Comm#BOTTOM} for {@code count} elements of {@code type}: absolute addresses,
+   * each byte checked to lie in live memory whose address the program took.
+   */
+  private static MemoryRef absolute(int offset, int count, TypeMap type, String what) {
+    if (offset != 0) {
+      throw RmaException.of(ErrorClass.BUFFER, "%s: Comm.BOTTOM takes offset 0 (the type's displacements are the "
+          + "addresses), got %d", what, offset);
+    }
+    for (long k = 0; k < count; k++) {
+      long base = k * type.extent();
+      for (int i = 0; i < type.segmentCount(); i++) {
+        long at = base + type.segmentDisp(i);
+        long bytes = (long) type.segmentLength(i) * type.segmentType(i).size();
+        if (!dev.vertxrma.impl.memory.AddressedMemory.covers(at, bytes)) {
+          throw RmaException.of(ErrorClass.BUFFER, "%s: Comm.BOTTOM with %s reaches 0x%x..0x%x (element %d), which is "
+              + "not inside a live native store whose address was taken with Win.address", what, type.name(), at,
+              at + bytes, k);
+        }
+      }
+    }
+    return MemoryRef.ofRaw(null, 0, Long.MAX_VALUE / 2);
+  }
+
   public static MemoryRef buffer(Buf buf, int offset, int count, TypeMap type, String what) {
     if (count < 0) {
       throw RmaException.of(ErrorClass.COUNT, "%s: count %d is negative", what, count);
@@ -243,6 +267,9 @@ public final class CommImpl implements Comm {
       }
       throw RmaException.of(ErrorClass.BUFFER, "%s: buffer is null but count is %d (only a call with count 0 may "
           + "pass no buffer)", what, count);
+    }
+    if (buf == BOTTOM) {
+      return absolute(offset, count, type, what);
     }
     MemoryRef mem = MemoryRef.of(buf, offset);
     Class<?> kind = mem.buffer().getClass();

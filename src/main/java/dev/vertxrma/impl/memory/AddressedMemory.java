@@ -1,0 +1,53 @@
+package dev.vertxrma.impl.memory;
+
+import java.lang.ref.WeakReference;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * The native stores whose addresses the program took with {@code Win.address} (MPI_Get_address):
+ * the only memory a buffer at {@code Comm.BOTTOM} may reach. A range is usable while its store is
+ * alive (not released, not collected); anything else would make an absolute address a write into
+ * memory the JVM no longer owns.
+ */
+public final class AddressedMemory {
+
+  /** Start address to the store there (weakly: registering keeps nothing alive). */
+  private static final ConcurrentSkipListMap<Long, WeakReference<BytesStore<?, ?>>> STORES =
+      new ConcurrentSkipListMap<>();
+
+  private AddressedMemory() {
+  }
+
+  /** Records {@code store}, whose native memory starts at {@code start}. */
+  static void register(long start, BytesStore<?, ?> store) {
+    STORES.put(start, new WeakReference<>(store));
+    if (STORES.size() > 4096) {
+      STORES.values().removeIf(r -> {
+        BytesStore<?, ?> s = r.get();
+        return s == null || s.refCount() <= 0;
+      });
+    }
+  }
+
+  /**
+   * Whether {@code [address, address + bytes)} lies inside one live store whose address was taken.
+   *
+   * @param address an absolute address
+   * @param bytes the length, {@code >= 0}
+   * @return true if the whole range may be read and written
+   */
+  public static boolean covers(long address, long bytes) {
+    Map.Entry<Long, WeakReference<BytesStore<?, ?>>> e = STORES.floorEntry(address);
+    if (e == null) {
+      return false;
+    }
+    BytesStore<?, ?> s = e.getValue().get();
+    if (s == null || s.refCount() <= 0) {
+      return false;
+    }
+    long end = e.getKey() + Math.min(s.capacity(), s.realCapacity());
+    return address + bytes <= end && address + bytes >= address;
+  }
+}
