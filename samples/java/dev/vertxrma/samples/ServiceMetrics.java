@@ -48,7 +48,7 @@ final class ServiceMetrics implements AutoCloseable {
   Future<Void> check(Vertx vertx, World world, int port, int tickets, int observations) {
     HttpClient client = vertx.createHttpClient();
     return client.request(new RequestOptions().setMethod(HttpMethod.GET).setHost("127.0.0.1").setPort(port)
-        .setURI("/metrics")).compose(req -> req.send()).compose(resp -> resp.body()).<Void>compose(body -> {
+        .setURI("/metrics")).compose(req -> req.send().compose(resp -> resp.body())).<Void>compose(body -> {
           String text = body.toString();
           String job = world.jobName();
           double fetchAndOps = sum(text, "rma_operations_total", job, "get_accumulate");

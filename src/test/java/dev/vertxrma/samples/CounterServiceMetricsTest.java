@@ -26,10 +26,13 @@ class CounterServiceMetricsTest {
 
   private static Future<String> call(HttpClient client, int port, HttpMethod method, String uri, int status) {
     return client.request(new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(port).setURI(uri))
-        .compose(req -> req.send()).compose(resp -> resp.body().map(b -> {
+        // the response is read inside send()'s continuation: the flat form
+        // request().compose(send).compose(body) races when called off an event loop
+        // (eclipse-vertx/vert.x#6038): a body that ended before body() was called is never delivered
+        .compose(req -> req.send().compose(resp -> resp.body().map(b -> {
           assertEquals(status, resp.statusCode(), method + " " + uri + ": " + b);
           return b.toString();
-        }));
+        })));
   }
 
   @Test
