@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
  * {@code --jvms K --iterations N --warmup W --sizes 8,64 put-latency:lockall fop-latency:lockall}
  * ({@code N = 0} and {@code W = -1} choose OSU-like defaults per size).
  */
-record BenchPlan(List<Spec> specs, List<Long> sizes, int iterations, int warmup, int jvms) {
+record BenchPlan(List<Spec> specs, List<Long> sizes, int iterations, int warmup, long warmupMillis, int jvms) {
 
   /** A bench and the sync mode it runs with. */
   record Spec(Bench bench, Bench.Sync sync) {
@@ -45,13 +45,26 @@ record BenchPlan(List<Spec> specs, List<Long> sizes, int iterations, int warmup,
     return iterations > 0 ? iterations : bench.defaultIterations(bytes);
   }
 
+  /** The default warm-up time of the Java side: at least this long before anything is timed. */
+  static final long DEFAULT_WARMUP_MILLIS = 1_000;
+
   /**
    * Unmeasured warm-up iterations before {@code iters} measured ones: {@code --warmup}, or four
-   * times the measured count, so that the JIT has compiled every path before anything is timed
-   * (a tenth, as OSU does for C, leaves the Java side half interpreted).
+   * times the measured count (for the native twin, and one warm-up phase of the Java side).
    */
   int warmup(int iters) {
     return warmup >= 0 ? warmup : 4 * iters;
+  }
+
+  /**
+   * The least time the Java side warms up for before it measures: phases of {@link #warmup}
+   * rounds are run until every rank has spent this long, so that the JIT has compiled every path
+   * of the measured loop (a count alone is not enough: on a slow or busy machine 20,000 rounds of
+   * an 8-byte put end before C2 has compiled them, and the median comes out 3x too high).
+   * {@code --warmup N} given: exactly N rounds, no time floor.
+   */
+  long warmupNanos() {
+    return warmup >= 0 ? 0 : warmupMillis * 1_000_000L;
   }
 
   /** The window size every point fits in (bandwidth benches wrap their 64 operations in it). */
@@ -69,7 +82,7 @@ record BenchPlan(List<Spec> specs, List<Long> sizes, int iterations, int warmup,
 
   List<String> toArgs() {
     List<String> args = new ArrayList<>(List.of("--jvms", String.valueOf(jvms), "--iterations",
-        String.valueOf(iterations), "--warmup", String.valueOf(warmup), "--sizes",
+        String.valueOf(iterations), "--warmup", String.valueOf(warmup), "--warmup-ms", String.valueOf(warmupMillis), "--sizes",
         sizes.stream().map(String::valueOf).collect(Collectors.joining(","))));
     specs.forEach(s -> args.add(s.toString()));
     return args;
@@ -88,6 +101,7 @@ record BenchPlan(List<Spec> specs, List<Long> sizes, int iterations, int warmup,
     int jvms = 1;
     int iterations = 0;
     int warmup = -1;
+    long warmupMillis = DEFAULT_WARMUP_MILLIS;
     List<Long> sizes = List.of(8L);
     List<Spec> specs = new ArrayList<>();
     for (int i = 0; i < args.size(); i++) {
@@ -102,6 +116,9 @@ record BenchPlan(List<Spec> specs, List<Long> sizes, int iterations, int warmup,
         case "--warmup":
           warmup = Integer.parseInt(value(args, ++i, a));
           break;
+        case "--warmup-ms":
+          warmupMillis = Long.parseLong(value(args, ++i, a));
+          break;
         case "--sizes":
           sizes = parseSizes(value(args, ++i, a));
           break;
@@ -114,7 +131,7 @@ record BenchPlan(List<Spec> specs, List<Long> sizes, int iterations, int warmup,
     if (specs.isEmpty()) {
       throw new IllegalArgumentException("no bench given; the benches are " + Bench.ids());
     }
-    return new BenchPlan(specs, sizes, iterations, warmup, jvms);
+    return new BenchPlan(specs, sizes, iterations, warmup, warmupMillis, jvms);
   }
 
   /** Byte counts from a comma-separated list; each between 1 and 64 MiB. */

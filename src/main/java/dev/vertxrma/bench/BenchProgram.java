@@ -77,17 +77,17 @@ public final class BenchProgram implements RankProgram {
     Bench bench = p.bench();
     long bytes = p.bytes();
     int iters = plan.iterations(bench, bytes);
-    int warmup = plan.warmup(iters);
-    Latencies lat = new Latencies(warmup);
+    Warmup warmup = new Warmup(world, plan.warmup(iters), plan.warmupNanos());
+    Latencies lat = new Latencies(0);
     int rank = world.rank();
     int target = world.size() - 1;
     Future<Void> measured;
     if (!bench.oneSided()) {
       Supplier<Future<?>> op = steps(collective(world, win, bench, bytes));
-      Future<Void> loop = Rma.repeat(warmup + iters, i -> lat.time(i, op));
+      Future<Void> loop = warmup.run(op).compose(v -> Rma.repeat(iters, i -> lat.time(i, op)));
       measured = bench == Bench.FENCE ? loop.compose(v -> win.fence(Mode.NOSUCCEED)) : loop;
     } else {
-      measured = oneSided(world, win, p, rank, target, warmup + iters, lat);
+      measured = oneSided(world, win, p, rank, target, iters, warmup, lat);
     }
     return measured.compose(v -> world.barrier()).map(v -> {
       if (rank == ORIGIN) {
@@ -100,6 +100,34 @@ public final class BenchProgram implements RankProgram {
       }
       return null;
     });
+  }
+
+  /**
+   * The unmeasured warm-up of one bench point: phases of {@code phase} rounds, each followed by an
+   * allreduce that goes on while any rank has warmed up for less than {@code nanos}, so every rank
+   * runs the same number of rounds (the synchronizations of a round match across ranks).
+   */
+  private static final class Warmup {
+    private final Comm world;
+    private final int phase;
+    private final long nanos;
+
+    Warmup(Comm world, int phase, long nanos) {
+      this.world = world;
+      this.phase = phase;
+      this.nanos = nanos;
+    }
+
+    /** Runs the warm-up rounds; {@code round} null: this rank plays no part in the rounds, only in the agreement. */
+    Future<Void> run(Supplier<Future<?>> round) {
+      if (nanos == 0) {
+        return round == null ? Future.succeededFuture() : Rma.repeat(phase, i -> round.get());
+      }
+      long start = System.nanoTime();
+      return Rma.repeatUntil(() -> (round == null ? Future.succeededFuture() : Rma.repeat(phase, i -> round.get()))
+          .compose(v -> world.allreduce(System.nanoTime() - start < nanos ? 1L : 0L, Op.MAX))
+          .map(more -> more == 0L));
+    }
   }
 
   private static Supplier<Future<?>> collective(Comm world, Win win, Bench bench, long bytes) {
@@ -120,40 +148,41 @@ public final class BenchProgram implements RankProgram {
   }
 
   /** One-sided benches: rank 0 measures against the last rank; the target plays its part of the sync. */
-  private static Future<Void> oneSided(Comm world, Win win, BenchPlan.Point p, int rank, int target, int rounds,
-      Latencies lat) {
+  private static Future<Void> oneSided(Comm world, Win win, BenchPlan.Point p, int rank, int target, int iters,
+      Warmup warmup, Latencies lat) {
     Bench.Sync sync = p.bench().takesSync ? p.sync() : Bench.Sync.LOCKALL;
     Supplier<Future<?>> op = rank == ORIGIN ? operation(win, p.bench(), p.bytes(), target) : null;
     switch (sync) {
       case LOCKALL:
         if (rank != ORIGIN) {
-          return Future.succeededFuture();
+          return warmup.run(null);
         }
         Supplier<Future<?>> opFlush = steps(op, () -> win.flush(target));
-        return win.lockAll().compose(v -> Rma.repeat(rounds, i -> lat.time(i, opFlush))).compose(v -> win.unlockAll());
+        return win.lockAll().compose(v -> warmup.run(opFlush)).compose(v -> Rma.repeat(iters, i -> lat.time(i, opFlush)))
+            .compose(v -> win.unlockAll());
       case LOCK:
         if (rank != ORIGIN) {
-          return Future.succeededFuture();
+          return warmup.run(null);
         }
         Supplier<Future<?>> locked = steps(() -> win.lock(LockType.SHARED, target), op, () -> win.unlock(target));
-        return Rma.repeat(rounds, i -> lat.time(i, locked));
+        return warmup.run(locked).compose(v -> Rma.repeat(iters, i -> lat.time(i, locked)));
       case FENCE:
         Supplier<Future<?>> epoch = rank == ORIGIN ? steps(op, win::fence) : steps(win::fence);
         // a plain first fence, as the native twin does (MPI_Win_fence(0))
-        return win.fence().compose(v -> Rma.repeat(rounds, i -> lat.time(i, epoch)))
+        return win.fence().compose(v -> warmup.run(epoch)).compose(v -> Rma.repeat(iters, i -> lat.time(i, epoch)))
             .compose(v -> win.fence(Mode.NOSUCCEED));
       case PSCW:
         if (rank == ORIGIN) {
           Group targets = Group.of(rank, target);
           Supplier<Future<?>> access = steps(() -> win.start(targets), op, win::complete);
-          return Rma.repeat(rounds, i -> lat.time(i, access));
+          return warmup.run(access).compose(v -> Rma.repeat(iters, i -> lat.time(i, access)));
         }
         if (rank == target) {
           Group origins = Group.of(rank, ORIGIN);
           Supplier<Future<?>> exposure = steps(() -> win.post(origins), win::waitFor);
-          return Rma.repeat(rounds, i -> exposure.get());
+          return warmup.run(exposure).compose(v -> Rma.repeat(iters, i -> exposure.get()));
         }
-        return Future.succeededFuture();
+        return warmup.run(null);
       default:
         throw new IllegalStateException("unknown sync " + sync);
     }

@@ -59,8 +59,13 @@ public final class RmaBench implements Callable<Integer> {
   int iterations;
 
   @Option(names = "--warmup", paramLabel = "N",
-      description = "unmeasured iterations first (default: 4 x the measured ones, for the JIT)")
+      description = "unmeasured iterations first, exactly (default: phases of 4 x the measured iterations until"
+          + " --warmup-time has passed, so that the JIT has compiled the measured loop; MPICH: 4 x)")
   int warmup = -1;
+
+  @Option(names = "--warmup-time", paramLabel = "SECONDS",
+      description = "least warm-up time of the Java side per bench and size, without --warmup (default: 1)")
+  double warmupSeconds = BenchPlan.DEFAULT_WARMUP_MILLIS / 1000.0;
 
   @Option(names = "--baseline", paramLabel = "mpich|hazelcast", split = ",",
       description = "measure these in the same run: mpich (native, bench/native), hazelcast (IAtomicLong, IMap)")
@@ -111,7 +116,8 @@ public final class RmaBench implements Callable<Integer> {
     Results results = new Results();
     try {
       for (int k : jvms) {
-        BenchPlan plan = new BenchPlan(template.specs(), template.sizes(), template.iterations(), template.warmup(), k);
+        BenchPlan plan = new BenchPlan(template.specs(), template.sizes(), template.iterations(), template.warmup(),
+            template.warmupMillis(), k);
         results.addAll(runJob(BenchProgram.class, plan, Row.OURS, progress));
         if (virtualThreads) {
           results.addAll(runJob(BenchProgram.class, plan, Row.VT, progress));
@@ -195,6 +201,9 @@ public final class RmaBench implements Callable<Integer> {
     if (iterations < 0) {
       throw new IllegalArgumentException("--iterations must not be negative");
     }
+    if (!(warmupSeconds >= 0 && warmupSeconds <= 600)) {
+      throw new IllegalArgumentException("--warmup-time must be between 0 and 600 seconds");
+    }
     List<BenchPlan.Spec> specs = new ArrayList<>();
     if (benches.isEmpty()) {
       throw new IllegalArgumentException("no BENCH given; the benches are " + Bench.ids() + " (or all)");
@@ -214,7 +223,7 @@ public final class RmaBench implements Callable<Integer> {
       }
     }
     List<Long> s = sizes == null ? BenchPlan.defaultSizes() : BenchPlan.parseSizes(sizes);
-    return new BenchPlan(specs.stream().distinct().toList(), s, iterations, warmup, 1);
+    return new BenchPlan(specs.stream().distinct().toList(), s, iterations, warmup, Math.round(warmupSeconds * 1000), 1);
   }
 
   private static List<String> allBenchIds() {

@@ -170,6 +170,26 @@ class RmaBenchTest {
     Outcome jvms = rmabench("--jvms", "3", "barrier");
     assertEquals(2, jvms.status());
     assertTrue(jvms.err().contains("--jvms 3 must be between 1 and --np 2"), jvms.err());
+    Outcome warmupTime = rmabench("--warmup-time", "-1", "barrier");
+    assertEquals(2, warmupTime.status());
+    assertTrue(warmupTime.err().contains("--warmup-time must be between 0 and 600 seconds"), warmupTime.err());
+  }
+
+  /**
+   * Without --warmup, every point warms up for at least --warmup-time, the ranks agreeing on the
+   * number of rounds: under each synchronization (the target of lockall/lock takes part only in
+   * the agreement) the run finishes, and it cannot take less than four warm-ups.
+   */
+  @Test
+  void theWarmUpLastsAtLeastItsTimeUnderEverySync() throws Exception {
+    long t0 = System.nanoTime();
+    Outcome o = rmabench("--csv", "--iterations", "20", "--warmup-time", "1.5", "--sizes", "8",
+        "--sync", "lockall,lock,fence,pscw", "put-latency");
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    assertEquals(0, o.status(), "rmabench failed:\n" + o.err());
+    assertEquals(Set.of("put-latency|lockall|2|1|8", "put-latency|lock|2|1|8", "put-latency|fence|2|1|8",
+        "put-latency|pscw|2|1|8"), keys(csv(o)));
+    assertTrue(seconds >= 4 * 1.5, "four points warmed up for 1.5 s each, yet the run took " + seconds + " s");
   }
 
   @Test
