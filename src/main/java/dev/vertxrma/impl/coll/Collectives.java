@@ -29,6 +29,12 @@ public final class Collectives {
 
   private final Endpoint ep;
   private final PointToPoint.Channel ch;
+  private final int ctx;
+  /** The job's shared-memory barriers when every rank of the job lives in this JVM, else {@code null}. */
+  private final SharedMemoryBarriers sharedBarriers;
+  private SharedMemoryBarrier shared;
+  private long sharedNumber;
+  private Future<Void> lastShared;
   private int sequence;
 
   /**
@@ -38,8 +44,18 @@ public final class Collectives {
    * @param ctx the context id reserved for collective traffic of one communicator
    */
   public Collectives(Endpoint ep, PointToPoint p2p, int ctx) {
+    this(ep, p2p, ctx, null);
+  }
+
+  /**
+   * @param sharedBarriers the job's shared-memory barriers if every rank of the job lives in this
+   *     JVM (barriers then meet in memory instead of exchanging messages), or {@code null}
+   */
+  public Collectives(Endpoint ep, PointToPoint p2p, int ctx, SharedMemoryBarriers sharedBarriers) {
     this.ep = ep;
     this.ch = p2p.channel(ctx, ep);
+    this.ctx = ctx;
+    this.sharedBarriers = sharedBarriers;
   }
 
   /**
@@ -59,9 +75,44 @@ public final class Collectives {
     return ep.size();
   }
 
-  /** MPI_Barrier by dissemination: ceil(log2 P) rounds of one send and one receive. */
+  /**
+   * MPI_Barrier: in shared memory when every rank lives in this JVM ({@link SharedMemoryBarrier}),
+   * else by dissemination: ceil(log2 P) rounds of one send and one receive.
+   */
   public Future<Void> barrier() {
-    return ep.withTimeout(barrierRound(nextCall(), 0, 1), "barrier");
+    int tag = nextCall(); // taken either way: the calls' tags stay the same at every rank
+    if (sharedBarriers != null && size() > 1) {
+      return ep.withTimeout(sharedBarrier(), "barrier");
+    }
+    return ep.withTimeout(barrierRound(tag, 0, 1), "barrier");
+  }
+
+  /** This rank's next shared-memory barrier, after its previous one (barriers called back to back). */
+  private Future<Void> sharedBarrier() {
+    if (shared == null) {
+      int[] jobRanks = new int[size()];
+      for (int i = 0; i < jobRanks.length; i++) {
+        jobRanks[i] = ep.jobRank(i);
+      }
+      shared = sharedBarriers.barrier(ctx, jobRanks);
+    }
+    long number = ++sharedNumber;
+    Future<Void> previous = lastShared;
+    Future<Void> arrived = previous == null || previous.isComplete() ? shared.arrive(rank(), number, ep.context())
+        : previous.transform(ar -> shared.arrive(rank(), number, ep.context()));
+    lastShared = arrived;
+    return arrived;
+  }
+
+  /**
+   * This rank is done with these collectives (its window or communicator was freed): its
+   * shared-memory barrier, if it had one, is released once every rank is done with it.
+   */
+  public void close() {
+    if (shared != null) {
+      shared.close();
+      shared = null;
+    }
   }
 
   private Future<Void> barrierRound(int tag, int round, int dist) {

@@ -92,7 +92,7 @@ public final class CommImpl implements Comm {
     this.succeeded = RankFuture.succeeded(rp.context());
     this.p2p = comms.p2p;
     this.ch = p2p.channel(ctx, view);
-    this.coll = new Collectives(view, p2p, ctx + 1);
+    this.coll = new Collectives(view, p2p, ctx + 1, rp.job().sharedBarriers());
     int[] members = new int[view.size()];
     for (int i = 0; i < members.length; i++) {
       members[i] = view.jobRank(i);
@@ -371,6 +371,7 @@ public final class CommImpl implements Comm {
             + "be freed", name, rank());
       }
       freed = true;
+      coll.close();
       return rp.context().succeededFuture();
     });
   }

@@ -41,6 +41,8 @@ public final class JobRuntime {
   private final JobSecret secret;
   /** Frames to and from the ranks of other JVMs; {@code null} when not clustered. */
   private final DataPlane dataPlane;
+  /** Barriers in shared memory, when every rank of the job lives in this JVM (no data plane). */
+  private final dev.vertxrma.impl.coll.SharedMemoryBarriers sharedBarriers;
   private final RejectedInput rejected;
   private Future<String> dataPlaneAddress;
   private volatile String[] rankNodes;
@@ -62,6 +64,7 @@ public final class JobRuntime {
     this.membership = ClusterMembership.watch(vertx, this::nodeLeft);
     this.rejected = new RejectedInput("job " + jobName + " in this JVM", (ms, task) -> vertx.setTimer(ms, id -> task.run()),
         RejectedInput.DEFAULT_INTERVAL_MS);
+    this.sharedBarriers = vertx.isClustered() ? null : new dev.vertxrma.impl.coll.SharedMemoryBarriers();
     this.dataPlane = vertx.isClustered() ? new DataPlane(vertx, jobName, secret, nodeId(), new DataPlane.Job() {
       @Override
       public void receive(String node, io.vertx.core.buffer.Buffer record) {
@@ -352,6 +355,18 @@ public final class JobRuntime {
     }
   }
 
+  /**
+   * Shared-memory barriers in use by job {@code jobName} on a Vert.x instance, -1 if no such job
+   * runs or its barriers exchange messages (tests check freed windows release theirs).
+   */
+  public static int sharedBarriersInUse(Vertx vertx, String jobName) {
+    synchronized (JOBS) {
+      Map<String, JobRuntime> jobs = JOBS.get(vertx);
+      JobRuntime job = jobs == null ? null : jobs.get(jobName);
+      return job == null || job.sharedBarriers == null ? -1 : job.sharedBarriers.size();
+    }
+  }
+
   /** Number of jobs registered on a Vert.x instance (tests check it returns to zero). */
   public static int activeJobs(Vertx vertx) {
     synchronized (JOBS) {
@@ -384,6 +399,11 @@ public final class JobRuntime {
 
   void unregister(RankProcess rank) {
     localRanks.compareAndSet(rank.rank(), rank, null);
+  }
+
+  /** The job's shared-memory barriers if every rank lives in this JVM, else {@code null}. */
+  public dev.vertxrma.impl.coll.SharedMemoryBarriers sharedBarriers() {
+    return sharedBarriers;
   }
 
   /** The Vert.x instance. */

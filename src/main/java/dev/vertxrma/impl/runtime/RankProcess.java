@@ -210,6 +210,9 @@ public final class RankProcess implements Endpoint {
         LOG.log(System.Logger.Level.ERROR, "rank " + rank + ": a failure listener threw", e);
       }
     }
+    if (job.sharedBarriers() != null) {
+      job.sharedBarriers().failRank(rank, cause);
+    }
   }
 
   /** Aborts the job: tells every rank (this one included) to fail with {@code cause}. */

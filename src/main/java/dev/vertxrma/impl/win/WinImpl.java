@@ -111,7 +111,7 @@ final class WinImpl implements Win {
     this.dispUnit = dispUnit;
     this.flavor = flavor;
     this.info = effectiveInfo(info);
-    this.coll = new Collectives(rp, comm.p2p(), collectiveContext(id));
+    this.coll = new Collectives(rp, comm.p2p(), collectiveContext(id), registry.process().job().sharedBarriers());
     // observed in job ranks (the window's own are its communicator's)
     this.observer = RankObserver.inJobRanks(Observers.forWindow(registry.process().job().jobName(),
         registry.process().rank(), registry.process().trace()), rp::jobRank);
@@ -1168,6 +1168,7 @@ final class WinImpl implements Win {
     }
     freed = true;
     registry.unregister(this);
+    coll.close();
     return targetWindow.release();
   }
 
