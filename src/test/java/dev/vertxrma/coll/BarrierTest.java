@@ -121,6 +121,34 @@ class BarrierTest {
     }));
   }
 
+  /**
+   * Allreduces called back to back without awaiting: each gets the sum of its own round (embedded,
+   * the rounds' blocks alternate between two sets of slots; a round must not see the next one's).
+   */
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void allreducesCalledBackToBackEachReduceTheirOwnRound(Jobs.Mode mode) {
+    int np = 4;
+    int inFlight = 5;
+    Jobs.run(mode, np, (world, args) -> Rma.repeat(mode == Jobs.Mode.EMBEDDED ? 2_000 : 100, k -> {
+      List<Future<Long>> sums = new ArrayList<>();
+      for (int j = 0; j < inFlight; j++) {
+        sums.add(world.allreduce((long) (k * inFlight + j) * 1000 + world.rank(), dev.vertxrma.Op.SUM));
+      }
+      return Future.all(sums).map(v -> {
+        for (int j = 0; j < inFlight; j++) {
+          long round = (long) k * inFlight + j;
+          long expected = round * 1000 * np + (long) np * (np - 1) / 2;
+          if (sums.get(j).result() != expected) {
+            throw new IllegalStateException("rank " + world.rank() + ", allreduce " + round + ": " + sums.get(j).result()
+                + " instead of " + expected);
+          }
+        }
+        return null;
+      });
+    }));
+  }
+
   /** A barrier that timed out at one rank: the late rank passes it, and the next one meets as usual. */
   @ParameterizedTest
   @EnumSource(Jobs.Mode.class)
@@ -179,7 +207,7 @@ class BarrierTest {
             inUse[0] = JobRuntime.sharedBarriersInUse(Jobs.embedded(), options.getJobName());
           }
           return c;
-        });
+        }).compose(x -> world.barrier()).map(c); // nobody frees before rank 0 has counted
       }).compose(c -> c.free()).compose(v -> world.barrier()).map(v -> {
         if (world.rank() == 0) {
           inUse[1] = JobRuntime.sharedBarriersInUse(Jobs.embedded(), options.getJobName());

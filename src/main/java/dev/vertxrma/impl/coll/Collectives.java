@@ -35,6 +35,9 @@ public final class Collectives {
   private SharedMemoryBarrier shared;
   private long sharedNumber;
   private Future<Void> lastShared;
+  private SharedMemoryBarrier exchange;
+  private long exchangeNumber;
+  private Future<?> lastExchange;
   private int sequence;
 
   /**
@@ -90,11 +93,7 @@ public final class Collectives {
   /** This rank's next shared-memory barrier, after its previous one (barriers called back to back). */
   private Future<Void> sharedBarrier() {
     if (shared == null) {
-      int[] jobRanks = new int[size()];
-      for (int i = 0; i < jobRanks.length; i++) {
-        jobRanks[i] = ep.jobRank(i);
-      }
-      shared = sharedBarriers.barrier(ctx, jobRanks);
+      shared = sharedBarriers.barrier(ctx, false, jobRanks());
     }
     long number = ++sharedNumber;
     Future<Void> previous = lastShared;
@@ -113,6 +112,46 @@ public final class Collectives {
       shared.close();
       shared = null;
     }
+    if (exchange != null) {
+      exchange.close();
+      exchange = null;
+    }
+  }
+
+  private int[] jobRanks() {
+    int[] jobRanks = new int[size()];
+    for (int i = 0; i < jobRanks.length; i++) {
+      jobRanks[i] = ep.jobRank(i);
+    }
+    return jobRanks;
+  }
+
+  /**
+   * MPI_Allreduce in shared memory: every rank deposits its block, and once all have, each
+   * reduces all blocks itself in rank order (so every rank gets the same bits). After this
+   * rank's previous reduction (calls back to back): the blocks of a round are read before the
+   * rank's next round is deposited.
+   */
+  private Future<byte[]> sharedAllreduce(byte[] data, BasicType type, int n, Op op) {
+    if (exchange == null) {
+      exchange = sharedBarriers.barrier(ctx, true, jobRanks());
+    }
+    long number = ++exchangeNumber;
+    Future<?> previous = lastExchange;
+    Future<byte[]> reduced = previous == null || previous.isComplete() ? reduceShared(number, data, type, n, op)
+        : previous.transform(ar -> reduceShared(number, data, type, n, op));
+    lastExchange = reduced;
+    return reduced;
+  }
+
+  private Future<byte[]> reduceShared(long number, byte[] data, BasicType type, int n, Op op) {
+    return exchange.exchange(rank(), number, data, ep.context()).map(blocks -> {
+      byte[] acc = blocks[0].clone();
+      for (int r = 1; r < blocks.length; r++) {
+        combine(op, type, blocks[r], acc, n, r, "allreduce");
+      }
+      return acc;
+    });
   }
 
   private Future<Void> barrierRound(int tag, int round, int dist) {
@@ -208,10 +247,13 @@ public final class Collectives {
     ReductionKernel.apply(op, type, in, Memory.ARRAY_BYTE_BASE_OFFSET, acc, Memory.ARRAY_BYTE_BASE_OFFSET, n);
   }
 
-  /** MPI_Allreduce: reduce to rank 0, then broadcast (both calls' tags reserved now). */
+  /** MPI_Allreduce: in shared memory in an embedded job, else reduce to rank 0 and broadcast (both calls' tags reserved either way). */
   public Future<byte[]> allreduce(byte[] data, BasicType type, int n, Op op) {
     int reduceTag = nextCall();
     int bcastTag = nextCall();
+    if (sharedBarriers != null && size() > 1) {
+      return ep.withTimeout(sharedAllreduce(data, type, n, op), "allreduce");
+    }
     return bcast(bcastTag, reduce(reduceTag, data, type, n, op, 0), 0);
   }
 

@@ -36,6 +36,8 @@ public final class SharedMemoryBarrier {
   private final AtomicReferenceArray<Waiter> waiting;
   private final boolean spin;
   private final AtomicInteger closed = new AtomicInteger();
+  /** Blocks deposited for an exchange, by barrier number parity (two rounds in flight at most). */
+  private final AtomicReferenceArray<byte[]>[] blocks;
   private final Runnable onAllClosed;
 
   private static final class Waiter {
@@ -71,7 +73,10 @@ public final class SharedMemoryBarrier {
     }
   }
 
+  @SuppressWarnings("unchecked")
   SharedMemoryBarrier(int parties, Runnable onAllClosed) {
+    this.blocks = new AtomicReferenceArray[] {new AtomicReferenceArray<byte[]>(parties),
+        new AtomicReferenceArray<byte[]>(parties)};
     this.reached = new AtomicLongArray(parties);
     this.waiting = new AtomicReferenceArray<>(parties);
     this.spin = parties <= CORES;
@@ -109,6 +114,25 @@ public final class SharedMemoryBarrier {
       return ctx.succeededFuture();
     }
     return w.done.future();
+  }
+
+  /**
+   * Party {@code party} deposits {@code block} and reaches barrier {@code number}; once every
+   * party has, the result gives every party's block of that round, in party order. The caller
+   * must be done reading them before it makes its next exchange (call order at each party):
+   * round {@code number + 2} reuses the slots of round {@code number}, and no party deposits
+   * there before every party has reached round {@code number + 1}.
+   */
+  Future<byte[][]> exchange(int party, long number, byte[] block, ContextInternal ctx) {
+    AtomicReferenceArray<byte[]> round = blocks[(int) (number & 1)];
+    round.set(party, block);
+    return arrive(party, number, ctx).map(v -> {
+      byte[][] all = new byte[round.length()][];
+      for (int i = 0; i < all.length; i++) {
+        all[i] = round.get(i);
+      }
+      return all;
+    });
   }
 
   /** Whether every party has reached barrier {@code number}. */

@@ -15,18 +15,21 @@ public final class SharedMemoryBarriers {
 
   private static final class Key {
     final int ctx;
+    final boolean exchange;
     final int[] jobRanks;
     final int hash;
 
-    Key(int ctx, int[] jobRanks) {
+    Key(int ctx, boolean exchange, int[] jobRanks) {
       this.ctx = ctx;
+      this.exchange = exchange;
       this.jobRanks = jobRanks;
-      this.hash = 31 * ctx + Arrays.hashCode(jobRanks);
+      this.hash = 31 * (2 * ctx + (exchange ? 1 : 0)) + Arrays.hashCode(jobRanks);
     }
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof Key && ((Key) o).ctx == ctx && Arrays.equals(((Key) o).jobRanks, jobRanks);
+      return o instanceof Key && ((Key) o).ctx == ctx && ((Key) o).exchange == exchange
+          && Arrays.equals(((Key) o).jobRanks, jobRanks);
     }
 
     @Override
@@ -35,9 +38,13 @@ public final class SharedMemoryBarriers {
     }
   }
 
-  /** The barrier of the communicator with collective context {@code ctx} and members {@code jobRanks} (in its rank order). */
-  SharedMemoryBarrier barrier(int ctx, int[] jobRanks) {
-    Key key = new Key(ctx, jobRanks);
+  /**
+   * The barrier of the communicator with collective context {@code ctx} and members
+   * {@code jobRanks} (in its rank order); {@code exchange}: the one its reductions exchange their
+   * blocks through (numbered apart from its barriers).
+   */
+  SharedMemoryBarrier barrier(int ctx, boolean exchange, int[] jobRanks) {
+    Key key = new Key(ctx, exchange, jobRanks);
     return barriers.computeIfAbsent(key, k -> new SharedMemoryBarrier(jobRanks.length, () -> barriers.remove(k)));
   }
 
