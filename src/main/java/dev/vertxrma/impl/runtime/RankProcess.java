@@ -167,8 +167,10 @@ public final class RankProcess implements Endpoint {
    * decoded and checked as coming from a rank of the peer JVM that sent it). When that thread is
    * this rank's event loop (the data plane's context shares it) and no frame waits in this rank's
    * queue, it is delivered right here, on the rank's context; otherwise it is queued like a local
-   * frame. Frames from one source thus keep their order: all of that source's frames come on this
-   * thread, and one that waits in the queue is never overtaken.
+   * frame. Frames from one source keep their order (all of a peer JVM's frames come on its one
+   * connection's thread, and once one of them waits in the queue the next ones queue behind it),
+   * and a frame from the network never overtakes one already queued for this rank (by a local
+   * rank, say, before it sent the message that caused this one), as with the queue alone.
    */
   void fromNetwork(Frame f) {
     if (eventLoop != null && queued.get() == 0 && eventLoop.inEventLoop()) {
