@@ -111,7 +111,7 @@ final class Handshake {
     job.onNodeLeft(nodeLeftListener);
     consumers.add(hello);
     consumers.add(direct);
-    Future<String> dataPlaneAddress = job.dataPlaneAddress();
+    Future<String> dataPlaneAddress = job.dataPlaneAddress(context);
     // (the data plane's future completes on the data plane's context: continue on this rank's)
     Future.all(hello.completion(), direct.completion(), dataPlaneAddress).onComplete(ar -> context.runOnContext(x -> {
       if (ar.failed()) {

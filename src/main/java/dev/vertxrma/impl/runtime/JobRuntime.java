@@ -92,13 +92,22 @@ public final class JobRuntime {
    * This JVM's data-plane address for the job ({@code host:port}, listening once asked for), or
    * "-" when the job is not clustered.
    */
-  public synchronized Future<String> dataPlaneAddress() {
+  public Future<String> dataPlaneAddress() {
+    return dataPlaneAddress(null);
+  }
+
+  /**
+   * As {@link #dataPlaneAddress()}; the first caller's context {@code near} (a local rank's, in its
+   * handshake) also places the data plane's own context on that rank's event loop when it is an
+   * event-loop context, so that frames between that rank and the network change no thread.
+   */
+  synchronized Future<String> dataPlaneAddress(io.vertx.core.internal.ContextInternal near) {
     if (dataPlaneAddress == null) {
       if (dataPlane == null) {
         dataPlaneAddress = Future.succeededFuture("-");
       } else {
         try {
-          dataPlaneAddress = dataPlane.listen(ClusterSupport.host(), ClusterSupport.port(ClusterSupport.DATA_PORT));
+          dataPlaneAddress = dataPlane.listen(ClusterSupport.host(), ClusterSupport.port(ClusterSupport.DATA_PORT), near);
         } catch (RmaException e) {
           dataPlaneAddress = Future.failedFuture(e);
         }
@@ -149,7 +158,7 @@ public final class JobRuntime {
     if (FrameType.isOperation(f.type)) {
       p.inlineSink().accept(f);
     } else {
-      p.sink().accept(f);
+      p.fromNetwork(f);
     }
   }
 

@@ -38,6 +38,16 @@ public final class RankProcess implements Endpoint {
   private final List<java.util.function.Supplier<String>> finalizeChecks = new ArrayList<>();
   private final Consumer<Frame> sink;
   private final Consumer<Frame> inlineSink = this::deliver;
+  private final io.vertx.core.Handler<Frame> deliverHandler = this::deliver;
+  /**
+   * Frames handed to {@link #sink} whose delivery task has not run yet: a frame from the network
+   * is delivered inline only when none waits, so it never overtakes an earlier one.
+   */
+  private final java.util.concurrent.atomic.AtomicInteger queued = new java.util.concurrent.atomic.AtomicInteger();
+  /** Frames from the network delivered inline by {@link #fromNetwork}; touched only on the rank's thread. */
+  private long inlineFromNetwork;
+  /** The rank's event loop if its context is an event-loop context, else {@code null} (virtual threads). */
+  private final io.netty.channel.EventLoop eventLoop;
   private final java.util.Map<Class<?>, Object> services = new java.util.concurrent.ConcurrentHashMap<>();
   private final RejectedInput rejected;
   private RmaException failure;
@@ -50,7 +60,14 @@ public final class RankProcess implements Endpoint {
     this.context = context;
     this.transport = job.transport();
     this.trace = job.traceRecorder(rank);
-    this.sink = frame -> context.runOnContext(v -> deliver(frame));
+    this.eventLoop = context.threadingModel() == io.vertx.core.ThreadingModel.EVENT_LOOP ? context.nettyEventLoop() : null;
+    this.sink = frame -> {
+      queued.incrementAndGet();
+      context.runOnContext(v -> {
+        queued.decrementAndGet();
+        deliver(frame);
+      });
+    };
     this.rejected = new RejectedInput("rank " + rank + " of job " + job.jobName(),
         (ms, task) -> job.vertx().setTimer(ms, id -> task.run()), RejectedInput.DEFAULT_INTERVAL_MS);
     handle(FrameType.REPLY, f -> {
@@ -143,6 +160,33 @@ public final class RankProcess implements Endpoint {
 
   Consumer<Frame> sink() {
     return sink;
+  }
+
+  /**
+   * A frame from the network that is not an RMA operation (the data plane's thread, already
+   * decoded and checked as coming from a rank of the peer JVM that sent it). When that thread is
+   * this rank's event loop (the data plane's context shares it) and no frame waits in this rank's
+   * queue, it is delivered right here, on the rank's context; otherwise it is queued like a local
+   * frame. Frames from one source keep their order (all of a peer JVM's frames come on its one
+   * connection's thread, and once one of them waits in the queue the next ones queue behind it),
+   * and a frame from the network never overtakes one already queued for this rank (by a local
+   * rank, say, before it sent the message that caused this one), as with the queue alone.
+   */
+  void fromNetwork(Frame f) {
+    if (eventLoop != null && queued.get() == 0 && eventLoop.inEventLoop()) {
+      inlineFromNetwork++;
+      context.dispatch(f, deliverHandler);
+    } else {
+      sink.accept(f);
+    }
+  }
+
+  /**
+   * How many frames from the network (other than RMA operations) this rank got without a change
+   * of thread so far; read it on the rank's context (tests, diagnostics).
+   */
+  public long inlineFromNetwork() {
+    return inlineFromNetwork;
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.vertxrma.impl.transport;
 
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vertx.core.ThreadingModel;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.Vertx;
@@ -68,11 +69,14 @@ public final class DataPlane {
   private final Map<String, DataLink> links = new ConcurrentHashMap<>();
   private final Map<String, String> addresses = new ConcurrentHashMap<>();
   /**
-   * The context the server and client belong to: one of the data plane's own, not a rank's, so
-   * that Vert.x does not close them when a rank's verticle is undeployed while its last frames
-   * still wait for a connection.
+   * The context the server and client belong to, made when the plane starts to listen: one of the
+   * data plane's own, not a rank's, so that Vert.x does not close them when a rank's verticle is
+   * undeployed while its last frames still wait for a connection. It runs on the event loop of
+   * the rank that asked for the plane's address when that rank's context is an event loop (see
+   * {@link #listen(String, int, ContextInternal)}): the connections are then handled on that
+   * rank's thread, and frames between it and the socket change no thread.
    */
-  private final ContextInternal home;
+  private volatile ContextInternal home;
   /** Mutual TLS settings, or {@code null} for plain TCP. */
   private final DataPlaneTls tls;
   private NetClient client;
@@ -95,7 +99,6 @@ public final class DataPlane {
     this.secret = secret;
     this.localNode = localNode;
     this.job = job;
-    this.home = ((VertxInternal) vertx).createEventLoopContext();
   }
 
   /** As {@link #listen(String, int)} on any free port. */
@@ -103,13 +106,28 @@ public final class DataPlane {
     return listen(host, 0);
   }
 
+  /** As {@link #listen(String, int, ContextInternal)} on an event loop of the plane's choosing. */
+  public Future<String> listen(String host, int port) {
+    return listen(host, port, null);
+  }
+
   /**
    * Starts listening on {@code host} and {@code port} (0: any free port); the result is this
-   * plane's address {@code host:port}.
+   * plane's address {@code host:port}. Once only.
+   *
+   * @param near a context whose event loop the plane's own context shares if it is an event-loop
+   *     context (a local rank's: accepted and connected sockets are then handled on that rank's
+   *     thread); {@code null} or any other context (a virtual-thread rank's): an event loop of
+   *     Vert.x's choosing
    */
-  public Future<String> listen(String host, int port) {
+  public synchronized Future<String> listen(String host, int port, ContextInternal near) {
+    if (home != null) {
+      throw new IllegalStateException("the data plane of job " + jobName + " already listens");
+    }
+    ContextInternal h = homeNear(near);
+    home = h;
     Promise<String> address = Promise.promise();
-    home.runOnContext(v -> {
+    h.runOnContext(v -> {
       NetClientOptions clientOptions = new NetClientOptions().setTcpNoDelay(true).setConnectTimeout(5_000);
       NetServerOptions serverOptions = new NetServerOptions().setHost(host).setPort(port).setTcpNoDelay(true)
           .setAcceptBacklog(128);
@@ -125,9 +143,28 @@ public final class DataPlane {
     return address.future();
   }
 
-  /** Runs {@code task} on the data plane's own context. */
+  /**
+   * A context of the data plane's own (not tied to any deployment) on {@code near}'s event loop
+   * if {@code near} is an event-loop context, else on the next event loop.
+   */
+  private ContextInternal homeNear(ContextInternal near) {
+    VertxInternal vx = (VertxInternal) vertx;
+    if (near == null || near.threadingModel() != ThreadingModel.EVENT_LOOP) {
+      return vx.createEventLoopContext();
+    }
+    return vx.contextBuilder().withThreadingModel(ThreadingModel.EVENT_LOOP).withEventLoop(near.nettyEventLoop())
+        .withClassLoader(near.classLoader()).build();
+  }
+
+  /** Runs {@code task} on the data plane's own context (the plane listens). */
   void onHome(Runnable task) {
     home.runOnContext(v -> task.run());
+  }
+
+  /** The event loop of the data plane's own context, once it listens, else {@code null}. */
+  io.netty.channel.EventLoop homeLoop() {
+    ContextInternal h = home;
+    return h == null ? null : h.nettyEventLoop();
   }
 
   /** The job's name (bound into every proof, so a secret shared by two jobs still keeps them apart). */
