@@ -290,11 +290,35 @@ public final class DatatypeEngine {
     if (op == Op.NO_OP) {
       return;
     }
+    BasicType run = singleRun(srcType, srcCount, dstType, dstCount);
+    if (run != null) {
+      move(op, run, srcBase, srcAddr + srcType.segmentDisp(0), dstBase, dstAddr + dstType.segmentDisp(0),
+          Math.min(srcType.elementCount() * srcCount, dstType.elementCount() * dstCount));
+      return;
+    }
     Cursor src = new Cursor();
     Cursor dst = new Cursor();
     src.init(srcBase, srcAddr, srcType, srcCount, false);
     dst.init(dstBase, dstAddr, dstType, dstCount, false);
     finish(src, dst, op);
+  }
+
+  /**
+   * The basic type of a transfer that is one run on both sides (both layouts contiguous, of the
+   * same kind, element counts within a long): what the cursors would do in one step, done
+   * without them (no allocation on the hot path of small operations); else {@code null}.
+   */
+  private static BasicType singleRun(TypeMap srcType, int srcCount, TypeMap dstType, int dstCount) {
+    if (srcCount <= 0 || dstCount <= 0 || !srcType.isContiguous() || !dstType.isContiguous()) {
+      return null;
+    }
+    BasicType run = srcType.segmentType(0);
+    if (run != dstType.segmentType(0) || Math.multiplyHigh(srcType.elementCount(), srcCount) != 0
+        || Math.multiplyHigh(dstType.elementCount(), dstCount) != 0 || srcType.elementCount() * srcCount < 0
+        || dstType.elementCount() * dstCount < 0) {
+      return null;
+    }
+    return run;
   }
 
   /**
@@ -304,6 +328,11 @@ public final class DatatypeEngine {
    * @return bytes written, {@code count * type.size()}
    */
   public static long pack(Object srcBase, long srcAddr, TypeMap type, int count, Object dstBase, long dstAddr) {
+    BasicType run = singleRun(type, count, type, count);
+    if (run != null) {
+      move(Op.REPLACE, run, srcBase, srcAddr + type.segmentDisp(0), dstBase, dstAddr, type.elementCount() * count);
+      return packedSize(type, count);
+    }
     Cursor src = new Cursor();
     Cursor dst = new Cursor();
     src.init(srcBase, srcAddr, type, count, false);
@@ -336,6 +365,11 @@ public final class DatatypeEngine {
       Op op) {
     long bytes = packedSize(dstType, dstCount);
     if (op == Op.NO_OP) {
+      return bytes;
+    }
+    BasicType run = singleRun(dstType, dstCount, dstType, dstCount);
+    if (run != null) {
+      move(op, run, srcBase, srcAddr, dstBase, dstAddr + dstType.segmentDisp(0), dstType.elementCount() * dstCount);
       return bytes;
     }
     Cursor src = new Cursor();
