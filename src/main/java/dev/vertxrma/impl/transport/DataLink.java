@@ -50,6 +50,8 @@ final class DataLink {
   private volatile boolean lost;
   /** The job ended here: close the connection once what is queued is written. */
   private volatile boolean closeWhenOpen;
+  /** Completes once the link is done: its goodbye written, or the connection gone or never made. */
+  private final io.vertx.core.Promise<Void> ended = io.vertx.core.Promise.promise();
   /** The peer said its part of the job ended normally: its closing the connection is no failure. */
   private volatile boolean peerEnded;
 
@@ -122,6 +124,7 @@ final class DataLink {
     if (closeWhenOpen && !lost) {
       lost = true;
       bye(s);
+      ended.tryComplete();
     }
   }
 
@@ -157,6 +160,7 @@ final class DataLink {
       lost = true;
       outbox.clear();
     }
+    ended.tryComplete();
     if (report && !plane.isClosing()) {
       plane.job().unreachable(node, "the data-plane connection to its JVM closed");
     }
@@ -171,6 +175,7 @@ final class DataLink {
   boolean close(long lingerMs) {
     synchronized (this) {
       if (lost) {
+        ended.tryComplete();
         return false;
       }
       if (socket == null) {
@@ -181,12 +186,21 @@ final class DataLink {
         }
         lost = true;
         outbox.clear();
+        ended.tryComplete();
         return false;
       }
     }
     closeWhenOpen = true;
     plane.onHome(this::drain);
     return false;
+  }
+
+  /**
+   * Completes once the link is done after {@link #close}: its goodbye written (behind every
+   * record queued before it), or its connection gone or never made.
+   */
+  io.vertx.core.Future<Void> ended() {
+    return ended.future();
   }
 
   // ------------------------------------------------------------------ connecting side

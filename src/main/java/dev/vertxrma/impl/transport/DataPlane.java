@@ -261,14 +261,25 @@ public final class DataPlane {
   public Future<Void> close() {
     closing = true;
     boolean lingering = false;
+    List<Future<Void>> ended = new ArrayList<>();
     for (DataLink l : links.values()) {
       lingering |= l.close(LINGER_MS);
+      ended.add(l.ended());
     }
     io.vertx.core.Promise<Void> done = io.vertx.core.Promise.promise();
     if (lingering) {
       vertx.setTimer(LINGER_MS, id -> finish().onComplete(done));
     } else {
-      finish().onComplete(done);
+      // the server and client close their connections at once, also on the loop the links write
+      // from: each link's goodbye (queued there behind its last records) is written first, or
+      // the peer, still running its part of the job, would see a connection lost
+      io.vertx.core.Promise<Void> byes = io.vertx.core.Promise.promise();
+      long timer = vertx.setTimer(LINGER_MS, id -> byes.tryComplete());
+      Future.join(ended).onComplete(ar -> {
+        vertx.cancelTimer(timer);
+        byes.tryComplete();
+      });
+      byes.future().compose(v -> finish()).onComplete(done);
     }
     return done.future();
   }
