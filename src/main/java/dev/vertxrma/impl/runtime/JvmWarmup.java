@@ -61,6 +61,7 @@ final class JvmWarmup {
       // (a rejected-input warning, from an event loop): tens of ms on a cold JVM
       java.util.logging.Level.WARNING.getLocalizedName();
       java.util.logging.Level.INFO.getLocalizedName();
+      dev.vertxrma.impl.transport.RejectedInput.warmUp();
       Future<Integer> one = Future.succeededFuture(1);
       Future.all(java.util.List.of(one.map(x -> x), one.compose(Future::succeededFuture), one.transform(ar -> one), one.andThen(ar -> { }),
           one.otherwise(0), one.recover(t -> one), one.eventually(() -> one), Future.join(one, one), Future.any(one, one)));

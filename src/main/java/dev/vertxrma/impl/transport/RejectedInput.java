@@ -27,6 +27,8 @@ public final class RejectedInput {
 
   private final String source;
   private final Scheduler scheduler;
+  /** Made once here: the first rejection (often on an event loop) then links no lambda. */
+  private final Runnable endIntervalTask = this::endInterval;
   private final long intervalMs;
   private final AtomicLong total = new AtomicLong();
   private final AtomicLong unreported = new AtomicLong();
@@ -48,9 +50,8 @@ public final class RejectedInput {
   public void reject(String what) {
     total.incrementAndGet();
     if (interval.compareAndSet(false, true)) {
-      LOG.log(Level.WARNING, source + " rejected " + what + " (further rejected input is counted and summarised"
-          + " every " + intervalMs + " ms)");
-      scheduler.schedule(intervalMs, this::endInterval);
+      LOG.log(Level.WARNING, opening(what));
+      scheduler.schedule(intervalMs, endIntervalTask);
     } else {
       latest = what;
       unreported.incrementAndGet();
@@ -71,9 +72,29 @@ public final class RejectedInput {
       interval.set(false);
       return;
     }
-    LOG.log(Level.WARNING, source + " rejected " + n + " more input(s) in the last " + intervalMs + " ms ("
-        + total.get() + " in all); the latest: " + latest);
-    scheduler.schedule(intervalMs, this::endInterval);
+    LOG.log(Level.WARNING, summary(n));
+    scheduler.schedule(intervalMs, endIntervalTask);
+  }
+
+  private String opening(String what) {
+    return source + " rejected " + what + " (further rejected input is counted and summarised every " + intervalMs
+        + " ms)";
+  }
+
+  private String summary(long n) {
+    return source + " rejected " + n + " more input(s) in the last " + intervalMs + " ms (" + total.get()
+        + " in all); the latest: " + latest;
+  }
+
+  /**
+   * Links this class's lambdas and string concatenations without logging anything: called by the
+   * JVM's warm-up on a worker thread, so that a job's first rejected input (a hostile frame, a
+   * peer that died) costs an event loop no class generation.
+   */
+  public static void warmUp() {
+    RejectedInput r = new RejectedInput("warm-up", (ms, task) -> { }, 1);
+    r.latest = r.opening("nothing");
+    r.summary(0).length();
   }
 
   /** How many inputs were rejected in all. */
