@@ -83,11 +83,6 @@ public final class SharedMemoryBarrier {
     this.onAllClosed = onAllClosed;
   }
 
-  /** The number of ranks that meet at this barrier. */
-  int parties() {
-    return reached.length();
-  }
-
   /**
    * Party {@code party} reaches its barrier number {@code number} (1, 2, ... in its call order);
    * the result completes on {@code ctx} once every party has reached it.
