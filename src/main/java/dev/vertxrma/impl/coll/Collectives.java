@@ -247,14 +247,42 @@ public final class Collectives {
     ReductionKernel.apply(op, type, in, Memory.ARRAY_BYTE_BASE_OFFSET, acc, Memory.ARRAY_BYTE_BASE_OFFSET, n);
   }
 
-  /** MPI_Allreduce: in shared memory in an embedded job, else reduce to rank 0 and broadcast (both calls' tags reserved either way). */
+  /**
+   * MPI_Allreduce: in shared memory in an embedded job; else by recursive doubling on a power-of-two
+   * number of ranks, or a reduce to rank 0 and a broadcast (both calls' tags reserved either way).
+   */
   public Future<byte[]> allreduce(byte[] data, BasicType type, int n, Op op) {
     int reduceTag = nextCall();
     int bcastTag = nextCall();
     if (sharedBarriers != null && size() > 1) {
       return ep.withTimeout(sharedAllreduce(data, type, n, op), "allreduce");
     }
+    if (Integer.bitCount(size()) == 1) {
+      return ep.withTimeout(doublingRound(reduceTag, data, type, n, op, 0, 1), "allreduce");
+    }
     return bcast(bcastTag, reduce(reduceTag, data, type, n, op, 0), 0);
+  }
+
+  /**
+   * Recursive doubling (MPICH's allreduce of short data on a power-of-two number of ranks):
+   * in round {@code k} each rank exchanges its partial result with rank {@code rank ^ 2^k} and
+   * both combine the two as (lower rank's) op (higher rank's), so partners hold the same bits
+   * after every round and all ranks the same result after log2 P rounds, one message each way
+   * per round instead of a reduce and a broadcast one after the other. A block once sent is
+   * never written again (a same-JVM receiver may see the very array).
+   */
+  private Future<byte[]> doublingRound(int tag, byte[] acc, BasicType type, int n, Op op, int round, int mask) {
+    if (mask >= size()) {
+      return ep.context().succeededFuture(acc);
+    }
+    int partner = rank() ^ mask;
+    ch.sendBytes(partner, tag + round, acc);
+    return ch.recvBytes(partner, tag + round).compose(theirs -> {
+      boolean lower = rank() < partner;
+      byte[] next = (lower ? acc : theirs).clone();
+      combine(op, type, lower ? theirs : acc, next, n, partner, "allreduce");
+      return doublingRound(tag, next, type, n, op, round + 1, mask << 1);
+    });
   }
 
   /** MPI_Gather: the root gets every rank's block in rank order, the others {@code null}. */
