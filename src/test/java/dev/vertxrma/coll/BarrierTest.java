@@ -192,6 +192,18 @@ class BarrierTest {
     }
   }
 
+  /** Rank 0 reads the job's barrier count into {@code inUse[k]}, off its event loop (the job registry's monitor). */
+  private static Future<Void> count(int rank, JobOptions options, int[] inUse, int k) {
+    if (rank != 0) {
+      return Future.succeededFuture();
+    }
+    return Jobs.embedded().<Integer>executeBlocking(() -> JobRuntime.sharedBarriersInUse(Jobs.embedded(),
+        options.getJobName())).map(n -> {
+          inUse[k] = n;
+          return null;
+        });
+  }
+
   /** Embedded: windows and communicators freed release their shared-memory barriers. */
   @Test
   void freedWindowsAndCommunicatorsReleaseTheirSharedBarriers() {
@@ -202,18 +214,9 @@ class BarrierTest {
           .compose(win -> win.fence().compose(v -> win.fence(Mode.NOSUCCEED)).compose(v -> win.free())));
       return loop.compose(v -> world.split(world.rank() % 2, 0)).compose(sub -> {
         Comm c = sub.orElseThrow();
-        return c.barrier().compose(v -> world.barrier()).map(v -> {
-          if (world.rank() == 0) {
-            inUse[0] = JobRuntime.sharedBarriersInUse(Jobs.embedded(), options.getJobName());
-          }
-          return c;
-        }).compose(x -> world.barrier()).map(c); // nobody frees before rank 0 has counted
-      }).compose(c -> c.free()).compose(v -> world.barrier()).map(v -> {
-        if (world.rank() == 0) {
-          inUse[1] = JobRuntime.sharedBarriersInUse(Jobs.embedded(), options.getJobName());
-        }
-        return null;
-      });
+        return c.barrier().compose(v -> world.barrier()).compose(v -> count(world.rank(), options, inUse, 0))
+            .compose(x -> world.barrier()).map(c); // nobody frees before rank 0 has counted
+      }).compose(c -> c.free()).compose(v -> world.barrier()).compose(v -> count(world.rank(), options, inUse, 1));
     }), 120);
     // the world's barrier, plus one per half of the split while it lived; none of the 50 windows'
     assertEquals(3, inUse[0]);

@@ -36,7 +36,7 @@ public final class SharedMemoryBarrier {
   private final AtomicReferenceArray<Waiter> waiting;
   private final boolean spin;
   private final AtomicInteger closed = new AtomicInteger();
-  /** Blocks deposited for an exchange, by barrier number parity (two rounds in flight at most). */
+  /** Blocks deposited for an exchange, by barrier number parity (two rounds in flight at most); null for a plain barrier. */
   private final AtomicReferenceArray<byte[]>[] blocks;
   private final Runnable onAllClosed;
 
@@ -74,9 +74,9 @@ public final class SharedMemoryBarrier {
   }
 
   @SuppressWarnings("unchecked")
-  SharedMemoryBarrier(int parties, Runnable onAllClosed) {
-    this.blocks = new AtomicReferenceArray[] {new AtomicReferenceArray<byte[]>(parties),
-        new AtomicReferenceArray<byte[]>(parties)};
+  SharedMemoryBarrier(int parties, boolean exchange, Runnable onAllClosed) {
+    this.blocks = exchange ? new AtomicReferenceArray[] {new AtomicReferenceArray<byte[]>(parties),
+        new AtomicReferenceArray<byte[]>(parties)} : null;
     this.reached = new AtomicLongArray(parties);
     this.waiting = new AtomicReferenceArray<>(parties);
     this.spin = parties <= CORES;

@@ -45,7 +45,7 @@ public final class SharedMemoryBarriers {
    */
   SharedMemoryBarrier barrier(int ctx, boolean exchange, int[] jobRanks) {
     Key key = new Key(ctx, exchange, jobRanks);
-    return barriers.computeIfAbsent(key, k -> new SharedMemoryBarrier(jobRanks.length, () -> barriers.remove(k)));
+    return barriers.computeIfAbsent(key, k -> new SharedMemoryBarrier(jobRanks.length, exchange, () -> barriers.remove(k)));
   }
 
   /** Rank {@code jobRank} failed: its waiting barriers fail with {@code cause}. */

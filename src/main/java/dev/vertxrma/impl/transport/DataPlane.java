@@ -77,6 +77,8 @@ public final class DataPlane {
    * rank's thread, and frames between it and the socket change no thread.
    */
   private volatile ContextInternal home;
+  /** Set by the one {@link #listen} call (from a rank's handshake, on its event loop: no monitor). */
+  private final java.util.concurrent.atomic.AtomicBoolean listening = new java.util.concurrent.atomic.AtomicBoolean();
   /** Mutual TLS settings, or {@code null} for plain TCP. */
   private final DataPlaneTls tls;
   private NetClient client;
@@ -120,8 +122,8 @@ public final class DataPlane {
    *     thread); {@code null} or any other context (a virtual-thread rank's): an event loop of
    *     Vert.x's choosing
    */
-  public synchronized Future<String> listen(String host, int port, ContextInternal near) {
-    if (home != null) {
+  public Future<String> listen(String host, int port, ContextInternal near) {
+    if (!listening.compareAndSet(false, true)) {
       throw new IllegalStateException("the data plane of job " + jobName + " already listens");
     }
     ContextInternal h = homeNear(near);
