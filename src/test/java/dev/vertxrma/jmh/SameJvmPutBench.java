@@ -82,6 +82,33 @@ public class SameJvmPutBench {
     loop(() -> win.put(Buf.of(bytes), 0, 8, Datatype.BYTE, 1, 0));
   }
 
+  /**
+   * As {@link #putFlush8Bytes}, issued the way a pipelining caller writes it: put and flush back to
+   * back in a plain loop on rank 0's event loop, no compose between them (both complete at once on
+   * the same-JVM path). What remains is the library's own cost per put + flush.
+   */
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public void putFlush8Pipelined() throws Exception {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    Buf origin = Buf.of(bytes);
+    rank0.runOnContext(x -> {
+      Future<Void> last = null;
+      for (int i = 0; i < BATCH; i++) {
+        win.put(origin, 0, 8, Datatype.BYTE, 1, 0);
+        last = win.flush(1);
+      }
+      last.onComplete(ar -> {
+        if (ar.succeeded()) {
+          done.complete(null);
+        } else {
+          done.completeExceptionally(ar.cause());
+        }
+      });
+    });
+    done.get(60, TimeUnit.SECONDS);
+  }
+
   /** {@value #BATCH} rounds of {@code put} + flush on rank 0's event loop; returns when they are done. */
   private void loop(java.util.function.Supplier<Future<Void>> put) throws Exception {
     CompletableFuture<Void> done = new CompletableFuture<>();

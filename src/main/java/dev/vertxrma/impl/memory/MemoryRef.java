@@ -49,19 +49,42 @@ public final class MemoryRef {
    *     that is neither native nor backed by a {@code byte[]}, or that is an elastic {@link Bytes}
    */
   public static MemoryRef of(Object buf, long offset) {
+    return resolve(buf, offset, MemoryRef::new);
+  }
+
+  /**
+   * Receives what {@link #resolve} found in a buffer: {@link MemoryRef} makes a view of it,
+   * {@link MemoryView} takes it in (the allocation-free form).
+   *
+   * @param <R> what the sink gives back
+   */
+  public interface Sink<R> {
+    /** The buffer's memory at the offset: as {@link #buffer()}, {@link #base()} and so on. */
+    R take(Object buffer, Object base, long address, long bytesBefore, long bytesAvailable);
+  }
+
+  /**
+   * Resolves {@code buf} at {@code offset} as {@link #of(Object, long)} does, handing the result
+   * to {@code sink}.
+   *
+   * @throws RmaException as {@link #of(Object, long)}
+   */
+  public static <R> R resolve(Object buf, long offset, Sink<R> sink) {
     if (buf == null) {
       throw new RmaException(ErrorClass.BUFFER, "buffer is null");
     }
-    if (buf instanceof BytesStore) {
-      return ofStore((BytesStore<?, ?>) buf, offset);
-    }
-    if (buf instanceof ByteBuffer) {
-      return ofByteBuffer((ByteBuffer) buf, offset);
-    }
-    if (buf instanceof io.vertx.core.buffer.Buffer) {
-      return ofVertxBuffer((io.vertx.core.buffer.Buffer) buf, offset);
-    }
     Class<?> c = buf.getClass();
+    if (!c.isArray()) { // arrays first: they are the common case, and the interface tests below are not free
+      if (buf instanceof BytesStore) {
+        return ofStore((BytesStore<?, ?>) buf, offset, sink);
+      }
+      if (buf instanceof ByteBuffer) {
+        return ofByteBuffer((ByteBuffer) buf, offset, sink);
+      }
+      if (buf instanceof io.vertx.core.buffer.Buffer) {
+        return ofVertxBuffer((io.vertx.core.buffer.Buffer) buf, offset, sink);
+      }
+    }
     Class<?> component = c.getComponentType();
     if (component == null || !component.isPrimitive()) {
       throw RmaException.of(ErrorClass.BUFFER, "unsupported buffer class %s; accepted: %s", c.getName(), ACCEPTED);
@@ -71,7 +94,7 @@ public final class MemoryRef {
       throw RmaException.of(ErrorClass.BUFFER, "offset %d is outside the %s of length %d", offset, c.getSimpleName(), length);
     }
     long scale = Memory.arrayIndexScale(c);
-    return new MemoryRef(buf, buf, Memory.arrayBaseOffset(c) + offset * scale, offset * scale, (length - offset) * scale);
+    return sink.take(buf, buf, Memory.arrayBaseOffset(c) + offset * scale, offset * scale, (length - offset) * scale);
   }
 
   /**
@@ -89,7 +112,7 @@ public final class MemoryRef {
     return of(buf == null ? null : buf.memory(), offset);
   }
 
-  private static MemoryRef ofByteBuffer(ByteBuffer bb, long offset) {
+  private static <R> R ofByteBuffer(ByteBuffer bb, long offset, Sink<R> sink) {
     if (bb.isReadOnly()) {
       throw RmaException.of(ErrorClass.BUFFER, "a read-only ByteBuffer cannot be addressed; pass a writable one");
     }
@@ -98,16 +121,16 @@ public final class MemoryRef {
       throw RmaException.of(ErrorClass.BUFFER, "offset %d is outside the ByteBuffer's limit %d", offset, length);
     }
     if (bb.isDirect()) {
-      return new MemoryRef(bb, null, Memory.directAddress(bb) + offset, offset, length - offset);
+      return sink.take(bb, null, Memory.directAddress(bb) + offset, offset, length - offset);
     }
     if (bb.hasArray()) {
-      return new MemoryRef(bb, bb.array(), Memory.ARRAY_BYTE_BASE_OFFSET + bb.arrayOffset() + offset, offset,
+      return sink.take(bb, bb.array(), Memory.ARRAY_BYTE_BASE_OFFSET + bb.arrayOffset() + offset, offset,
           length - offset);
     }
     throw RmaException.of(ErrorClass.BUFFER, "ByteBuffer %s is neither direct nor array-backed", bb.getClass().getName());
   }
 
-  private static MemoryRef ofVertxBuffer(io.vertx.core.buffer.Buffer buf, long offset) {
+  private static <R> R ofVertxBuffer(io.vertx.core.buffer.Buffer buf, long offset, Sink<R> sink) {
     long length = buf.length();
     if (offset < 0 || offset > length) {
       throw RmaException.of(ErrorClass.BUFFER, "offset %d is outside the Buffer of length %d", offset, length);
@@ -117,17 +140,17 @@ public final class MemoryRef {
     }
     io.netty.buffer.ByteBuf bytes = ((io.vertx.core.internal.buffer.BufferInternal) buf).getByteBuf();
     if (bytes.hasMemoryAddress()) {
-      return new MemoryRef(buf, null, bytes.memoryAddress() + offset, offset, length - offset);
+      return sink.take(buf, null, bytes.memoryAddress() + offset, offset, length - offset);
     }
     if (bytes.hasArray()) {
-      return new MemoryRef(buf, bytes.array(), Memory.ARRAY_BYTE_BASE_OFFSET + bytes.arrayOffset() + offset, offset,
+      return sink.take(buf, bytes.array(), Memory.ARRAY_BYTE_BASE_OFFSET + bytes.arrayOffset() + offset, offset,
           length - offset);
     }
     throw RmaException.of(ErrorClass.BUFFER, "Buffer %s has neither an array nor a native address (a composite "
         + "buffer?); copy it into Buffer.buffer(bytes)", buf.getClass().getName());
   }
 
-  private static MemoryRef ofStore(BytesStore<?, ?> bs, long offset) {
+  private static <R> R ofStore(BytesStore<?, ?> bs, long offset, Sink<R> sink) {
     if (bs instanceof Bytes) {
       throw RmaException.of(ErrorClass.ARG,
           "a Bytes (%s) may grow and move; pass a fixed-size BytesStore such as bytes.bytesStore()", bs.getClass().getName());
@@ -149,11 +172,11 @@ public final class MemoryRef {
       if (start == 0) {
         throw RmaException.of(ErrorClass.BUFFER, "BytesStore %s has no native address", bs.getClass().getName());
       }
-      return new MemoryRef(bs, null, start + offset, offset, capacity - offset);
+      return sink.take(bs, null, start + offset, offset, capacity - offset);
     }
     Object underlying = bs.underlyingObject();
     if (underlying instanceof byte[] && bs.start() == 0 && capacity <= ((byte[]) underlying).length) {
-      return new MemoryRef(bs, underlying, Memory.ARRAY_BYTE_BASE_OFFSET + offset, offset, capacity - offset);
+      return sink.take(bs, underlying, Memory.ARRAY_BYTE_BASE_OFFSET + offset, offset, capacity - offset);
     }
     throw RmaException.of(ErrorClass.ARG,
         "BytesStore %s is neither native nor backed by a byte[] (underlying %s)",
@@ -174,6 +197,11 @@ public final class MemoryRef {
    */
   public static MemoryRef ofRaw(Object base, long address, long bytes) {
     return new MemoryRef(base, base, address, 0, bytes);
+  }
+
+  /** The immutable twin of a filled {@link MemoryView}. */
+  static MemoryRef ofView(Object buffer, Object base, long address, long bytesBefore, long bytesAvailable) {
+    return new MemoryRef(buffer, base, address, bytesBefore, bytesAvailable);
   }
 
   /** The buffer this view was made from (kept reachable by the view); {@code null} for {@link #empty()}. */

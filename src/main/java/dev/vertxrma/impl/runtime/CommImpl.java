@@ -12,8 +12,8 @@ import dev.vertxrma.RmaException;
 import dev.vertxrma.Status;
 import dev.vertxrma.impl.coll.AgreedIds;
 import dev.vertxrma.impl.coll.Collectives;
-import dev.vertxrma.impl.memory.Memory;
 import dev.vertxrma.impl.memory.MemoryRef;
+import dev.vertxrma.impl.memory.MemoryView;
 import dev.vertxrma.impl.ops.BasicType;
 import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.ops.TypeMap;
@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -165,14 +166,26 @@ public final class CommImpl implements Comm {
     return handling.apply(callRaw(body));
   }
 
+  /**
+   * {@link #call(ErrorHandling, Supplier)} for a body that takes one argument: a body kept in a
+   * field and a reused argument make a call that completes at once allocate nothing here.
+   */
+  public <A, T> Future<T> call(ErrorHandling handling, Function<A, Future<T>> body, A arg) {
+    return handling.apply(callRaw(body, arg));
+  }
+
   /** {@link #call(Supplier)} without an error handler (the library's own calls: running the program, finalizing). */
   public <T> Future<T> callRaw(Supplier<Future<T>> body) {
+    return callRaw(Supplier::get, body);
+  }
+
+  private <A, T> Future<T> callRaw(Function<A, Future<T>> body, A arg) {
     // on the rank's own thread (its event loop, or its virtual thread): no hop
     if (rp.context().isRunningOnContext()) {
-      return adopt(invoke(body));
+      return adopt(invoke(body, arg));
     }
     RankFuture<T> p = RankFuture.promise(rp.context());
-    rp.context().runOnContext(v -> invoke(body).onComplete(p));
+    rp.context().runOnContext(v -> invoke(body, arg).onComplete(p));
     return p;
   }
 
@@ -187,14 +200,14 @@ public final class CommImpl implements Comm {
     return RankFuture.of(rp.context(), f);
   }
 
-  private <T> Future<T> invoke(Supplier<Future<T>> body) {
+  private <A, T> Future<T> invoke(Function<A, Future<T>> body, A arg) {
     RmaException failure = rp.failure();
     if (failure != null) {
       return rp.context().failedFuture(failure.errorClass() == ErrorClass.COMM ? failure
           : new RmaException(ErrorClass.COMM, "the job has ended: " + failure.getMessage(), failure));
     }
     try {
-      return body.get();
+      return body.apply(arg);
     } catch (RmaException e) {
       return rp.context().failedFuture(e);
     } catch (RuntimeException | OutOfMemoryError e) {
@@ -217,17 +230,6 @@ public final class CommImpl implements Comm {
     return t;
   }
 
-  /**
-   * A checked view of {@code count} elements of {@code type} at {@code buf[offset]}: the one place
-   * every origin, result and message buffer goes through. A {@code null} buffer is allowed with
-   * count 0 only (an empty message or operation; the offset is then ignored). A Java array must
-   * hold the datatype's elements ({@link DatatypeEngine#checkArrayElements}; a {@code byte[]} or
-   * a BytesStore holds any).
-   *
-   * @throws RmaException COUNT for a negative count; BUFFER for {@link Comm#IN_PLACE} (the calls
-   *     that accept it test for it first), a null buffer with a positive count, or a buffer too
-   *     small from {@code offset} for the count (see also {@link MemoryRef#of}); TYPE for an array whose element type contradicts the datatype
-   */
   /**
    * The view of {@link Comm#BOTTOM} for {@code count} elements of {@code type}: absolute addresses,
    * each byte checked to lie in live memory whose address the program took.
@@ -252,7 +254,46 @@ public final class CommImpl implements Comm {
     return MemoryRef.ofRaw(null, 0, Long.MAX_VALUE / 2);
   }
 
+  /**
+   * A checked view of {@code count} elements of {@code type} at {@code buf[offset]}: the one place
+   * every origin, result and message buffer goes through. A {@code null} buffer is allowed with
+   * count 0 only (an empty message or operation; the offset is then ignored). A Java array must
+   * hold the datatype's elements ({@link DatatypeEngine#checkArrayElements}; a {@code byte[]} or
+   * a BytesStore holds any).
+   *
+   * @throws RmaException COUNT for a negative count; BUFFER for {@link Comm#IN_PLACE} (the calls
+   *     that accept it test for it first), a null buffer with a positive count, or a buffer too
+   *     small from {@code offset} for the count (see also {@link MemoryRef#of}); TYPE for an array whose element type contradicts the datatype
+   */
   public static MemoryRef buffer(Buf buf, int offset, int count, TypeMap type, String what) {
+    MemoryRef special = specialBuffer(buf, offset, count, type, what);
+    if (special != null) {
+      return special;
+    }
+    MemoryRef mem = MemoryRef.of(buf, offset);
+    checkElements(buf, offset, mem.buffer(), mem.bytesBefore(), mem.bytesAvailable(), count, type, what);
+    return mem;
+  }
+
+  /**
+   * {@link #buffer(Buf, int, int, TypeMap, String)} filling {@code into} instead of making a
+   * view (nothing allocated on a call's fast path).
+   *
+   * @return {@code into}
+   * @throws RmaException as {@link #buffer(Buf, int, int, TypeMap, String)}
+   */
+  public static MemoryView buffer(Buf buf, int offset, int count, TypeMap type, String what, MemoryView into) {
+    MemoryRef special = specialBuffer(buf, offset, count, type, what);
+    if (special != null) {
+      return into.take(special);
+    }
+    MemoryRef.resolve(buf.memory(), offset, into);
+    checkElements(buf, offset, into.buffer(), into.bytesBefore(), into.bytesAvailable(), count, type, what);
+    return into;
+  }
+
+  /** The view of a negative count, IN_PLACE, a null buffer or BOTTOM (or its error); {@code null} for a plain buffer. */
+  private static MemoryRef specialBuffer(Buf buf, int offset, int count, TypeMap type, String what) {
     if (count < 0) {
       throw RmaException.of(ErrorClass.COUNT, "%s: count %d is negative", what, count);
     }
@@ -271,15 +312,19 @@ public final class CommImpl implements Comm {
     if (buf == BOTTOM) {
       return absolute(offset, count, type, what);
     }
-    MemoryRef mem = MemoryRef.of(buf, offset);
-    Class<?> kind = mem.buffer().getClass();
+    return null;
+  }
+
+  /** A resolved buffer holds the datatype's elements and {@code count} of them from the offset. */
+  private static void checkElements(Buf buf, int offset, Object memory, long before, long available, int count,
+      TypeMap type, String what) {
+    Class<?> kind = memory.getClass();
     if (kind.isArray()) {
       DatatypeEngine.checkArrayElements(kind.getComponentType(), type, what);
     }
-    if (!DatatypeEngine.fits(type, count, mem.bytesBefore(), mem.bytesBefore() + mem.bytesAvailable())) {
-      DatatypeEngine.checkAccess(type, count, mem, what + " buffer"); // throws, with the message
+    if (!DatatypeEngine.fits(type, count, before, before + available)) {
+      DatatypeEngine.checkAccess(type, count, MemoryRef.of(buf, offset), what + " buffer"); // throws, with the message
     }
-    return mem;
   }
 
   private void checkPeer(int peer, boolean allowAny, String what) {

@@ -141,6 +141,21 @@ public final class CompletionTracker {
     return s;
   }
 
+  /** Whether every operation issued to {@code target} so far has completed. */
+  public boolean isComplete(int target) {
+    return completed[target] >= issued[target];
+  }
+
+  /**
+   * After a synchronization: fails with the first error of the operations it completed, those
+   * issued to each target {@code t} no later than {@code covered[t]}, unless an earlier
+   * synchronization has reported it already (see {@link #takeError}).
+   */
+  public Future<Void> reportErrors(long[] covered) {
+    RmaException e = takeError(covered);
+    return e == null ? context.succeededFuture() : context.failedFuture(e);
+  }
+
   /** Whether some operation's failure has not been reported yet. */
   public boolean hasError() {
     return !failures.isEmpty();

@@ -3,6 +3,7 @@ package dev.vertxrma.impl.win;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.LockType;
 import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.runtime.RankFuture;
 import dev.vertxrma.impl.sync.CompletionTracker;
 import dev.vertxrma.impl.sync.PassiveEpoch;
 import dev.vertxrma.impl.transport.Endpoint;
@@ -33,6 +34,8 @@ final class PassiveTargetSync {
   private final IntFunction<TargetWindow> localPeer;
   private final Function<long[], Future<Void>> errors;
   private final Supplier<String> name;
+  /** A succeeded future of the rank's context, for every flush that completes at once. */
+  private final Future<Void> done;
 
   /**
    * @param localPeer the same-JVM target window of a rank, or {@code null}
@@ -50,6 +53,7 @@ final class PassiveTargetSync {
     this.localPeer = localPeer;
     this.errors = errors;
     this.name = name;
+    this.done = RankFuture.succeeded(rp.context());
   }
 
   /** MPI_Win_lock on {@code targetRank}; RMA_SYNC inside lockAll or if already held. */
@@ -107,8 +111,11 @@ final class PassiveTargetSync {
    */
   Future<Void> flush(int targetRank) {
     checkHeld(targetRank, "flush");
-    long[] issuedBefore = tracker.snapshot(targetRank);
     Future<?> grant = passive.granted(targetRank);
+    if (grant.succeeded() && tracker.isComplete(targetRank) && !tracker.hasError()) {
+      return done; // nothing to wait for, nothing to report: no snapshot needed
+    }
+    long[] issuedBefore = tracker.snapshot(targetRank);
     Future<Void> done = grant.succeeded() ? tracker.await(issuedBefore)
         : grant.transform(g -> tracker.await(issuedBefore));
     if (!done.isComplete()) {

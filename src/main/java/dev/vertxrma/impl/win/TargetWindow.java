@@ -208,7 +208,7 @@ final class TargetWindow {
       throw refused(ErrorClass.WIN, "window %s at rank %d was freed", name.get(), rank);
     }
     switch (f.tag) {
-      case WinImpl.SYNC_FENCE:
+      case OriginOperations.SYNC_FENCE:
         if (!fence.admits(f, rank)) {
           if (!mayHold) {
             return null;
@@ -217,14 +217,14 @@ final class TargetWindow {
           return HELD;
         }
         return apply(f);
-      case WinImpl.SYNC_PSCW:
+      case OriginOperations.SYNC_PSCW:
         try {
           pscw.admit(f.src);
           return apply(f);
         } finally {
           pscw.operationDone();
         }
-      case WinImpl.SYNC_PASSIVE:
+      case OriginOperations.SYNC_PASSIVE:
         // the origin's NOCHECK assertion is no permission: it must hold a lock the target knows of
         if (!locks.holds(f.src) && !noCheckHolders.contains(f.src)) {
           throw refused(ErrorClass.RMA_SYNC, "operation from rank %d reached rank %d without a lock on "

@@ -13,15 +13,12 @@ import dev.vertxrma.Op;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
 import dev.vertxrma.impl.coll.Collectives;
-import dev.vertxrma.impl.memory.Memory;
-import dev.vertxrma.impl.memory.MemoryRef;
 import dev.vertxrma.impl.memory.DynamicMemory;
 import dev.vertxrma.impl.memory.SharedMapping;
 import dev.vertxrma.impl.memory.WindowMemory;
 import dev.vertxrma.impl.observe.Observers;
 import dev.vertxrma.impl.observe.RankObserver;
 import dev.vertxrma.impl.observe.Sync;
-import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.ops.TypeMap;
 import dev.vertxrma.impl.runtime.ErrorHandling;
 import dev.vertxrma.impl.runtime.CommImpl;
@@ -32,27 +29,25 @@ import dev.vertxrma.impl.transport.Endpoint;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
 import io.vertx.core.Future;
-import java.util.function.IntFunction;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
- * One rank's window, its origin side: argument and range checks against the sizes announced at
- * creation, the epoch an operation is issued in (issue-time accounting, {@link CompletionTracker}),
- * the same-JVM fast path or wire form of each operation, and the synchronization calls. Its target
- * side is the single-owner {@link TargetWindow}.
+ * One rank's window: the {@link Win} facade. It checks that the window is live, hands each call
+ * to the part that does it on the rank's context — RMA operations to {@link OriginOperations},
+ * fence and post/start/complete/wait to {@link ActiveTargetSync}, lock/unlock/flush to
+ * {@link PassiveTargetSync}, attach/detach and the memory's lifetime to the single-owner
+ * {@link TargetWindow} — and keeps the window's attributes, info and error handler.
  */
 final class WinImpl implements Win {
 
-  /** Synchronization mode an operation was issued under (frame tag). */
-  static final int SYNC_FENCE = 1;
-  static final int SYNC_PSCW = 2;
-  static final int SYNC_PASSIVE = 3;
   private static final int WINDOW_CTX_BASE = 1 << 20;
 
   private final WindowRegistry registry;
   private final Endpoint rp;
   private final CommImpl comm;
+  private final WindowState state;
   private final int id;
   private final int rank;
   private final WindowMemory memory;
@@ -64,39 +59,18 @@ final class WinImpl implements Win {
   private final Collectives coll;
   private final CompletionTracker tracker;
   private final ErrorHandling errors;
-  private final PscwEpoch pscw;
-  /**
-   * The exposure epoch in issue order: set by {@code post}, cleared by {@code waitFor} (or a
-   * {@code test} that answered true). The target side's own view, in {@link TargetWindow}, lags
-   * behind while the owner has queued work; checks made at call time use this one.
-   */
-  private Group exposure;
   private final PassiveEpoch passive;
+  private final ActiveTargetSync active;
   private final PassiveTargetSync passiveSync;
+  private final OriginOperations origin;
   /** This rank's window as a target: exposure state, lock queue, memory (single owner). */
   private final TargetWindow targetWindow;
-  /** The frame same-JVM operations are built in (see {@link #frame}); used on the rank's context only. */
-  private final Frame scratch = new Frame();
-  /** Same-JVM peers' target windows, resolved on first use (the fast path). */
-  private final TargetWindow[] peers;
   /** Changed only by {@link #setInfo}, on the rank's context. */
   private boolean noLocks;
-  /** Origin side of fence: the epoch operations are issued in now, and whether it is open. */
-  private long fenceEpoch;
-  private boolean fenceOpen;
-  /** The target side of the last fence called: the next one advances after it. */
-  private Future<Void> lastFenceAdvance = Future.succeededFuture();
-  private long[] sizes;
-  private int[] units;
-  private String name;
-  private boolean freed;
-  private boolean freeing;
-  /** The reply future of the frame the running operation body sent (see {@link #track} and {@link #run}). */
-  private Future<?> lastSent;
   /** Traces and metrics of this window ({@link RankObserver#NOOP} when neither is on). */
   private final RankObserver observer;
-  /** The issue number of the operation whose body runs now (for the observer). */
-  private long issuing;
+  /** {@link #flushNow} as a function, made once (a flush that completes at once allocates nothing). */
+  private final Function<Integer, Future<Void>> flushNow = this::flushNow;
 
   WinImpl(WindowRegistry registry, CommImpl comm, int id, WindowMemory memory, DynamicMemory dynamic,
       SharedMapping mapping, int dispUnit, Flavor flavor, Info info) {
@@ -105,6 +79,7 @@ final class WinImpl implements Win {
     this.comm = comm;
     this.id = id;
     this.rank = rp.rank();
+    this.state = new WindowState(id, rank, rp.size());
     this.memory = memory;
     this.dynamic = dynamic;
     this.mapping = mapping;
@@ -117,15 +92,16 @@ final class WinImpl implements Win {
         registry.process().rank(), registry.process().trace()), rp::jobRank);
     this.tracker = new CompletionTracker(rp.context(), rp.size(), observer, id);
     this.errors = new ErrorHandling("window " + id + " of rank " + rank,
-        e -> comm.abort("ERRORS_ARE_FATAL on window " + this.name + ": " + e.getMessage()));
-    this.pscw = new PscwEpoch(rp.context(), rank, rp.size());
+        e -> comm.abort("ERRORS_ARE_FATAL on window " + state.name() + ": " + e.getMessage()));
+    PscwEpoch pscw = new PscwEpoch(rp.context(), rank, rp.size());
     this.passive = new PassiveEpoch(rank, rp.size());
     this.noLocks = "true".equalsIgnoreCase(this.info.get(Info.NO_LOCKS));
-    this.name = "win" + id;
-    this.targetWindow = new TargetWindow(rp, memory, dynamic, mapping, dispUnit, noLocks, pscw, this::name);
-    this.peers = new TargetWindow[rp.size()];
-    this.passiveSync = new PassiveTargetSync(rp, id, passive, tracker, this::localPeer, this::reportErrors,
-        this::name);
+    this.targetWindow = new TargetWindow(rp, memory, dynamic, mapping, dispUnit, noLocks, pscw, state::name);
+    this.active = new ActiveTargetSync(rp, state, tracker, coll, pscw, passive, targetWindow, observer);
+    this.origin = new OriginOperations(rp, comm, errors, registry, state, flavor == Flavor.DYNAMIC, tracker, pscw,
+        passive, active, observer);
+    this.passiveSync = new PassiveTargetSync(rp, id, passive, tracker, origin::localPeer, tracker::reportErrors,
+        state::name);
   }
 
   private static Info effectiveInfo(Info given) {
@@ -171,8 +147,7 @@ final class WinImpl implements Win {
 
   /** Every rank's window size and displacement unit, agreed at creation. */
   void setAttributes(long[] sizes, int[] units) {
-    this.sizes = sizes;
-    this.units = units;
+    state.setAttributes(sizes, units);
   }
 
   // ------------------------------------------------------------------ attributes
@@ -191,7 +166,8 @@ final class WinImpl implements Win {
   public BytesStore<?, ?> memory() {
     checkLive("memory");
     if (memory == null) {
-      throw RmaException.of(ErrorClass.RMA_FLAVOR, "window %s is dynamic: its memory is what was attached", name);
+      throw RmaException.of(ErrorClass.RMA_FLAVOR, "window %s is dynamic: its memory is what was attached",
+          state.name());
     }
     return memory.store();
   }
@@ -209,13 +185,13 @@ final class WinImpl implements Win {
   @Override
   public long size(int r) {
     checkRank(r, "size");
-    return sizes[r];
+    return state.size(r);
   }
 
   @Override
   public int dispUnit(int r) {
     checkRank(r, "dispUnit");
-    return units[r];
+    return state.unit(r);
   }
 
   @Override
@@ -271,7 +247,7 @@ final class WinImpl implements Win {
           : targetWindow.noLocksRefusal(wantNoLocks);
       // every rank learns every rank's verdict: the hints change everywhere or nowhere
       return targetRefusal.map(r -> !r.isEmpty() ? r : wantNoLocks != noLocks && passive.isOpen()
-          ? "rank " + rank + " holds a passive-target epoch on window " + name : "")
+          ? "rank " + rank + " holds a passive-target epoch on window " + state.name() : "")
           .compose(refusal -> coll.allgather(refusal.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
           .compose(verdicts -> {
         for (byte[] v : verdicts) {
@@ -291,12 +267,12 @@ final class WinImpl implements Win {
 
   @Override
   public String name() {
-    return name;
+    return state.name();
   }
 
   @Override
   public void setName(String name) {
-    this.name = name == null ? "" : name;
+    state.setName(name);
   }
 
   @Override
@@ -320,371 +296,42 @@ final class WinImpl implements Win {
   // ------------------------------------------------------------------ checks
 
   private void checkLive(String call) {
-    if (freed || freeing) {
-      throw RmaException.of(ErrorClass.WIN, "%s on window %s at rank %d after free", call, name, rank);
-    }
+    state.checkLive(call);
   }
 
   private void checkRank(int r, String call) {
-    if (r < 0 || r >= rp.size()) {
-      throw RmaException.of(ErrorClass.RANK, "%s: target rank %d is not in [0, %d)", call, r, rp.size());
-    }
-  }
-
-  /** The synchronization mode an operation to {@code target} is issued under; RMA_SYNC if none. */
-  private int syncFor(int target, String call) {
-    Group access = pscw.accessGroup();
-    if (access != null) {
-      if (!access.contains(target)) {
-        throw RmaException.of(ErrorClass.RMA_SYNC, "%s to rank %d, which is not in the start group %s", call, target,
-            access);
-      }
-      return SYNC_PSCW;
-    }
-    if (passive.holds(target)) {
-      return SYNC_PASSIVE;
-    }
-    if (fenceOpen) {
-      return SYNC_FENCE;
-    }
-    throw RmaException.of(ErrorClass.RMA_SYNC, "%s to rank %d at rank %d outside an access epoch: call fence, start, "
-        + "lock or lockAll on window %s first", call, target, rank, name);
-  }
-
-  /** Origin-side range check against the target's announced size (the target checks again). */
-  private void checkTargetRange(int target, long disp, TypeMap tt, int count, String call) {
-    if (flavor == Flavor.DYNAMIC) {
-      return; // attached regions are known only at the target, which checks
-    }
-    long start;
-    try {
-      start = Math.multiplyExact(disp, (long) units[target]);
-    } catch (ArithmeticException e) {
-      start = -1;
-    }
-    if (start < 0) {
-      throw RmaException.of(ErrorClass.RMA_RANGE, "%s target disp=%d x unit %d is outside window size %d at rank %d",
-          call, disp, units[target], sizes[target], target);
-    }
-    if (!DatatypeEngine.fits(tt, count, start, sizes[target])) {
-      DatatypeEngine.checkAccess(tt, count, start, sizes[target], String.format("%s target range [disp=%d, unit %d) "
-          + "of window size %d at rank %d", call, disp, units[target], sizes[target], target), ErrorClass.RMA_RANGE);
-    }
-  }
-
-  /** What an issued operation is waiting for: the reply of the frame it sent, if it sent one. */
-  private static final class Issued {
-    Future<?> sent;
-  }
-
-  /**
-   * Runs an RMA operation on the rank's context. Its epoch is decided, and it is counted in its
-   * target's completion count, now, when it is issued (issue-time accounting): an operation issued
-   * while {@code start} still waits for posts, or while its lock is not granted yet, is held until
-   * then, and every flush, unlock, complete or fence called in between waits for it. It counts as
-   * complete once its own future has completed and, if it sent a frame, the target has answered.
-   * {@code body} gets the synchronization mode the operation was issued under.
-   */
-  private <T> Future<T> op(int targetRank, String call, IntFunction<Future<T>> body) {
-    return call(() -> {
-      if (targetRank < 0 || targetRank >= rp.size()) {
-        return body.apply(0); // PROC_NULL (no-op) or a bad rank (the body fails): nothing to count
-      }
-      checkLive(call);
-      int issuedIn = syncFor(targetRank, call);
-      long seq = tracker.issue(targetRank);
-      Future<?> gate = null;
-      if (pscw.accessGroup() != null) {
-        gate = pscw.startedOrFail("operation");
-      } else if (passive.holds(targetRank)) {
-        gate = passive.granted(targetRank);
-      }
-      if (gate == null || gate.succeeded()) {
-        // the common case, allocation-free when the body completes at once (same-JVM fast path)
-        issuing = seq;
-        Future<T> result = runNow(body, issuedIn);
-        Future<?> sent = takeLastSent();
-        if (result.isComplete() && (sent == null || sent.isComplete())) {
-          tracker.complete(targetRank, seq, sent == null ? null : sent.cause());
-        } else {
-          result.onComplete(ar -> completeIssued(targetRank, seq, sent));
-        }
-        return result;
-      }
-      Issued issued = new Issued();
-      Future<T> result = gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
-          : comm.call(errors, () -> {
-            issuing = seq;
-            Future<T> f = runNow(body, issuedIn);
-            issued.sent = takeLastSent();
-            return f;
-          }));
-      result.onComplete(ar -> completeIssued(targetRank, seq, issued.sent));
-      return result;
-    });
-  }
-
-  /** The reply future of the frame the body just run sent, or {@code null}; cleared. */
-  private Future<?> takeLastSent() {
-    Future<?> sent = lastSent;
-    lastSent = null;
-    return sent;
-  }
-
-  /**
-   * Issued operation {@code seq}'s future completed: it is complete once the frame it sent (if
-   * any) is answered.
-   */
-  private void completeIssued(int targetRank, long seq, Future<?> sent) {
-    if (sent == null) {
-      tracker.complete(targetRank, seq, null); // nothing sent: the operation's own future has the error
-    } else if (sent.isComplete()) {
-      tracker.complete(targetRank, seq, sent.cause());
-    } else {
-      sent.onComplete(x -> tracker.complete(targetRank, seq, x.cause()));
-    }
-  }
-
-  /**
-   * Runs the body of an issued operation. Its failure becomes the operation's future here, not
-   * an exception, so the operation counted as issued is always counted as complete too.
-   */
-  private <T> Future<T> runNow(IntFunction<Future<T>> body, int issuedIn) {
-    lastSent = null;
-    try {
-      return body.apply(issuedIn);
-    } catch (RmaException e) {
-      return rp.context().failedFuture(e);
-    } catch (RuntimeException e) {
-      return rp.context().failedFuture(new RmaException(ErrorClass.INTERN, "internal error at rank " + rank + ": "
-          + e, e));
-    }
-  }
-
-  /**
-   * Sends operation frame {@code f}. A same-JVM target applies it right here, on this thread, when
-   * its window is free and nothing waits before it (no hop to its event loop and back); otherwise,
-   * as for a target in another JVM, the frame is queued there and answered by a reply.
-   */
-  private Future<Frame> send(int targetRank, Frame f, boolean local) {
-    if (local && rp.failure() == null) {
-      TargetWindow peer = peer(targetRank);
-      if (peer != null) {
-        Object r = peer.tryApplyNow(f);
-        if (r == TargetWindow.APPLIED) {
-          return rp.context().succeededFuture();
-        }
-        if (r instanceof byte[]) {
-          Frame reply = Frame.of(FrameType.REPLY, targetRank, id);
-          reply.payload = (byte[]) r;
-          return rp.context().succeededFuture(reply);
-        }
-        if (r != null) {
-          return rp.context().failedFuture((RmaException) r);
-        }
-      }
-    }
-    return rp.request(targetRank, f == scratch ? f.copy() : f);
-  }
-
-  /** The same-JVM target window of rank {@code r} while the job runs, else {@code null}. */
-  private TargetWindow localPeer(int r) {
-    return rp.isLocal(r) && rp.failure() == null ? peer(r) : null;
-  }
-
-  private TargetWindow peer(int r) {
-    TargetWindow p = peers[r];
-    if (p == null) {
-      p = registry.peer(rp.jobRank(r), id);
-      peers[r] = p;
-    }
-    return p;
-  }
-
-  private Frame frame(byte type, int target, int issuedIn, long disp, int count, TypeMap tt, boolean local) {
-    // a same-JVM operation is built in the scratch frame: applied at once it is never kept, and
-    // {@link #send} copies it when it has to wait at the target
-    Frame f = local ? scratch.reset(type, rank, id) : Frame.of(type, rank, id);
-    int sync = issuedIn;
-    f.tag = sync;
-    f.epoch = sync == SYNC_PASSIVE ? 0 : fenceEpoch;
-    f.disp = disp;
-    f.count = count;
-    if (local) {
-      f.localType = tt;
-    } else {
-      f.typeBytes = tt.wireBytes();
-    }
-    observer.opIssued(id, type, target, tt.size() * (long) count, issuing);
-    return f;
-  }
-
-  private static void unpackReply(Frame reply, MemoryRef m, TypeMap t, int count) {
-    long expected = t.size() * (long) count;
-    long got = reply.payload == null ? 0 : reply.payload.length;
-    if (got != expected) {
-      throw RmaException.of(ErrorClass.OTHER, "reply carries %d bytes, expected %d", got, expected);
-    }
-    if (got > 0) {
-      DatatypeEngine.unpack(reply.payload, m.base(), m.address(), t, count);
-    }
+    state.checkRank(r, call);
   }
 
   // ------------------------------------------------------------------ operations
 
-  /** A checked origin buffer of an operation: its type map, memory and count. */
-  private record OriginBuffer(TypeMap type, MemoryRef mem, int count) {
-
-    static OriginBuffer of(Buf buf, int offset, int count, Datatype type, String what) {
-      TypeMap t = CommImpl.typeMap(type, what);
-      return new OriginBuffer(t, CommImpl.buffer(buf, offset, count, t, what), count);
-    }
-
-    /** Same JVM: the target reads it in place; otherwise its packed bytes travel as the payload. */
-    void attachTo(Frame f, boolean local) {
-      if (local) {
-        f.localBase = mem.base();
-        f.localAddress = mem.address();
-        f.localOriginType = type;
-        f.localOriginCount = count;
-      } else {
-        f.payload = DatatypeEngine.pack(mem.base(), mem.address(), type, count);
-      }
-    }
-
-    /** Same JVM: the target writes it in place; otherwise the reply's payload is unpacked into it. */
-    Future<Void> receive(Future<Frame> reply, boolean local) {
-      return local ? reply.mapEmpty() : reply.map(r -> {
-        unpackReply(r, mem, type, count);
-        return null;
-      });
-    }
-  }
-
-  /**
-   * Notes a sent operation for {@link #op}: its completion (the target's reply) completes the
-   * issued operation, and its failure is kept for the synchronization that completes it.
-   * Operations of fence and PSCW epochs are also counted for the epoch ({@code complete}
-   * announces the counts).
-   */
-  private <T> Future<T> track(int targetRank, int sync, Future<T> op) {
-    if (sync != SYNC_PASSIVE) {
-      tracker.sentInEpoch(targetRank);
-    }
-    lastSent = op;
-    return op;
-  }
-
   @Override
   public Future<Void> put(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType) {
-    return write("put", FrameType.PUT, Op.REPLACE, origin, originOffset, originCount, originType, targetRank,
-        targetDisp, targetCount, targetType);
+    return this.origin.issue(this.origin.call().write(FrameType.PUT, "put", Op.REPLACE, origin, originOffset,
+        originCount, originType, targetRank, targetDisp, targetCount, targetType));
   }
 
   @Override
   public Future<Void> accumulate(Buf origin, int originOffset, int originCount, Datatype originType,
       int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op) {
-    return write("accumulate", FrameType.ACC, op, origin, originOffset, originCount, originType, targetRank,
-        targetDisp, targetCount, targetType);
-  }
-
-  /**
-   * put and accumulate: the future completes at origin completion — at once when the data was
-   * packed for the wire, when the target has copied it on the same-JVM path.
-   */
-  private Future<Void> write(String call, byte type, Op op, Buf origin, int originOffset, int originCount,
-      Datatype originType, int targetRank, long targetDisp, int targetCount, Datatype targetType) {
-    return op(targetRank, call, issuedIn -> {
-      checkLive(call);
-      boolean accumulate = type == FrameType.ACC;
-      TypeMap tt = CommImpl.typeMap(targetType, accumulate ? "accumulate target" : "put target");
-      OriginBuffer o = OriginBuffer.of(origin, originOffset, originCount, originType,
-          accumulate ? "accumulate origin" : "put origin");
-      if (accumulate) {
-        checkOp(op, tt);
-      }
-      if (targetRank == Comm.PROC_NULL) {
-        return rp.context().succeededFuture();
-      }
-      checkRank(targetRank, call);
-      int sync = issuedIn;
-      DatatypeEngine.checkSignatures(o.type(), originCount, tt, targetCount, accumulate);
-      checkTargetRange(targetRank, targetDisp, tt, targetCount, call);
-      boolean local = rp.isLocal(targetRank);
-      Frame f = frame(type, targetRank, sync, targetDisp, targetCount, tt, local);
-      f.code = op.code();
-      o.attachTo(f, local);
-      Future<Void> done = track(targetRank, sync, send(targetRank, f, local).mapEmpty());
-      return local ? done : rp.context().succeededFuture();
-    });
+    return this.origin.issue(this.origin.call().write(FrameType.ACC, "accumulate", op, origin, originOffset,
+        originCount, originType, targetRank, targetDisp, targetCount, targetType));
   }
 
   @Override
   public Future<Void> get(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType) {
-    return op(targetRank, "get", issuedIn -> {
-      checkLive("get");
-      TypeMap tt = CommImpl.typeMap(targetType, "get target");
-      OriginBuffer o = OriginBuffer.of(origin, originOffset, originCount, originType, "get origin");
-      if (targetRank == Comm.PROC_NULL) {
-        return rp.context().succeededFuture();
-      }
-      checkRank(targetRank, "get");
-      int sync = issuedIn;
-      DatatypeEngine.checkSignatures(tt, targetCount, o.type(), originCount, false);
-      checkTargetRange(targetRank, targetDisp, tt, targetCount, "get");
-      boolean local = rp.isLocal(targetRank);
-      Frame f = frame(FrameType.GET, targetRank, sync, targetDisp, targetCount, tt, local);
-      if (local) {
-        o.attachTo(f, true);
-      }
-      return track(targetRank, sync, o.receive(send(targetRank, f, local), local));
-    });
-  }
-
-  private static void checkOp(Op op, TypeMap t) {
-    if (op == null) {
-      throw new RmaException(ErrorClass.OP, "op is null");
-    }
-    DatatypeEngine.checkOp(op, t);
+    return this.origin.issue(this.origin.call().get(origin, originOffset, originCount, originType, targetRank,
+        targetDisp, targetCount, targetType));
   }
 
   @Override
   public Future<Void> getAccumulate(Buf origin, int originOffset, int originCount, Datatype originType,
       Buf result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
       int targetCount, Datatype targetType, Op op) {
-    return op(targetRank, "getAccumulate", issuedIn -> {
-      checkLive("getAccumulate");
-      TypeMap tt = CommImpl.typeMap(targetType, "getAccumulate target");
-      checkOp(op, tt);
-      OriginBuffer o = op == Op.NO_OP ? null
-          : OriginBuffer.of(origin, originOffset, originCount, originType, "getAccumulate origin");
-      OriginBuffer r = OriginBuffer.of(result, resultOffset, resultCount, resultType, "getAccumulate result");
-      if (targetRank == Comm.PROC_NULL) {
-        return rp.context().succeededFuture();
-      }
-      checkRank(targetRank, "getAccumulate");
-      int sync = issuedIn;
-      if (o != null) {
-        DatatypeEngine.checkSignatures(o.type(), originCount, tt, targetCount, true);
-      }
-      DatatypeEngine.checkSignatures(tt, targetCount, r.type(), resultCount, true);
-      checkTargetRange(targetRank, targetDisp, tt, targetCount, "getAccumulate");
-      boolean local = rp.isLocal(targetRank);
-      Frame f = frame(FrameType.GET_ACC, targetRank, sync, targetDisp, targetCount, tt, local);
-      f.code = op.code();
-      if (o != null) {
-        o.attachTo(f, local);
-      }
-      if (local) {
-        f.localBase2 = r.mem().base();
-        f.localAddress2 = r.mem().address();
-        f.localResultType = r.type();
-        f.localResultCount = resultCount;
-      }
-      return track(targetRank, sync, r.receive(send(targetRank, f, local), local));
-    });
+    return this.origin.issue(this.origin.call().getAccumulate(op, origin, originOffset, originCount, originType,
+        result, resultOffset, resultCount, resultType, targetRank, targetDisp, targetCount, targetType));
   }
 
   @Override
@@ -708,27 +355,8 @@ final class WinImpl implements Win {
   @Override
   public Future<Void> compareAndSwap(Buf origin, int originOffset, Buf compare, int compareOffset,
       Buf result, int resultOffset, Datatype type, int targetRank, long targetDisp) {
-    return op(targetRank, "compareAndSwap", issuedIn -> {
-      checkLive("compareAndSwap");
-      TypeMap t = CommImpl.typeMap(type, "compareAndSwap");
-      DatatypeEngine.checkCompareAndSwapType(t);
-      MemoryRef om = CommImpl.buffer(origin, originOffset, 1, t, "compareAndSwap origin");
-      MemoryRef cm = CommImpl.buffer(compare, compareOffset, 1, t, "compareAndSwap compare");
-      MemoryRef rm = CommImpl.buffer(result, resultOffset, 1, t, "compareAndSwap result");
-      if (targetRank == Comm.PROC_NULL) {
-        return rp.context().succeededFuture();
-      }
-      checkRank(targetRank, "compareAndSwap");
-      int sync = issuedIn;
-      checkTargetRange(targetRank, targetDisp, t, 1, "compareAndSwap");
-      boolean local = rp.isLocal(targetRank);
-      Frame f = frame(FrameType.CAS, targetRank, sync, targetDisp, 1, t, local);
-      int size = (int) t.size();
-      f.payload = new byte[2 * size];
-      Memory.copy(om.base(), om.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, size);
-      Memory.copy(cm.base(), cm.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET + size, size);
-      return track(targetRank, sync, new OriginBuffer(t, rm, 1).receive(send(targetRank, f, local), false));
-    });
+    return this.origin.issue(this.origin.call().compareAndSwap(origin, originOffset, compare, compareOffset, result,
+        resultOffset, type, targetRank, targetDisp));
   }
 
   @Override
@@ -739,99 +367,24 @@ final class WinImpl implements Win {
     return compareAndSwap(Buf.of(in), 0, Buf.of(cmp), 0, Buf.of(out), 0, Datatype.LONG, targetRank, targetDisp).map(v -> out[0]);
   }
 
-  // ------------------------------------------------------------------ fence
+  // ------------------------------------------------------------------ fence and post/start/complete/wait
 
   @Override
   public Future<Void> fence(Mode... assertions) {
     return call(() -> {
       checkLive("fence");
-      int bits = Mode.bits(assertions);
-      if (pscw.accessGroup() != null || exposure != null) {
-        throw RmaException.of(ErrorClass.RMA_SYNC, "fence at rank %d inside a post/start epoch on window %s",
-            rank, name);
-      }
-      checkNotPassive("fence");
-      boolean noPrecede = (bits & Mode.NOPRECEDE.bit()) != 0;
-      boolean noSucceed = (bits & Mode.NOSUCCEED.bit()) != 0;
-      if (noPrecede && tracker.anyIssuedInEpoch()) {
-        throw RmaException.of(ErrorClass.RMA_SYNC, "fence(NOPRECEDE) at rank %d, but operations were issued in the "
-            + "epoch it closes", rank);
-      }
-      long[] issuedBefore = tracker.snapshot();
-      // operations issued from now on, even before this fence completes, belong to the next epoch:
-      // their targets hold them until their own fence has opened it
-      fenceEpoch++;
-      fenceOpen = !noSucceed;
-      tracker.resetEpochCounts();
-      Future<Void> closing = noPrecede ? rp.context().succeededFuture()
-          : tracker.await(issuedBefore).compose(v -> coll.barrier());
-      Future<Void> previous = lastFenceAdvance;
-      Future<Void> advanced = rp.withTimeout(closing, "fence")
-          .compose(v -> previous.transform(p -> targetWindow.advanceFence(!noSucceed)));
-      lastFenceAdvance = advanced;
-      // NOPRECEDE: this fence completes no operation, so it has no error to report
-      return observer.sync(id, noSucceed ? Sync.FENCE_END : Sync.FENCE, -1,
-          noPrecede ? advanced : advanced.compose(v -> reportErrors(issuedBefore)));
+      return active.fence(assertions);
     });
   }
-
-  /**
-   * After a synchronization: fails with the first error of the operations it completed, those
-   * issued to each target {@code t} no later than {@code completed[t]}, unless an earlier
-   * synchronization has reported it already (see {@link CompletionTracker#takeError}).
-   */
-  private Future<Void> reportErrors(long[] completed) {
-    RmaException e = tracker.takeError(completed);
-    return e == null ? rp.context().succeededFuture() : rp.context().failedFuture(e);
-  }
-
-  /** Leaving the fence mode for post/start or lock: allowed only if the fence epoch is empty. */
-  private void leaveFenceMode(String call) {
-    if (fenceOpen) {
-      if (tracker.anyIssuedInEpoch()) {
-        throw RmaException.of(ErrorClass.RMA_SYNC, "%s at rank %d while a fence epoch with operations is open: end it "
-            + "with fence(NOSUCCEED) first", call, rank);
-      }
-      fenceOpen = false;
-      targetWindow.closeFence();
-    }
-  }
-
-  private void checkNotPassive(String call) {
-    if (passive.isOpen()) {
-      throw RmaException.of(ErrorClass.RMA_SYNC, "%s at rank %d inside a passive-target (lock) epoch on window %s: "
-          + "unlock first", call, rank, name);
-    }
-  }
-
-  // ------------------------------------------------------------------ post/start/complete/wait
 
   @Override
   public Future<Void> post(Group group, Mode... assertions) {
     return call(() -> {
       checkLive("post");
-      int bits = Mode.bits(assertions);
       if (group == null) {
         throw new RmaException(ErrorClass.GROUP, "post group is null");
       }
-      Group members = windowRanks(group, "post");
-      checkNotPassive("post");
-      if (exposure != null) {
-        throw RmaException.of(ErrorClass.RMA_SYNC, "post at rank %d while the exposure epoch to %s is still open "
-            + "(call waitFor first)", rank, exposure);
-      }
-      pscw.checkMembers(members, "post");
-      leaveFenceMode("post");
-      exposure = members;
-      // the exposure is open at this target before any origin learns of the post
-      return observer.sync(id, Sync.POST, -1, targetWindow.post(members)).map(v -> {
-        if ((bits & Mode.NOCHECK.bit()) == 0) {
-          for (int m : members.ranks()) {
-            rp.send(m, Frame.of(FrameType.POST, rank, id));
-          }
-        }
-        return null;
-      });
+      return active.post(windowRanks(group, "post"), assertions);
     });
   }
 
@@ -839,22 +392,10 @@ final class WinImpl implements Win {
   public Future<Void> start(Group group, Mode... assertions) {
     return call(() -> {
       checkLive("start");
-      int bits = Mode.bits(assertions);
       if (group == null) {
         throw new RmaException(ErrorClass.GROUP, "start group is null");
       }
-      Group members = windowRanks(group, "start");
-      checkNotPassive("start");
-      pscw.checkStart(members);
-      leaveFenceMode("start");
-      tracker.resetEpochCounts();
-      return observer.sync(id, Sync.START, -1,
-          rp.withTimeout(pscw.start(members, (bits & Mode.NOCHECK.bit()) != 0), "start (waiting for posts)"))
-          .onFailure(e -> {
-            if (e instanceof RmaException && ((RmaException) e).errorClass() == ErrorClass.TIMEOUT) {
-              pscw.withdrawStart((RmaException) e); // the window stays usable
-            }
-          });
+      return active.start(windowRanks(group, "start"), assertions);
     });
   }
 
@@ -862,22 +403,7 @@ final class WinImpl implements Win {
   public Future<Void> complete() {
     return call(() -> {
       checkLive("complete");
-      Future<Void> started = pscw.startedForComplete();
-      long[] issuedBefore = tracker.snapshot();
-      // every operation issued before complete (held until start matched or not) is done before
-      // the targets learn how many to expect
-      return observer.sync(id, Sync.COMPLETE, -1, rp.withTimeout(started.compose(v -> tracker.await(issuedBefore)),
-          "complete")).compose(v -> {
-        Group g = pscw.accessGroup();
-        for (int m : g.ranks()) {
-          Frame f = Frame.of(FrameType.COMPLETE, rank, id);
-          f.count = tracker.issuedInEpoch(m);
-          rp.send(m, f);
-        }
-        pscw.endAccess();
-        tracker.resetEpochCounts();
-        return reportErrors(issuedBefore);
-      });
+      return active.complete();
     });
   }
 
@@ -885,13 +411,7 @@ final class WinImpl implements Win {
   public Future<Void> waitFor() {
     return call(() -> {
       checkLive("waitFor");
-      Group group = exposure;
-      if (group == null) {
-        throw RmaException.of(ErrorClass.RMA_SYNC, "waitFor at rank %d without a matching post", rank);
-      }
-      exposure = null;
-      return observer.sync(id, Sync.WAIT, -1, rp.withTimeout(targetWindow.waitFor(),
-          "waitFor (waiting for complete from " + group + ")"));
+      return active.waitFor();
     });
   }
 
@@ -899,15 +419,7 @@ final class WinImpl implements Win {
   public Future<Boolean> test() {
     return call(() -> {
       checkLive("test");
-      if (exposure == null) {
-        throw RmaException.of(ErrorClass.RMA_SYNC, "test at rank %d without a matching post", rank);
-      }
-      return targetWindow.test().map(done -> {
-        if (done) {
-          exposure = null;
-        }
-        return done;
-      });
+      return active.test();
     });
   }
 
@@ -933,13 +445,14 @@ final class WinImpl implements Win {
 
   private void checkLockable(String call) {
     if (noLocks) {
-      throw RmaException.of(ErrorClass.RMA_SYNC, "%s on window %s, created with info no_locks=true", call, name);
+      throw RmaException.of(ErrorClass.RMA_SYNC, "%s on window %s, created with info no_locks=true", call,
+          state.name());
     }
-    if (pscw.accessGroup() != null || exposure != null) {
+    if (active.inPscwEpoch()) {
       throw RmaException.of(ErrorClass.RMA_SYNC, "%s at rank %d during a post/start epoch on window %s", call, rank,
-          name);
+          state.name());
     }
-    leaveFenceMode(call);
+    active.leaveFenceMode(call);
   }
 
   @Override
@@ -974,14 +487,16 @@ final class WinImpl implements Win {
 
   @Override
   public Future<Void> flush(int targetRank) {
-    return call(() -> {
-      checkLive("flush");
-      if (targetRank == Comm.PROC_NULL) {
-        return rp.context().succeededFuture();
-      }
-      checkRank(targetRank, "flush");
-      return observer.sync(id, Sync.FLUSH, targetRank, passiveSync.flush(targetRank));
-    });
+    return observer.failures(id, comm.call(errors, flushNow, targetRank));
+  }
+
+  private Future<Void> flushNow(Integer targetRank) {
+    checkLive("flush");
+    if (targetRank == Comm.PROC_NULL) {
+      return rp.context().succeededFuture();
+    }
+    checkRank(targetRank, "flush");
+    return observer.sync(id, Sync.FLUSH, targetRank, passiveSync.flush(targetRank));
   }
 
   @Override
@@ -1079,7 +594,7 @@ final class WinImpl implements Win {
   private DynamicMemory requireDynamic(String call) {
     if (dynamic == null) {
       throw RmaException.of(ErrorClass.RMA_FLAVOR, "%s on window %s of flavor %s: only dynamic windows "
-          + "(Win.createDynamic) take attached memory", call, name, flavor);
+          + "(Win.createDynamic) take attached memory", call, state.name(), flavor);
     }
     return dynamic;
   }
@@ -1090,12 +605,13 @@ final class WinImpl implements Win {
       checkLive("sharedQuery");
       if (mapping == null) {
         throw RmaException.of(ErrorClass.RMA_FLAVOR, "sharedQuery on window %s of flavor %s: only windows from "
-            + "Win.allocateShared have shared segments", name, flavor);
+            + "Win.allocateShared have shared segments", state.name(), flavor);
       }
       checkRank(targetRank, "sharedQuery");
-      long offset = SharedLayout.offset(sizes, targetRank);
-      return rp.context().succeededFuture(new SharedSegment(mapping.segment(offset, sizes[targetRank]),
-          sizes[targetRank], units[targetRank]));
+      long offset = SharedLayout.offset(state.sizes(), targetRank);
+      long bytes = state.size(targetRank);
+      return rp.context().succeededFuture(new SharedSegment(mapping.segment(offset, bytes), bytes,
+          state.unit(targetRank)));
     });
   }
 
@@ -1136,7 +652,7 @@ final class WinImpl implements Win {
       }
       if (ranks[i] < 0) {
         throw RmaException.of(ErrorClass.GROUP, "%s group %s names job rank %d, which is not in the communicator of "
-            + "window %s", call, group, job[i], name);
+            + "window %s", call, group, job[i], state.name());
       }
     }
     return Group.of(rank, ranks);
@@ -1148,12 +664,12 @@ final class WinImpl implements Win {
   public Future<Void> free() {
     return call(() -> {
       checkLive("free");
-      if (pscw.accessGroup() != null || exposure != null) {
+      if (active.inPscwEpoch()) {
         throw RmaException.of(ErrorClass.RMA_SYNC, "free of window %s at rank %d inside a post/start epoch "
-            + "(complete and waitFor first)", name, rank);
+            + "(complete and waitFor first)", state.name(), rank);
       }
-      checkNotPassive("free");
-      freeing = true;
+      active.checkNotPassive("free");
+      state.freeing();
       return rp.withTimeout(tracker.flushAll().compose(v -> coll.barrier()), "free").compose(v -> releaseNow());
     });
   }
@@ -1163,10 +679,9 @@ final class WinImpl implements Win {
    * shutdown): the future completes when no operation can touch the memory any more.
    */
   Future<Void> releaseNow() {
-    if (!freed) {
+    if (state.markFreed()) {
       observer.windowFreed(id);
     }
-    freed = true;
     registry.unregister(this);
     coll.close();
     return targetWindow.release();
@@ -1179,7 +694,7 @@ final class WinImpl implements Win {
 
   @Override
   public String toString() {
-    return "Win[" + name + " id=" + id + " rank=" + rank + " size=" + targetWindow.size() + " unit=" + dispUnit
+    return "Win[" + state.name() + " id=" + id + " rank=" + rank + " size=" + targetWindow.size() + " unit=" + dispUnit
         + "]";
   }
 }

@@ -1,0 +1,208 @@
+package dev.vertxrma.impl.win;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.Group;
+import dev.vertxrma.Mode;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.coll.Collectives;
+import dev.vertxrma.impl.observe.RankObserver;
+import dev.vertxrma.impl.observe.Sync;
+import dev.vertxrma.impl.sync.CompletionTracker;
+import dev.vertxrma.impl.sync.PassiveEpoch;
+import dev.vertxrma.impl.sync.PscwEpoch;
+import dev.vertxrma.impl.transport.Endpoint;
+import dev.vertxrma.impl.transport.Frame;
+import dev.vertxrma.impl.transport.FrameType;
+import io.vertx.core.Future;
+
+/**
+ * Active-target synchronization on one window, both sides of it: {@code fence}, and
+ * {@code post}/{@code start}/{@code complete}/{@code waitFor}/{@code test}. It owns the origin's
+ * fence epoch (the epoch operations are issued in, and whether one is open) and the exposure
+ * epoch in issue order; the target's own view of both is in {@link TargetWindow}. Everything here
+ * runs on the rank's context, after {@link WinImpl} has checked that the window is live.
+ */
+final class ActiveTargetSync {
+
+  private final Endpoint rp;
+  private final WindowState state;
+  private final int rank;
+  private final CompletionTracker tracker;
+  private final Collectives coll;
+  private final PscwEpoch pscw;
+  private final PassiveEpoch passive;
+  private final TargetWindow targetWindow;
+  private final RankObserver observer;
+  /** The fence epoch operations are issued in now, and whether it is open. */
+  private long fenceEpoch;
+  private boolean fenceOpen;
+  /** The target side of the last fence called: the next one advances after it. */
+  private Future<Void> lastFenceAdvance = Future.succeededFuture();
+  /**
+   * The exposure epoch in issue order: set by {@code post}, cleared by {@code waitFor} (or a
+   * {@code test} that answered true). The target side's own view, in {@link TargetWindow}, lags
+   * behind while the owner has queued work; checks made at call time use this one.
+   */
+  private Group exposure;
+
+  ActiveTargetSync(Endpoint rp, WindowState state, CompletionTracker tracker, Collectives coll, PscwEpoch pscw,
+      PassiveEpoch passive, TargetWindow targetWindow, RankObserver observer) {
+    this.rp = rp;
+    this.state = state;
+    this.rank = state.rank;
+    this.tracker = tracker;
+    this.coll = coll;
+    this.pscw = pscw;
+    this.passive = passive;
+    this.targetWindow = targetWindow;
+    this.observer = observer;
+  }
+
+  /** Whether a fence epoch is open: operations issued now belong to it. */
+  boolean fenceOpen() {
+    return fenceOpen;
+  }
+
+  /** The fence epoch operations are issued in now (frames carry it). */
+  long fenceEpoch() {
+    return fenceEpoch;
+  }
+
+  /** Whether a post/start access or exposure epoch is open (as issued). */
+  boolean inPscwEpoch() {
+    return pscw.accessGroup() != null || exposure != null;
+  }
+
+  /** MPI_Win_fence. */
+  Future<Void> fence(Mode... assertions) {
+    int bits = Mode.bits(assertions);
+    if (inPscwEpoch()) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "fence at rank %d inside a post/start epoch on window %s",
+          rank, state.name());
+    }
+    checkNotPassive("fence");
+    boolean noPrecede = (bits & Mode.NOPRECEDE.bit()) != 0;
+    boolean noSucceed = (bits & Mode.NOSUCCEED.bit()) != 0;
+    if (noPrecede && tracker.anyIssuedInEpoch()) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "fence(NOPRECEDE) at rank %d, but operations were issued in the "
+          + "epoch it closes", rank);
+    }
+    long[] issuedBefore = tracker.snapshot();
+    // operations issued from now on, even before this fence completes, belong to the next epoch:
+    // their targets hold them until their own fence has opened it
+    fenceEpoch++;
+    fenceOpen = !noSucceed;
+    tracker.resetEpochCounts();
+    Future<Void> closing = noPrecede ? rp.context().succeededFuture()
+        : tracker.await(issuedBefore).compose(v -> coll.barrier());
+    Future<Void> previous = lastFenceAdvance;
+    Future<Void> advanced = rp.withTimeout(closing, "fence")
+        .compose(v -> previous.transform(p -> targetWindow.advanceFence(!noSucceed)));
+    lastFenceAdvance = advanced;
+    // NOPRECEDE: this fence completes no operation, so it has no error to report
+    return observer.sync(state.id, noSucceed ? Sync.FENCE_END : Sync.FENCE, -1,
+        noPrecede ? advanced : advanced.compose(v -> tracker.reportErrors(issuedBefore)));
+  }
+
+  /** Leaving the fence mode for post/start or lock: allowed only if the fence epoch is empty. */
+  void leaveFenceMode(String call) {
+    if (fenceOpen) {
+      if (tracker.anyIssuedInEpoch()) {
+        throw RmaException.of(ErrorClass.RMA_SYNC, "%s at rank %d while a fence epoch with operations is open: end it "
+            + "with fence(NOSUCCEED) first", call, rank);
+      }
+      fenceOpen = false;
+      targetWindow.closeFence();
+    }
+  }
+
+  /** RMA_SYNC inside a passive-target epoch. */
+  void checkNotPassive(String call) {
+    if (passive.isOpen()) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "%s at rank %d inside a passive-target (lock) epoch on window %s: "
+          + "unlock first", call, rank, state.name());
+    }
+  }
+
+  /** MPI_Win_post to {@code members} (window ranks). */
+  Future<Void> post(Group members, Mode... assertions) {
+    int bits = Mode.bits(assertions);
+    checkNotPassive("post");
+    if (exposure != null) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "post at rank %d while the exposure epoch to %s is still open "
+          + "(call waitFor first)", rank, exposure);
+    }
+    pscw.checkMembers(members, "post");
+    leaveFenceMode("post");
+    exposure = members;
+    // the exposure is open at this target before any origin learns of the post
+    return observer.sync(state.id, Sync.POST, -1, targetWindow.post(members)).map(v -> {
+      if ((bits & Mode.NOCHECK.bit()) == 0) {
+        for (int m : members.ranks()) {
+          rp.send(m, Frame.of(FrameType.POST, rank, state.id));
+        }
+      }
+      return null;
+    });
+  }
+
+  /** MPI_Win_start on {@code members} (window ranks). */
+  Future<Void> start(Group members, Mode... assertions) {
+    int bits = Mode.bits(assertions);
+    checkNotPassive("start");
+    pscw.checkStart(members);
+    leaveFenceMode("start");
+    tracker.resetEpochCounts();
+    return observer.sync(state.id, Sync.START, -1,
+        rp.withTimeout(pscw.start(members, (bits & Mode.NOCHECK.bit()) != 0), "start (waiting for posts)"))
+        .onFailure(e -> {
+          if (e instanceof RmaException && ((RmaException) e).errorClass() == ErrorClass.TIMEOUT) {
+            pscw.withdrawStart((RmaException) e); // the window stays usable
+          }
+        });
+  }
+
+  /** MPI_Win_complete. */
+  Future<Void> complete() {
+    Future<Void> started = pscw.startedForComplete();
+    long[] issuedBefore = tracker.snapshot();
+    // every operation issued before complete (held until start matched or not) is done before
+    // the targets learn how many to expect
+    return observer.sync(state.id, Sync.COMPLETE, -1, rp.withTimeout(started.compose(v -> tracker.await(issuedBefore)),
+        "complete")).compose(v -> {
+          Group g = pscw.accessGroup();
+          for (int m : g.ranks()) {
+            Frame f = Frame.of(FrameType.COMPLETE, rank, state.id);
+            f.count = tracker.issuedInEpoch(m);
+            rp.send(m, f);
+          }
+          pscw.endAccess();
+          tracker.resetEpochCounts();
+          return tracker.reportErrors(issuedBefore);
+        });
+  }
+
+  /** MPI_Win_wait. */
+  Future<Void> waitFor() {
+    Group group = exposure;
+    if (group == null) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "waitFor at rank %d without a matching post", rank);
+    }
+    exposure = null;
+    return observer.sync(state.id, Sync.WAIT, -1, rp.withTimeout(targetWindow.waitFor(),
+        "waitFor (waiting for complete from " + group + ")"));
+  }
+
+  /** MPI_Win_test. */
+  Future<Boolean> test() {
+    if (exposure == null) {
+      throw RmaException.of(ErrorClass.RMA_SYNC, "test at rank %d without a matching post", rank);
+    }
+    return targetWindow.test().map(done -> {
+      if (done) {
+        exposure = null;
+      }
+      return done;
+    });
+  }
+}

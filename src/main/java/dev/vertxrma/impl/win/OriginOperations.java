@@ -1,0 +1,507 @@
+package dev.vertxrma.impl.win;
+
+import dev.vertxrma.Comm;
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.Group;
+import dev.vertxrma.Op;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.memory.Memory;
+import dev.vertxrma.impl.memory.MemoryRef;
+import dev.vertxrma.impl.memory.MemoryView;
+import dev.vertxrma.impl.observe.RankObserver;
+import dev.vertxrma.impl.ops.DatatypeEngine;
+import dev.vertxrma.impl.ops.TypeMap;
+import dev.vertxrma.impl.runtime.CommImpl;
+import dev.vertxrma.impl.runtime.ErrorHandling;
+import dev.vertxrma.impl.runtime.RankFuture;
+import dev.vertxrma.impl.sync.CompletionTracker;
+import dev.vertxrma.impl.sync.PassiveEpoch;
+import dev.vertxrma.impl.sync.PscwEpoch;
+import dev.vertxrma.impl.transport.Endpoint;
+import dev.vertxrma.impl.transport.Frame;
+import dev.vertxrma.impl.transport.FrameType;
+import io.vertx.core.Future;
+import java.util.function.Function;
+
+/**
+ * The origin side of RMA communication on one window: put, accumulate, get, getAccumulate and
+ * compareAndSwap. Each call's arguments are checked against the sizes announced at creation; its
+ * epoch is decided, and it is counted in its target's completion count, when it is issued
+ * (issue-time accounting, {@link CompletionTracker}); then it either runs at once — on a same-JVM
+ * target's window itself when that window is free (the fast path), or as a frame to the target —
+ * or, issued while {@code start} still waits for posts or its lock is not granted yet, it is held
+ * until then.
+ *
+ * <p>A call that completes at once on the rank's own thread allocates nothing here beyond what
+ * the caller gets back: its arguments go into one reused {@link RmaCall}, its buffers into reused
+ * {@link MemoryView}s, its frame into a reused {@link Frame}; a call that has to wait copies them.
+ */
+final class OriginOperations {
+
+  /** Synchronization mode an operation was issued under (frame tag). */
+  static final int SYNC_FENCE = 1;
+  static final int SYNC_PSCW = 2;
+  static final int SYNC_PASSIVE = 3;
+
+  private final Endpoint rp;
+  private final CommImpl comm;
+  private final ErrorHandling errors;
+  private final WindowRegistry registry;
+  private final WindowState state;
+  private final int id;
+  private final int rank;
+  private final boolean dynamic;
+  private final CompletionTracker tracker;
+  private final PscwEpoch pscw;
+  private final PassiveEpoch passive;
+  private final ActiveTargetSync active;
+  private final RankObserver observer;
+  /** Same-JVM peers' target windows, resolved on first use (the fast path). */
+  private final TargetWindow[] peers;
+  /** The frame same-JVM operations are built in (see {@link #frame}); used on the rank's context only. */
+  private final Frame scratch = new Frame();
+  /** The call the rank's own thread fills (see {@link #call()}); {@code null} while one is being issued. */
+  private RmaCall spare = new RmaCall();
+  private final MemoryView originView = new MemoryView();
+  private final MemoryView resultView = new MemoryView();
+  /** A succeeded future of the rank's context, handed out for every call that completes at once. */
+  private final Future<Void> done;
+  /** {@link #issueNow} as a function, made once. */
+  private final Function<RmaCall, Future<Void>> issueNow = this::issueNow;
+  /** The reply future of the frame the running operation body sent (see {@link #track} and {@link #runNow}). */
+  private Future<?> lastSent;
+  /** The issue number of the operation whose body runs now (for the observer). */
+  private long issuing;
+
+  OriginOperations(Endpoint rp, CommImpl comm, ErrorHandling errors, WindowRegistry registry, WindowState state,
+      boolean dynamic, CompletionTracker tracker, PscwEpoch pscw, PassiveEpoch passive, ActiveTargetSync active,
+      RankObserver observer) {
+    this.rp = rp;
+    this.comm = comm;
+    this.errors = errors;
+    this.registry = registry;
+    this.state = state;
+    this.id = state.id;
+    this.rank = state.rank;
+    this.dynamic = dynamic;
+    this.tracker = tracker;
+    this.pscw = pscw;
+    this.passive = passive;
+    this.active = active;
+    this.observer = observer;
+    this.peers = new TargetWindow[rp.size()];
+    this.done = RankFuture.succeeded(rp.context());
+  }
+
+  /**
+   * The call to fill: the reused one on the rank's own thread, a new one elsewhere (the call
+   * then hops to the rank's context) or while another is being issued.
+   */
+  RmaCall call() {
+    RmaCall c = spare;
+    if (c != null && rp.context().isRunningOnContext()) {
+      spare = null;
+      return c;
+    }
+    return new RmaCall();
+  }
+
+  /**
+   * Issues {@code c} on the rank's context: the operation's future (for put and accumulate, local
+   * completion; for the others, the result is in place), its failure handled by the window's
+   * error handler.
+   */
+  Future<Void> issue(RmaCall c) {
+    return observer.failures(id, comm.call(errors, issueNow, c));
+  }
+
+  /**
+   * Runs an RMA operation on the rank's context. Its epoch is decided, and it is counted in its
+   * target's completion count, now, when it is issued (issue-time accounting): an operation issued
+   * while {@code start} still waits for posts, or while its lock is not granted yet, is held until
+   * then, and every flush, unlock, complete or fence called in between waits for it. It counts as
+   * complete once its own future has completed and, if it sent a frame, the target has answered.
+   */
+  private Future<Void> issueNow(RmaCall c) {
+    try {
+      int targetRank = c.target;
+      if (targetRank < 0 || targetRank >= rp.size()) {
+        return runNow(c, 0); // PROC_NULL (no-op) or a bad rank (the body fails): nothing to count
+      }
+      state.checkLive(c.name);
+      int issuedIn = syncFor(targetRank, c.name);
+      long seq = tracker.issue(targetRank);
+      Future<?> gate = null;
+      if (pscw.accessGroup() != null) {
+        gate = pscw.startedOrFail("operation");
+      } else if (passive.holds(targetRank)) {
+        gate = passive.granted(targetRank);
+      }
+      if (gate == null || gate.succeeded()) {
+        // the common case, allocation-free when the body completes at once (same-JVM fast path)
+        issuing = seq;
+        Future<Void> result = runNow(c, issuedIn);
+        Future<?> sent = takeLastSent();
+        if (result.isComplete() && (sent == null || sent.isComplete())) {
+          tracker.complete(targetRank, seq, sent == null ? null : sent.cause());
+        } else {
+          result.onComplete(ar -> completeIssued(targetRank, seq, sent));
+        }
+        return result;
+      }
+      RmaCall held = c == spare || spare == null ? c.copy() : c;
+      Future<?>[] sent = new Future<?>[1];
+      Future<Void> result = gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
+          : comm.call(errors, () -> {
+            issuing = seq;
+            Future<Void> f = runNow(held, issuedIn);
+            sent[0] = takeLastSent();
+            return f;
+          }));
+      result.onComplete(ar -> completeIssued(targetRank, seq, sent[0]));
+      return result;
+    } finally {
+      if (spare == null) { // c is done with (a held call runs a copy): the next call reuses it
+        c.clear();
+        originView.clear();
+        resultView.clear();
+        spare = c;
+      }
+    }
+  }
+
+  /** The reply future of the frame the body just run sent, or {@code null}; cleared. */
+  private Future<?> takeLastSent() {
+    Future<?> sent = lastSent;
+    lastSent = null;
+    return sent;
+  }
+
+  /**
+   * Issued operation {@code seq}'s future completed: it is complete once the frame it sent (if
+   * any) is answered.
+   */
+  private void completeIssued(int targetRank, long seq, Future<?> sent) {
+    if (sent == null) {
+      tracker.complete(targetRank, seq, null); // nothing sent: the operation's own future has the error
+    } else if (sent.isComplete()) {
+      tracker.complete(targetRank, seq, sent.cause());
+    } else {
+      sent.onComplete(x -> tracker.complete(targetRank, seq, x.cause()));
+    }
+  }
+
+  /**
+   * Runs the body of an issued operation. Its failure becomes the operation's future here, not
+   * an exception, so the operation counted as issued is always counted as complete too.
+   */
+  private Future<Void> runNow(RmaCall c, int issuedIn) {
+    lastSent = null;
+    try {
+      switch (c.type) {
+        case FrameType.PUT:
+        case FrameType.ACC:
+          return write(c, issuedIn);
+        case FrameType.GET:
+          return get(c, issuedIn);
+        case FrameType.GET_ACC:
+          return getAccumulate(c, issuedIn);
+        case FrameType.CAS:
+          return compareAndSwap(c, issuedIn);
+        default:
+          throw new IllegalStateException("not an RMA operation: " + FrameType.name(c.type));
+      }
+    } catch (RmaException e) {
+      return rp.context().failedFuture(e);
+    } catch (RuntimeException e) {
+      return rp.context().failedFuture(new RmaException(ErrorClass.INTERN, "internal error at rank " + rank + ": "
+          + e, e));
+    }
+  }
+
+  // ------------------------------------------------------------------ checks
+
+  /** The synchronization mode an operation to {@code target} is issued under; RMA_SYNC if none. */
+  private int syncFor(int target, String call) {
+    Group access = pscw.accessGroup();
+    if (access != null) {
+      if (!access.contains(target)) {
+        throw RmaException.of(ErrorClass.RMA_SYNC, "%s to rank %d, which is not in the start group %s", call, target,
+            access);
+      }
+      return SYNC_PSCW;
+    }
+    if (passive.holds(target)) {
+      return SYNC_PASSIVE;
+    }
+    if (active.fenceOpen()) {
+      return SYNC_FENCE;
+    }
+    throw RmaException.of(ErrorClass.RMA_SYNC, "%s to rank %d at rank %d outside an access epoch: call fence, start, "
+        + "lock or lockAll on window %s first", call, target, rank, state.name());
+  }
+
+  /** Origin-side range check against the target's announced size (the target checks again). */
+  private void checkTargetRange(int target, long disp, TypeMap tt, int count, String call) {
+    if (dynamic) {
+      return; // attached regions are known only at the target, which checks
+    }
+    long unit = state.unit(target);
+    long size = state.size(target);
+    long start;
+    try {
+      start = Math.multiplyExact(disp, unit);
+    } catch (ArithmeticException e) {
+      start = -1;
+    }
+    if (start < 0) {
+      throw RmaException.of(ErrorClass.RMA_RANGE, "%s target disp=%d x unit %d is outside window size %d at rank %d",
+          call, disp, unit, size, target);
+    }
+    if (!DatatypeEngine.fits(tt, count, start, size)) {
+      DatatypeEngine.checkAccess(tt, count, start, size, String.format("%s target range [disp=%d, unit %d) "
+          + "of window size %d at rank %d", call, disp, unit, size, target), ErrorClass.RMA_RANGE);
+    }
+  }
+
+  private static void checkOp(Op op, TypeMap t) {
+    if (op == null) {
+      throw new RmaException(ErrorClass.OP, "op is null");
+    }
+    DatatypeEngine.checkOp(op, t);
+  }
+
+  // ------------------------------------------------------------------ frames
+
+  /**
+   * Sends operation frame {@code f}. A same-JVM target applies it right here, on this thread, when
+   * its window is free and nothing waits before it (no hop to its event loop and back); otherwise,
+   * as for a target in another JVM, the frame is queued there and answered by a reply.
+   */
+  @SuppressWarnings("unchecked")
+  private Future<Frame> send(int targetRank, Frame f, boolean local) {
+    if (local && rp.failure() == null) {
+      TargetWindow peer = peer(targetRank);
+      if (peer != null) {
+        Object r = peer.tryApplyNow(f);
+        if (r == TargetWindow.APPLIED) {
+          return (Future<Frame>) (Future<?>) done;
+        }
+        if (r instanceof byte[]) {
+          Frame reply = Frame.of(FrameType.REPLY, targetRank, id);
+          reply.payload = (byte[]) r;
+          return rp.context().succeededFuture(reply);
+        }
+        if (r != null) {
+          return rp.context().failedFuture((RmaException) r);
+        }
+      }
+    }
+    return rp.request(targetRank, f == scratch ? f.copy() : f);
+  }
+
+  /** The same-JVM target window of rank {@code r} while the job runs, else {@code null}. */
+  TargetWindow localPeer(int r) {
+    return rp.isLocal(r) && rp.failure() == null ? peer(r) : null;
+  }
+
+  private TargetWindow peer(int r) {
+    TargetWindow p = peers[r];
+    if (p == null) {
+      p = registry.peer(rp.jobRank(r), id);
+      peers[r] = p;
+    }
+    return p;
+  }
+
+  private Frame frame(byte type, int target, int issuedIn, long disp, int count, TypeMap tt, boolean local) {
+    // a same-JVM operation is built in the scratch frame: applied at once it is never kept, and
+    // {@link #send} copies it when it has to wait at the target
+    Frame f = local ? scratch.reset(type, rank, id) : Frame.of(type, rank, id);
+    f.tag = issuedIn;
+    f.epoch = issuedIn == SYNC_PASSIVE ? 0 : active.fenceEpoch();
+    f.disp = disp;
+    f.count = count;
+    if (local) {
+      f.localType = tt;
+    } else {
+      f.typeBytes = tt.wireBytes();
+    }
+    observer.opIssued(id, type, target, tt.size() * (long) count, issuing);
+    return f;
+  }
+
+  /** Same JVM: the target reads the origin in place; otherwise its packed bytes travel as the payload. */
+  private static void attachOrigin(Frame f, boolean local, MemoryView o, TypeMap type, int count) {
+    if (local) {
+      f.localBase = o.base();
+      f.localAddress = o.address();
+      f.localOriginType = type;
+      f.localOriginCount = count;
+    } else {
+      f.payload = DatatypeEngine.pack(o.base(), o.address(), type, count);
+    }
+  }
+
+  /**
+   * The future of a fetching operation: same JVM ({@code into} null), the target has written the
+   * result in place; otherwise the reply's payload is unpacked into {@code into}.
+   */
+  private Future<Void> receive(Future<Frame> reply, MemoryRef into, TypeMap type, int count) {
+    if (into == null) {
+      return empty(reply);
+    }
+    return reply.map(r -> {
+      unpackReply(r, into, type, count);
+      return null;
+    });
+  }
+
+  private static void unpackReply(Frame reply, MemoryRef m, TypeMap t, int count) {
+    long expected = t.size() * (long) count;
+    long got = reply.payload == null ? 0 : reply.payload.length;
+    if (got != expected) {
+      throw RmaException.of(ErrorClass.OTHER, "reply carries %d bytes, expected %d", got, expected);
+    }
+    if (got > 0) {
+      DatatypeEngine.unpack(reply.payload, m.base(), m.address(), t, count);
+    }
+  }
+
+  /** {@code f} without its value: the shared succeeded future when it has already succeeded. */
+  private Future<Void> empty(Future<?> f) {
+    return f.succeeded() ? done : f.mapEmpty();
+  }
+
+  /**
+   * Notes a sent operation for {@link #issueNow}: its completion (the target's reply) completes
+   * the issued operation, and its failure is kept for the synchronization that completes it.
+   * Operations of fence and PSCW epochs are also counted for the epoch ({@code complete}
+   * announces the counts).
+   */
+  private <T> Future<T> track(int targetRank, int sync, Future<T> op) {
+    if (sync != SYNC_PASSIVE) {
+      tracker.sentInEpoch(targetRank);
+    }
+    lastSent = op;
+    return op;
+  }
+
+  // ------------------------------------------------------------------ the operations
+
+  /**
+   * put and accumulate: the future completes at origin completion — at once when the data was
+   * packed for the wire, when the target has copied it on the same-JVM path.
+   */
+  private Future<Void> write(RmaCall c, int issuedIn) {
+    String call = c.name;
+    state.checkLive(call);
+    boolean accumulate = c.type == FrameType.ACC;
+    TypeMap tt = CommImpl.typeMap(c.targetType, accumulate ? "accumulate target" : "put target");
+    String what = accumulate ? "accumulate origin" : "put origin";
+    TypeMap ot = CommImpl.typeMap(c.originType, what);
+    MemoryView o = CommImpl.buffer(c.origin, c.originOffset, c.originCount, ot, what, originView);
+    if (accumulate) {
+      checkOp(c.op, tt);
+    }
+    int targetRank = c.target;
+    if (targetRank == Comm.PROC_NULL) {
+      return done;
+    }
+    state.checkRank(targetRank, call);
+    DatatypeEngine.checkSignatures(ot, c.originCount, tt, c.targetCount, accumulate);
+    checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, call);
+    boolean local = rp.isLocal(targetRank);
+    Frame f = frame(c.type, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
+    f.code = c.op.code();
+    attachOrigin(f, local, o, ot, c.originCount);
+    Future<Frame> sent = send(targetRank, f, local);
+    if (!local) {
+      track(targetRank, issuedIn, sent);
+      return done; // packed: the origin buffer may be reused at once
+    }
+    return track(targetRank, issuedIn, empty(sent));
+  }
+
+  private Future<Void> get(RmaCall c, int issuedIn) {
+    state.checkLive("get");
+    TypeMap tt = CommImpl.typeMap(c.targetType, "get target");
+    TypeMap ot = CommImpl.typeMap(c.resultType, "get origin");
+    MemoryView o = CommImpl.buffer(c.result, c.resultOffset, c.resultCount, ot, "get origin", resultView);
+    int targetRank = c.target;
+    if (targetRank == Comm.PROC_NULL) {
+      return done;
+    }
+    state.checkRank(targetRank, "get");
+    DatatypeEngine.checkSignatures(tt, c.targetCount, ot, c.resultCount, false);
+    checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, "get");
+    boolean local = rp.isLocal(targetRank);
+    Frame f = frame(FrameType.GET, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
+    MemoryRef into = local ? null : o.toRef(); // kept until the reply comes
+    if (local) {
+      attachOrigin(f, true, o, ot, c.resultCount);
+    }
+    return track(targetRank, issuedIn, receive(send(targetRank, f, local), into, ot, c.resultCount));
+  }
+
+  private Future<Void> getAccumulate(RmaCall c, int issuedIn) {
+    state.checkLive("getAccumulate");
+    TypeMap tt = CommImpl.typeMap(c.targetType, "getAccumulate target");
+    Op op = c.op;
+    checkOp(op, tt);
+    TypeMap ot = null;
+    MemoryView o = null;
+    if (op != Op.NO_OP) {
+      ot = CommImpl.typeMap(c.originType, "getAccumulate origin");
+      o = CommImpl.buffer(c.origin, c.originOffset, c.originCount, ot, "getAccumulate origin", originView);
+    }
+    TypeMap rt = CommImpl.typeMap(c.resultType, "getAccumulate result");
+    MemoryView r = CommImpl.buffer(c.result, c.resultOffset, c.resultCount, rt, "getAccumulate result", resultView);
+    int targetRank = c.target;
+    if (targetRank == Comm.PROC_NULL) {
+      return done;
+    }
+    state.checkRank(targetRank, "getAccumulate");
+    if (o != null) {
+      DatatypeEngine.checkSignatures(ot, c.originCount, tt, c.targetCount, true);
+    }
+    DatatypeEngine.checkSignatures(tt, c.targetCount, rt, c.resultCount, true);
+    checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, "getAccumulate");
+    boolean local = rp.isLocal(targetRank);
+    Frame f = frame(FrameType.GET_ACC, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
+    f.code = op.code();
+    if (o != null) {
+      attachOrigin(f, local, o, ot, c.originCount);
+    }
+    MemoryRef into = local ? null : r.toRef(); // kept until the reply comes
+    if (local) {
+      f.localBase2 = r.base();
+      f.localAddress2 = r.address();
+      f.localResultType = rt;
+      f.localResultCount = c.resultCount;
+    }
+    return track(targetRank, issuedIn, receive(send(targetRank, f, local), into, rt, c.resultCount));
+  }
+
+  private Future<Void> compareAndSwap(RmaCall c, int issuedIn) {
+    state.checkLive("compareAndSwap");
+    TypeMap t = CommImpl.typeMap(c.targetType, "compareAndSwap");
+    DatatypeEngine.checkCompareAndSwapType(t);
+    MemoryRef om = CommImpl.buffer(c.origin, c.originOffset, 1, t, "compareAndSwap origin");
+    MemoryRef cm = CommImpl.buffer(c.compare, c.compareOffset, 1, t, "compareAndSwap compare");
+    MemoryRef r = CommImpl.buffer(c.result, c.resultOffset, 1, t, "compareAndSwap result");
+    int targetRank = c.target;
+    if (targetRank == Comm.PROC_NULL) {
+      return done;
+    }
+    state.checkRank(targetRank, "compareAndSwap");
+    checkTargetRange(targetRank, c.targetDisp, t, 1, "compareAndSwap");
+    boolean local = rp.isLocal(targetRank);
+    Frame f = frame(FrameType.CAS, targetRank, issuedIn, c.targetDisp, 1, t, local);
+    int size = (int) t.size();
+    f.payload = new byte[2 * size];
+    Memory.copy(om.base(), om.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, size);
+    Memory.copy(cm.base(), cm.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET + size, size);
+    return track(targetRank, issuedIn, receive(send(targetRank, f, local), r, t, 1)); // the result comes as a reply
+  }
+}
