@@ -51,12 +51,39 @@ public final class Memory {
 
   /** Byte offset of element 0 in arrays of the given class (e.g. {@code double[].class}). */
   public static long arrayBaseOffset(Class<?> arrayClass) {
-    return UNSAFE.arrayBaseOffset(arrayClass);
+    int k = primitiveArrayIndex(arrayClass);
+    return k >= 0 ? BASE_OFFSETS[k] : UNSAFE.arrayBaseOffset(arrayClass);
   }
 
   /** Bytes per element in arrays of the given class (e.g. 8 for {@code double[].class}). */
   public static int arrayIndexScale(Class<?> arrayClass) {
-    return UNSAFE.arrayIndexScale(arrayClass);
+    int k = primitiveArrayIndex(arrayClass);
+    return k >= 0 ? INDEX_SCALES[k] : UNSAFE.arrayIndexScale(arrayClass);
+  }
+
+  /**
+   * The primitive array classes, whose base offsets and index scales are looked up once: Unsafe
+   * answers a class that is not a compile-time constant through a native call, on every operation.
+   */
+  private static final Class<?>[] PRIMITIVE_ARRAYS = {byte[].class, long[].class, int[].class, double[].class,
+      float[].class, short[].class, char[].class, boolean[].class};
+  private static final long[] BASE_OFFSETS = new long[PRIMITIVE_ARRAYS.length];
+  private static final int[] INDEX_SCALES = new int[PRIMITIVE_ARRAYS.length];
+
+  static {
+    for (int k = 0; k < PRIMITIVE_ARRAYS.length; k++) {
+      BASE_OFFSETS[k] = UNSAFE.arrayBaseOffset(PRIMITIVE_ARRAYS[k]);
+      INDEX_SCALES[k] = UNSAFE.arrayIndexScale(PRIMITIVE_ARRAYS[k]);
+    }
+  }
+
+  private static int primitiveArrayIndex(Class<?> c) {
+    for (int k = 0; k < PRIMITIVE_ARRAYS.length; k++) {
+      if (PRIMITIVE_ARRAYS[k] == c) {
+        return k;
+      }
+    }
+    return -1;
   }
 
   /** Reads a byte. */

@@ -60,9 +60,12 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
   private final ContextInternal ctx;
   /** Non-null once this future was merged into another: that one (or its root) holds the state. */
   private volatile RankFuture<T> forward;
-  // guarded by this, meaningful at a root only
-  /** {@code null} while pending, then the value, {@link #NULL_VALUE} or a {@link Failure}. */
-  private Object outcome;
+  // written under this future's lock, meaningful at a root only
+  /**
+   * {@code null} while pending, then the value, {@link #NULL_VALUE} or a {@link Failure}; set once,
+   * never changed, so it is read without the lock.
+   */
+  private volatile Object outcome;
   /** {@code null}, one {@link Completable}, or a {@link Listeners} list. */
   private Object listeners;
 
@@ -147,8 +150,12 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
 
   @Override
   public void addListener(Completable<? super T> listener) {
-    RankFuture<T> r = this;
-    Object o;
+    RankFuture<T> r = root();
+    Object o = r.outcome;
+    if (o != null) { // complete already (final): no lock needed to run the listener
+      r.dispatchOutcome(listener, o);
+      return;
+    }
     while (true) {
       r = r.root();
       synchronized (r) {
@@ -170,21 +177,26 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
           return;
         }
       }
-      if (o instanceof Failure) {
-        r.dispatch(listener, null, ((Failure) o).cause);
-      } else {
-        r.dispatch(listener, o == NULL_VALUE ? null : (T) o, null);
-      }
+      r.dispatchOutcome(listener, o);
       return;
     }
   }
 
-  /** The outcome of the root, read under its lock: {@code null} while pending. */
-  private Object outcome() {
-    RankFuture<T> r = root();
-    synchronized (r) {
-      return r.outcome;
+  private void dispatchOutcome(Completable<? super T> listener, Object o) {
+    if (o instanceof Failure) {
+      dispatch(listener, null, ((Failure) o).cause);
+    } else {
+      dispatch(listener, o == NULL_VALUE ? null : (T) o, null);
     }
+  }
+
+  /**
+   * The outcome of the root: {@code null} while pending. No lock: an outcome is set once and a
+   * root that has one is never merged, so a non-null one is final; a null one was true when the
+   * root was found.
+   */
+  private Object outcome() {
+    return root().outcome;
   }
 
   /** A failed outcome. */
@@ -392,6 +404,10 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
       Function<Throwable, Future<U>> failureMapper) {
     Objects.requireNonNull(successMapper, "No null success mapper accepted");
     Objects.requireNonNull(failureMapper, "No null failure mapper accepted");
+    Future<U> now = composeNow(successMapper, failureMapper);
+    if (now != null) {
+      return now;
+    }
     RankFuture<U> next = new RankFuture<>(ctx);
     addListener((value, err) -> {
       if (err == null) {
@@ -401,6 +417,42 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
       }
     });
     return next;
+  }
+
+  /**
+   * compose on a future that has completed, called on its context within the depth bound: the
+   * mapper runs now, as the listener would, and its future is the result (no future, no listener
+   * made). {@code null} otherwise: the caller takes the general path.
+   */
+  @SuppressWarnings("unchecked")
+  private <U> Future<U> composeNow(Function<? super T, Future<U>> successMapper,
+      Function<Throwable, Future<U>> failureMapper) {
+    Object o = root().outcome;
+    if (o == null || !ctx.isRunningOnContext()) {
+      return null;
+    }
+    int[] depth = DEPTH.get();
+    if (depth[0] >= MAX_DEPTH) {
+      return null;
+    }
+    depth[0]++;
+    Future<U> f;
+    try {
+      f = o instanceof Failure ? failureMapper.apply(((Failure) o).cause)
+          : successMapper.apply(o == NULL_VALUE ? null : (T) o);
+    } catch (Throwable t) {
+      RankFuture<U> failed = new RankFuture<>(ctx);
+      failed.settle(null, t);
+      return failed;
+    } finally {
+      depth[0]--;
+    }
+    if (f == null) {
+      RankFuture<U> failed = new RankFuture<>(ctx);
+      failed.settle(null, new NullPointerException("compose mapper returned null"));
+      return failed;
+    }
+    return of(ctx, f);
   }
 
   @Override
