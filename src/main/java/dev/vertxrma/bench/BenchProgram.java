@@ -77,14 +77,14 @@ public final class BenchProgram implements RankProgram {
     Bench bench = p.bench();
     long bytes = p.bytes();
     int iters = plan.iterations(bench, bytes);
-    Warmup warmup = new Warmup(world, plan.warmup(iters), plan.warmupNanos());
-    Latencies lat = new Latencies(0);
+    Latencies lat = Latencies.measured();
+    Warmup warmup = new Warmup(world, plan.warmup(iters), plan.warmupNanos(), lat);
     int rank = world.rank();
     int target = world.size() - 1;
     Future<Void> measured;
     if (!bench.oneSided()) {
       Supplier<Future<?>> op = steps(collective(world, win, bench, bytes));
-      Future<Void> loop = warmup.run(op).compose(v -> Rma.repeat(iters, i -> lat.time(i, op)));
+      Future<Void> loop = warmup.run(op).compose(v -> lat.measure(iters, op));
       measured = bench == Bench.FENCE ? loop.compose(v -> win.fence(Mode.NOSUCCEED)) : loop;
     } else {
       measured = oneSided(world, win, p, rank, target, iters, warmup, lat);
@@ -111,20 +111,26 @@ public final class BenchProgram implements RankProgram {
     private final Comm world;
     private final int phase;
     private final long nanos;
+    private final Latencies lat;
 
-    Warmup(Comm world, int phase, long nanos) {
+    Warmup(Comm world, int phase, long nanos, Latencies lat) {
       this.world = world;
       this.phase = phase;
       this.nanos = nanos;
+      this.lat = lat;
     }
 
-    /** Runs the warm-up rounds; {@code round} null: this rank plays no part in the rounds, only in the agreement. */
+    /**
+     * Runs the warm-up rounds, through the very code that times the measured ones (so that it is
+     * compiled when they start); {@code round} null: this rank plays no part in the rounds, only
+     * in the agreement.
+     */
     Future<Void> run(Supplier<Future<?>> round) {
       if (nanos == 0) {
-        return round == null ? Future.succeededFuture() : Rma.repeat(phase, i -> round.get());
+        return round == null ? Future.succeededFuture() : lat.rounds(phase, round);
       }
       long start = System.nanoTime();
-      return Rma.repeatUntil(() -> (round == null ? Future.succeededFuture() : Rma.repeat(phase, i -> round.get()))
+      return Rma.repeatUntil(() -> (round == null ? Future.succeededFuture() : lat.rounds(phase, round))
           .compose(v -> world.allreduce(System.nanoTime() - start < nanos ? 1L : 0L, Op.MAX))
           .map(more -> more == 0L));
     }
@@ -158,24 +164,24 @@ public final class BenchProgram implements RankProgram {
           return warmup.run(null);
         }
         Supplier<Future<?>> opFlush = steps(op, () -> win.flush(target));
-        return win.lockAll().compose(v -> warmup.run(opFlush)).compose(v -> Rma.repeat(iters, i -> lat.time(i, opFlush)))
+        return win.lockAll().compose(v -> warmup.run(opFlush)).compose(v -> lat.measure(iters, opFlush))
             .compose(v -> win.unlockAll());
       case LOCK:
         if (rank != ORIGIN) {
           return warmup.run(null);
         }
         Supplier<Future<?>> locked = steps(() -> win.lock(LockType.SHARED, target), op, () -> win.unlock(target));
-        return warmup.run(locked).compose(v -> Rma.repeat(iters, i -> lat.time(i, locked)));
+        return warmup.run(locked).compose(v -> lat.measure(iters, locked));
       case FENCE:
         Supplier<Future<?>> epoch = rank == ORIGIN ? steps(op, win::fence) : steps(win::fence);
         // a plain first fence, as the native twin does (MPI_Win_fence(0))
-        return win.fence().compose(v -> warmup.run(epoch)).compose(v -> Rma.repeat(iters, i -> lat.time(i, epoch)))
+        return win.fence().compose(v -> warmup.run(epoch)).compose(v -> lat.measure(iters, epoch))
             .compose(v -> win.fence(Mode.NOSUCCEED));
       case PSCW:
         if (rank == ORIGIN) {
           Group targets = Group.of(rank, target);
           Supplier<Future<?>> access = steps(() -> win.start(targets), op, win::complete);
-          return warmup.run(access).compose(v -> Rma.repeat(iters, i -> lat.time(i, access)));
+          return warmup.run(access).compose(v -> lat.measure(iters, access));
         }
         if (rank == target) {
           Group origins = Group.of(rank, ORIGIN);

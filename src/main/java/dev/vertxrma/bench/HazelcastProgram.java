@@ -134,7 +134,7 @@ public final class HazelcastProgram implements RankProgram {
         Future<?> seed = bench == Bench.GET_LATENCY ? Future.fromCompletionStage(map.setAsync(key, value), ctx)
             : Future.succeededFuture();
         int iters = plan.iterations(bench, bytes);
-        Latencies lat = new Latencies(plan.warmup(iters));
+        Latencies lat = Latencies.afterWarmup(plan.warmup(iters));
         return seed.compose(v -> Rma.repeat(plan.warmup(iters) + iters,
                 i -> lat.time(i, () -> Future.fromCompletionStage(op.get(), ctx))))
             .map(v -> {
