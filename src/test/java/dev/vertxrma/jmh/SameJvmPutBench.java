@@ -4,6 +4,7 @@ import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Info;
 import dev.vertxrma.JobOptions;
+import dev.vertxrma.Op;
 import dev.vertxrma.Rma;
 import dev.vertxrma.Win;
 import io.vertx.core.Context;
@@ -90,12 +91,36 @@ public class SameJvmPutBench {
   @Benchmark
   @OperationsPerInvocation(BATCH)
   public void putFlush8Pipelined() throws Exception {
-    CompletableFuture<Void> done = new CompletableFuture<>();
     Buf origin = Buf.of(bytes);
+    pipelined(() -> win.put(origin, 0, 8, Datatype.BYTE, 1, 0));
+  }
+
+  /** As {@link #putFlush8Pipelined} for fetchAndOp (SUM of one long) + flush. */
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public void fetchAndOpFlushPipelined() throws Exception {
+    Buf one = Buf.of(value);
+    Buf result = Buf.of(new long[1]);
+    pipelined(() -> win.fetchAndOp(one, 0, result, 0, Datatype.LONG, 1, 0, Op.SUM));
+  }
+
+  /** As {@link #putFlush8Pipelined} for compareAndSwap (one long) + flush. */
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public void compareAndSwapFlushPipelined() throws Exception {
+    Buf swap = Buf.of(value);
+    Buf compare = Buf.of(new long[1]);
+    Buf result = Buf.of(new long[1]);
+    pipelined(() -> win.compareAndSwap(swap, 0, compare, 0, result, 0, Datatype.LONG, 1, 0));
+  }
+
+  /** {@value #BATCH} rounds of {@code op} and flush issued back to back in a plain loop on rank 0's event loop. */
+  private void pipelined(java.util.function.Supplier<Future<Void>> op) throws Exception {
+    CompletableFuture<Void> done = new CompletableFuture<>();
     rank0.runOnContext(x -> {
       Future<Void> last = null;
       for (int i = 0; i < BATCH; i++) {
-        win.put(origin, 0, 8, Datatype.BYTE, 1, 0);
+        op.get();
         last = win.flush(1);
       }
       last.onComplete(ar -> {

@@ -95,6 +95,11 @@ public final class RmaTarget {
         if (f.count != 1) {
           throw RmaException.of(ErrorClass.COUNT, "compare-and-swap takes one element, got count %d", f.count);
         }
+        if (f.isLocalTransfer()) { // same JVM: origin, compare and result buffers read and written in place
+          ReductionKernel.compareAndSwap(t.homogeneousType(), f.localBase2, f.localAddress2, f.localBase,
+              f.localAddress, wBase, wAddr, f.localBase3, f.localAddress3);
+          return null;
+        }
         int size = (int) t.size();
         if (f.payload == null || f.payload.length != 2 * size) {
           throw RmaException.of(ErrorClass.OTHER, "compare-and-swap frame carries %d bytes, expected %d",

@@ -53,6 +53,10 @@ public final class Frame {
   public Object localResultType;
   /** Result count for get-accumulate on the same-JVM path. */
   public int localResultCount;
+  /** Third origin memory (the result buffer of compare-and-swap). */
+  public Object localBase3;
+  /** Address in {@link #localBase3}. */
+  public long localAddress3;
 
   /** A frame of the given type from rank {@code src} in context {@code ctx}. */
   public static Frame of(byte type, int src, int ctx) {
@@ -86,6 +90,8 @@ public final class Frame {
     c.localAddress2 = localAddress2;
     c.localResultType = localResultType;
     c.localResultCount = localResultCount;
+    c.localBase3 = localBase3;
+    c.localAddress3 = localAddress3;
     return c;
   }
 
@@ -111,6 +117,8 @@ public final class Frame {
     localAddress2 = 0;
     localResultType = null;
     localResultCount = 0;
+    localBase3 = null;
+    localAddress3 = 0;
     return this;
   }
 

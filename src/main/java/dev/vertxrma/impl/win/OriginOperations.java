@@ -64,6 +64,7 @@ final class OriginOperations {
   private RmaCall spare = new RmaCall();
   private final MemoryView originView = new MemoryView();
   private final MemoryView resultView = new MemoryView();
+  private final MemoryView compareView = new MemoryView();
   /** A succeeded future of the rank's context, handed out for every call that completes at once. */
   private final Future<Void> done;
   /** {@link #issueNow} as a function, made once. */
@@ -165,6 +166,7 @@ final class OriginOperations {
         c.clear();
         originView.clear();
         resultView.clear();
+        compareView.clear();
         spare = c;
       }
     }
@@ -487,9 +489,9 @@ final class OriginOperations {
     state.checkLive("compareAndSwap");
     TypeMap t = CommImpl.typeMap(c.targetType, "compareAndSwap");
     DatatypeEngine.checkCompareAndSwapType(t);
-    MemoryRef om = CommImpl.buffer(c.origin, c.originOffset, 1, t, "compareAndSwap origin");
-    MemoryRef cm = CommImpl.buffer(c.compare, c.compareOffset, 1, t, "compareAndSwap compare");
-    MemoryRef r = CommImpl.buffer(c.result, c.resultOffset, 1, t, "compareAndSwap result");
+    MemoryView o = CommImpl.buffer(c.origin, c.originOffset, 1, t, "compareAndSwap origin", originView);
+    MemoryView cmp = CommImpl.buffer(c.compare, c.compareOffset, 1, t, "compareAndSwap compare", compareView);
+    MemoryView r = CommImpl.buffer(c.result, c.resultOffset, 1, t, "compareAndSwap result", resultView);
     int targetRank = c.target;
     if (targetRank == Comm.PROC_NULL) {
       return done;
@@ -498,10 +500,21 @@ final class OriginOperations {
     checkTargetRange(targetRank, c.targetDisp, t, 1, "compareAndSwap");
     boolean local = rp.isLocal(targetRank);
     Frame f = frame(FrameType.CAS, targetRank, issuedIn, c.targetDisp, 1, t, local);
-    int size = (int) t.size();
-    f.payload = new byte[2 * size];
-    Memory.copy(om.base(), om.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, size);
-    Memory.copy(cm.base(), cm.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET + size, size);
-    return track(targetRank, issuedIn, receive(send(targetRank, f, local), r, t, 1)); // the result comes as a reply
+    MemoryRef into = null;
+    if (local) { // the target reads origin and compare, and writes the result, in place
+      f.localBase = o.base();
+      f.localAddress = o.address();
+      f.localBase2 = cmp.base();
+      f.localAddress2 = cmp.address();
+      f.localBase3 = r.base();
+      f.localAddress3 = r.address();
+    } else {
+      int size = (int) t.size();
+      f.payload = new byte[2 * size];
+      Memory.copy(o.base(), o.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, size);
+      Memory.copy(cmp.base(), cmp.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET + size, size);
+      into = r.toRef(); // kept until the reply comes
+    }
+    return track(targetRank, issuedIn, receive(send(targetRank, f, local), into, t, 1));
   }
 }
