@@ -64,7 +64,8 @@ public final class RmaBench implements Callable<Integer> {
   int warmup = -1;
 
   @Option(names = "--warmup-time", paramLabel = "SECONDS",
-      description = "least warm-up time of the Java side per bench and size, without --warmup (default: 1)")
+      description = "least warm-up time of the Java side per bench and size, without --warmup (default: 1;"
+          + " the first point of a JVM at least 4, while the JIT still compiles the start-up code)")
   double warmupSeconds = BenchPlan.DEFAULT_WARMUP_MILLIS / 1000.0;
 
   @Option(names = "--baseline", paramLabel = "mpich|hazelcast", split = ",",

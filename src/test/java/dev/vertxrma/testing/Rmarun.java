@@ -62,6 +62,11 @@ public final class Rmarun implements AutoCloseable {
 
   /** Starts {@code bin/rmarun ARGS...} on the test class path. */
   public static Rmarun start(String... args) throws IOException {
+    return startWith("", args);
+  }
+
+  /** {@link #start} with {@code javaOpts} as {@code RMA_JAVA_OPTS} (the launcher's JVM flags, which its JVMs inherit). */
+  public static Rmarun startWith(String javaOpts, String... args) throws IOException {
     File home = home();
     List<String> cmd = new ArrayList<>();
     cmd.add(new File(home, "bin/rmarun").getAbsolutePath());
@@ -70,6 +75,9 @@ public final class Rmarun implements AutoCloseable {
     Map<String, String> env = pb.environment();
     env.put("RMA_CLASSPATH", System.getProperty("java.class.path"));
     env.put("JAVA", System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+    if (!javaOpts.isEmpty()) {
+      env.put("RMA_JAVA_OPTS", javaOpts);
+    }
     return new Rmarun(pb.start());
   }
 

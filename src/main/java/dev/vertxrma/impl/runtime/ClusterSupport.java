@@ -6,6 +6,7 @@ import dev.vertxrma.RmaException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import dev.vertxrma.impl.transport.BusyPollTransport;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.io.File;
 import java.util.Properties;
@@ -79,7 +80,16 @@ public final class ClusterSupport {
     String host = host();
     VertxOptions options = new VertxOptions(base).setPreferNativeTransport(true);
     options.getEventBusOptions().setHost(host).setClusterPublicHost(host).setPort(busPort);
-    return Vertx.builder().with(options).withClusterManager(manager).buildClustered();
+    io.vertx.core.VertxBuilder builder = Vertx.builder().with(options).withClusterManager(manager);
+    io.vertx.core.transport.Transport busy = BusyPollTransport.requested() ? BusyPollTransport.ifAvailable() : null;
+    if (busy != null) {
+      // one polling loop per JVM unless the caller chose a pool size: each loop keeps a core busy
+      if (options.getEventLoopPoolSize() == VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE) {
+        options.setEventLoopPoolSize(1);
+      }
+      builder.withTransport(busy);
+    }
+    return builder.buildClustered();
   }
 
   /** This JVM's address: {@value #HOST}, default 127.0.0.1. */

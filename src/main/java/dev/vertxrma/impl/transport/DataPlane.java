@@ -136,9 +136,11 @@ public final class DataPlane {
       client = vertx.createNetClient(tls == null ? clientOptions : tls.apply(clientOptions));
       server = vertx.createNetServer(tls == null ? serverOptions : tls.apply(serverOptions));
       server.connectHandler(this::accepted);
+      boolean busy = BusyPollTransport.isBusy(vertx);
       server.listen().map(s -> {
-        LOG.log(tls == null ? System.Logger.Level.DEBUG : System.Logger.Level.INFO, "data plane of job " + jobName + " listens on " + host + ":"
-            + s.actualPort() + (tls == null ? " (plain TCP)" : " (" + tls + ")"));
+        LOG.log(tls == null && !busy ? System.Logger.Level.DEBUG : System.Logger.Level.INFO, "data plane of job "
+            + jobName + " listens on " + host + ":" + s.actualPort() + (tls == null ? " (plain TCP" : " (" + tls)
+            + (busy ? ", busy-polling event loop)" : ")"));
         return host + ":" + s.actualPort();
       }).onComplete(address);
     });
