@@ -39,6 +39,8 @@ final class DataLink {
   static final int COALESCE_BELOW = 8 * 1024;
   /** A batch is written once it holds this many bytes. */
   static final int COALESCE_BYTES = 64 * 1024;
+  /** A batch's first capacity (it grows). */
+  private static final int COALESCE_START = 4 * 1024;
   /** Connection attempts before the peer is declared unreachable. */
   private static final int CONNECT_ATTEMPTS = 5;
 
@@ -79,6 +81,16 @@ final class DataLink {
     }
   }
 
+  /** Writes the record or batch pending (at most one of them is set); returns {@code null}. */
+  private static Buffer flush(NetSocket s, Buffer lone, Buffer batch) {
+    if (lone != null) {
+      s.write(lone);
+    } else if (batch != null) {
+      s.write(batch);
+    }
+    return null;
+  }
+
   private void drain() {
     drainScheduled.set(false);
     NetSocket s = socket;
@@ -86,20 +98,24 @@ final class DataLink {
       return;
     }
     Buffer r;
+    Buffer lone = null; // a small record not copied yet: written as it is if no other follows
     Buffer batch = null;
     int n = 0;
     while ((r = outbox.poll()) != null) {
       // small records are coalesced into one write (one system call, one copy to native memory
       // instead of one per record); a large one goes out as it is, after what precedes it
       if (r.length() >= COALESCE_BELOW) {
-        if (batch != null) {
-          s.write(batch);
-          batch = null;
-        }
+        batch = flush(s, lone, batch);
+        lone = null;
         s.write(r);
+      } else if (batch == null && lone == null) {
+        lone = r;
       } else {
         if (batch == null) {
-          batch = Buffer.buffer(COALESCE_BYTES);
+          // grows as records come, up to a bit past COALESCE_BYTES: not zeroed 64 KiB per drain
+          batch = Buffer.buffer(COALESCE_START);
+          batch.appendBuffer(lone);
+          lone = null;
         }
         batch.appendBuffer(r);
         if (batch.length() >= COALESCE_BYTES) {
@@ -108,9 +124,7 @@ final class DataLink {
         }
       }
       if (++n == DRAIN_BATCH && !outbox.isEmpty()) {
-        if (batch != null) {
-          s.write(batch);
-        }
+        flush(s, lone, batch);
         // let the event loop breathe: the rest in a task of its own
         if (drainScheduled.compareAndSet(false, true)) {
           plane.onHome(this::drain);
@@ -118,9 +132,7 @@ final class DataLink {
         return;
       }
     }
-    if (batch != null) {
-      s.write(batch);
-    }
+    flush(s, lone, batch);
     if (closeWhenOpen && !lost) {
       lost = true;
       bye(s);
