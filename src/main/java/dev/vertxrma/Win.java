@@ -26,8 +26,10 @@ import net.openhft.chronicle.bytes.BytesStore;
  * rank in another JVM packs its data when issued (its future completes at once); to a rank in
  * this JVM the target copies straight from the origin buffer, at once when its window is free,
  * else when it gets to it (the future completes then). A {@code get} or a result buffer is
- * written just before its future completes; {@code compareAndSwap}'s value and compare buffers
- * are copied when issued. A flush, unlock, complete or fence that fails with TIMEOUT returns no
+ * written just before its future completes; {@code compareAndSwap}'s value and compare buffers,
+ * like every origin buffer, are read until its future completes (in this JVM the target reads
+ * them in place). An operation issued before its lock is granted or its {@code start} is
+ * matched reads its buffers when it runs, later. A flush, unlock, complete or fence that fails with TIMEOUT returns no
  * buffer: keep each one until its operation's own future has completed.
  *
  * <p><b>Errors.</b> Futures fail with {@link RmaException}. The operations check, when called:
@@ -489,9 +491,9 @@ public interface Win {
    * MPI_Compare_and_swap: one element of an integer, logical or byte type: {@code result = old
    * target}; if the old target equals {@code compare}, {@code target = origin}.
    *
-   * @param origin the new value (copied when issued)
+   * @param origin the new value (read until the future completes)
    * @param originOffset where it is in {@code origin}: array elements, or bytes for other buffers
-   * @param compare the value to compare with (copied when issued)
+   * @param compare the value to compare with (read until the future completes)
    * @param compareOffset where it is in {@code compare}
    * @param result the buffer the previous target element goes to
    * @param resultOffset where it goes in {@code result}
