@@ -60,8 +60,9 @@ final class OriginOperations {
   private final TargetWindow[] peers;
   /** The frame same-JVM operations are built in (see {@link #frame}); used on the rank's context only. */
   private final Frame scratch = new Frame();
-  /** The call the rank's own thread fills (see {@link #call()}); {@code null} while one is being issued. */
-  private RmaCall spare = new RmaCall();
+  /** The call the rank's own thread fills (see {@link #call()}), and whether one is being issued in it. */
+  private final RmaCall reusable = new RmaCall();
+  private boolean reusableTaken;
   private final MemoryView originView = new MemoryView();
   private final MemoryView resultView = new MemoryView();
   private final MemoryView compareView = new MemoryView();
@@ -99,10 +100,9 @@ final class OriginOperations {
    * then hops to the rank's context) or while another is being issued.
    */
   RmaCall call() {
-    RmaCall c = spare;
-    if (c != null && rp.context().isRunningOnContext()) {
-      spare = null;
-      return c;
+    if (!reusableTaken && rp.context().isRunningOnContext()) {
+      reusableTaken = true;
+      return reusable;
     }
     return new RmaCall();
   }
@@ -113,7 +113,17 @@ final class OriginOperations {
    * error handler.
    */
   Future<Void> issue(RmaCall c) {
-    return observer.failures(id, comm.call(errors, issueNow, c));
+    try {
+      return observer.failures(id, comm.call(errors, issueNow, c));
+    } finally {
+      if (c == reusable) { // issued on the rank's thread, so done with (a held call runs a copy)
+        c.clear();
+        originView.clear();
+        resultView.clear();
+        compareView.clear();
+        reusableTaken = false;
+      }
+    }
   }
 
   /**
@@ -124,52 +134,42 @@ final class OriginOperations {
    * complete once its own future has completed and, if it sent a frame, the target has answered.
    */
   private Future<Void> issueNow(RmaCall c) {
-    try {
-      int targetRank = c.target;
-      if (targetRank < 0 || targetRank >= rp.size()) {
-        return runNow(c, 0); // PROC_NULL (no-op) or a bad rank (the body fails): nothing to count
-      }
-      state.checkLive(c.name);
-      int issuedIn = syncFor(targetRank, c.name);
-      long seq = tracker.issue(targetRank);
-      Future<?> gate = null;
-      if (pscw.accessGroup() != null) {
-        gate = pscw.startedOrFail("operation");
-      } else if (passive.holds(targetRank)) {
-        gate = passive.granted(targetRank);
-      }
-      if (gate == null || gate.succeeded()) {
-        // the common case, allocation-free when the body completes at once (same-JVM fast path)
-        issuing = seq;
-        Future<Void> result = runNow(c, issuedIn);
-        Future<?> sent = takeLastSent();
-        if (result.isComplete() && (sent == null || sent.isComplete())) {
-          tracker.complete(targetRank, seq, sent == null ? null : sent.cause());
-        } else {
-          result.onComplete(ar -> completeIssued(targetRank, seq, sent));
-        }
-        return result;
-      }
-      RmaCall held = c == spare || spare == null ? c.copy() : c;
-      Future<?>[] sent = new Future<?>[1];
-      Future<Void> result = gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
-          : comm.call(errors, () -> {
-            issuing = seq;
-            Future<Void> f = runNow(held, issuedIn);
-            sent[0] = takeLastSent();
-            return f;
-          }));
-      result.onComplete(ar -> completeIssued(targetRank, seq, sent[0]));
-      return result;
-    } finally {
-      if (spare == null) { // c is done with (a held call runs a copy): the next call reuses it
-        c.clear();
-        originView.clear();
-        resultView.clear();
-        compareView.clear();
-        spare = c;
-      }
+    int targetRank = c.target;
+    if (targetRank < 0 || targetRank >= rp.size()) {
+      return runNow(c, 0); // PROC_NULL (no-op) or a bad rank (the body fails): nothing to count
     }
+    state.checkLive(c.name);
+    int issuedIn = syncFor(targetRank, c.name);
+    long seq = tracker.issue(targetRank);
+    Future<?> gate = null;
+    if (pscw.accessGroup() != null) {
+      gate = pscw.startedOrFail("operation");
+    } else if (passive.holds(targetRank)) {
+      gate = passive.granted(targetRank);
+    }
+    if (gate == null || gate.succeeded()) {
+      // the common case, allocation-free when the body completes at once (same-JVM fast path)
+      issuing = seq;
+      Future<Void> result = runNow(c, issuedIn);
+      Future<?> sent = takeLastSent();
+      if (result.isComplete() && (sent == null || sent.isComplete())) {
+        tracker.complete(targetRank, seq, sent == null ? null : sent.cause());
+      } else {
+        result.onComplete(ar -> completeIssued(targetRank, seq, sent));
+      }
+      return result;
+    }
+    RmaCall held = c == reusable ? c.copy() : c;
+    Future<?>[] sent = new Future<?>[1];
+    Future<Void> result = gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
+        : comm.call(errors, () -> {
+          issuing = seq;
+          Future<Void> f = runNow(held, issuedIn);
+          sent[0] = takeLastSent();
+          return f;
+        }));
+    result.onComplete(ar -> completeIssued(targetRank, seq, sent[0]));
+    return result;
   }
 
   /** The reply future of the frame the body just run sent, or {@code null}; cleared. */
