@@ -7,6 +7,7 @@ import dev.vertxrma.impl.memory.Memory;
 import dev.vertxrma.impl.memory.TargetMemory;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
+import dev.vertxrma.impl.transport.ReceivedPayload;
 
 /**
  * Applies one RMA operation frame to a target window: put, get, accumulate, get-accumulate,
@@ -86,7 +87,7 @@ public final class RmaTarget {
         }
         byte[] old = DatatypeEngine.pack(wBase, wAddr, t, f.count);
         if (op != Op.NO_OP) {
-          DatatypeEngine.unpack(f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, wBase, wAddr, t, f.count, op);
+          unpackPayload(f, wBase, wAddr, t, op);
         }
         return old;
       }
@@ -128,9 +129,19 @@ public final class RmaTarget {
           t, f.count, op);
     } else {
       checkPayload(f, t);
-      DatatypeEngine.unpack(f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, wBase, wAddr, t, f.count, op);
+      unpackPayload(f, wBase, wAddr, t, op);
     }
     return null;
+  }
+
+  /** Unpacks the frame's payload into the window: from its array, or where it arrived ({@link ReceivedPayload}). */
+  private static void unpackPayload(Frame f, Object wBase, long wAddr, TypeMap t, Op op) {
+    if (f.payloadSource instanceof ReceivedPayload) {
+      ReceivedPayload in = (ReceivedPayload) f.payloadSource;
+      DatatypeEngine.unpack(in.base(), in.address(), wBase, wAddr, t, f.count, op);
+    } else {
+      DatatypeEngine.unpack(f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, wBase, wAddr, t, f.count, op);
+    }
   }
 
   private static void checkOrigin(Frame f, TypeMap t, boolean accumulate) {
@@ -139,7 +150,7 @@ public final class RmaTarget {
 
   private static void checkPayload(Frame f, TypeMap t) {
     long expected = t.size() * (long) f.count;
-    long got = f.payload == null ? 0 : f.payload.length;
+    long got = f.payloadLength();
     if (got != expected) {
       throw RmaException.of(ErrorClass.TYPE, "%s carries %d bytes but the target type %s x %d holds %d",
           FrameType.name(f.type), got, t.name(), f.count, expected);

@@ -139,7 +139,7 @@ public final class JobRuntime {
     int dst = record.getInt(0);
     Frame f;
     try {
-      f = FrameCodec.decode(record, 4, record.length());
+      f = FrameCodec.decode(record, 4, record.length(), true); // a record of its own (DataLink's parser copies)
     } catch (RmaException e) {
       rejected.reject("a malformed frame from JVM " + node + ": " + e.getMessage());
       return;

@@ -218,11 +218,7 @@ public final class DataPlane {
 
   /** Sends {@code frame} to rank {@code dst}, which lives in JVM {@code node}. Any thread. */
   public void send(String node, int dst, Frame frame) {
-    Buffer record = Buffer.buffer(64 + (frame.payload == null ? 0 : frame.payload.length));
-    record.appendInt(0).appendInt(dst);
-    FrameCodec.encode(record, frame);
-    record.setInt(0, record.length() - 4);
-    link(node).send(record);
+    link(node).send(FrameCodec.record(dst, frame));
   }
 
   private DataLink link(String node) {

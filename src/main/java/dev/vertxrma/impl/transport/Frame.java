@@ -33,6 +33,8 @@ public final class Frame {
   public byte[] typeBytes;
   /** Packed data, or {@code null}. */
   public byte[] payload;
+  /** Data packed only when the frame is encoded, instead of {@link #payload} (see {@link PayloadSource}). */
+  public PayloadSource payloadSource;
 
   // ---- same-JVM only: never encoded ----
   /** Decoded target datatype when origin and target share a JVM (skips encode/decode). */
@@ -81,6 +83,7 @@ public final class Frame {
     c.epoch = epoch;
     c.typeBytes = typeBytes;
     c.payload = payload;
+    c.payloadSource = payloadSource;
     c.localType = localType;
     c.localBase = localBase;
     c.localAddress = localAddress;
@@ -108,6 +111,7 @@ public final class Frame {
     epoch = 0;
     typeBytes = null;
     payload = null;
+    payloadSource = null;
     localType = null;
     localBase = null;
     localAddress = 0;
@@ -122,6 +126,11 @@ public final class Frame {
     return this;
   }
 
+  /** The payload's length in bytes, from {@link #payload} or {@link #payloadSource}. */
+  public int payloadLength() {
+    return payload != null ? payload.length : payloadSource != null ? payloadSource.length() : 0;
+  }
+
   /** Whether this frame is in its same-JVM form (decoded type, references to origin memory). */
   public boolean isLocalTransfer() {
     return localType != null || localBase != null || localAddress != 0;
@@ -131,6 +140,7 @@ public final class Frame {
   public String toString() {
     return "Frame[" + FrameType.name(type) + " src=" + src + " ctx=" + ctx + " tag=" + tag + " corr=" + corr
         + " disp=" + disp + " count=" + count + " code=" + code + " epoch=" + epoch
-        + " payload=" + (payload == null ? "-" : payload.length + "B") + "]";
+        + " payload=" + (payload != null ? payload.length + "B" : payloadSource != null ? payloadSource.length() + "B"
+        : "-") + "]";
   }
 }

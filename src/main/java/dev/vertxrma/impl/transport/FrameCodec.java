@@ -2,7 +2,11 @@ package dev.vertxrma.impl.transport;
 
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.memory.Memory;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.eventbus.MessageCodec;
 
 /**
@@ -42,7 +46,7 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
   @Override
   public Frame decodeFromWire(int pos, Buffer buffer) {
     try {
-      return decode(buffer, pos, buffer.length());
+      return decode(buffer, pos, buffer.length(), false); // the event bus may reuse its buffer
     } catch (RmaException e) {
       Frame invalid = new Frame();
       invalid.type = FrameType.INVALID;
@@ -68,16 +72,46 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
 
   /** Appends the wire form of {@code f} to {@code out}; the frame must not reference local memory. */
   public static void encode(Buffer out, Frame f) {
+    writeHeader(out, f);
+    appendBytes(out, f.payload != null || f.payloadSource == null ? f.payload : f.payloadSource.toBytes());
+  }
+
+  /**
+   * A data-plane record of {@code f} for rank {@code dst}: {@code i32 length | i32 dst | frame}.
+   * A {@link PayloadSource} is packed straight into it, and its array is not zeroed first
+   * (Netty allocates heap buffers uninitialized where it can).
+   */
+  public static Buffer record(int dst, Frame f) {
+    int payload = f.payloadLength();
+    // record length, destination, frame length, header, datatype length and bytes, payload length and bytes
+    ByteBuf bytes = Unpooled.buffer(12 + HEADER_BYTES + 4 + (f.typeBytes == null ? 0 : f.typeBytes.length) + 4 + payload);
+    Buffer out = BufferInternal.buffer(bytes);
+    out.appendInt(0).appendInt(dst);
+    writeHeader(out, f);
+    if (f.payloadSource == null) {
+      appendBytes(out, f.payload);
+    } else {
+      out.appendInt(payload);
+      bytes.ensureWritable(payload);
+      int at = bytes.writerIndex();
+      f.payloadSource.packInto(bytes.array(), Memory.ARRAY_BYTE_BASE_OFFSET + bytes.arrayOffset() + at);
+      bytes.writerIndex(at + payload);
+    }
+    out.setInt(0, out.length() - 4);
+    return out;
+  }
+
+  /** The header and the datatype: everything before the payload's length. */
+  private static void writeHeader(Buffer out, Frame f) {
     if (f.isLocalTransfer()) {
       throw new IllegalStateException("frame references origin memory and cannot leave the JVM: " + f);
     }
-    int len = 4 + (f.typeBytes == null ? 0 : f.typeBytes.length) + 4 + (f.payload == null ? 0 : f.payload.length);
+    int len = 4 + (f.typeBytes == null ? 0 : f.typeBytes.length) + 4 + f.payloadLength();
     out.appendInt(len + HEADER_BYTES);
     out.appendUnsignedShort(MAGIC).appendByte((byte) VERSION).appendByte(f.type)
         .appendInt(f.src).appendInt(f.ctx).appendInt(f.tag).appendLong(f.corr).appendLong(f.disp)
         .appendInt(f.count).appendInt(f.code).appendLong(f.epoch);
     appendBytes(out, f.typeBytes);
-    appendBytes(out, f.payload);
   }
 
   private static void appendBytes(Buffer out, byte[] bytes) {
@@ -93,6 +127,14 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
    * than {@code limit}. Throws {@link RmaException} ({@link ErrorClass#OTHER}) on any malformed input.
    */
   public static Frame decode(Buffer in, int pos, int limit) {
+    return decode(in, pos, limit, false);
+  }
+
+  /**
+   * {@link #decode(Buffer, int, int)}; {@code recordOwned}: {@code in} is this frame's alone (a
+   * data-plane record), so the payload of a put, accumulate or get-accumulate may stay in it.
+   */
+  public static Frame decode(Buffer in, int pos, int limit, boolean recordOwned) {
     if (pos < 0 || limit > in.length() || limit - pos < 4 + HEADER_BYTES + 8) {
       throw malformed("frame shorter than its header: " + (limit - pos) + " bytes");
     }
@@ -136,9 +178,21 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
       throw malformed("payload length " + payloadLen + " does not match the " + (end - p) + " bytes left");
     }
     if (payloadLen > 0) {
-      f.payload = in.getBytes(p, p + payloadLen);
+      f.payload = null;
+      ByteBuf bytes = recordOwned && in instanceof BufferInternal ? ((BufferInternal) in).getByteBuf() : null;
+      if (recordOwned && inPlace(f.type) && bytes != null && bytes.hasArray()) {
+        // the data of a put, accumulate or get-accumulate stays in the record (the target unpacks from it)
+        f.payloadSource = new ReceivedPayload(bytes.array(), bytes.arrayOffset() + p, payloadLen);
+      } else {
+        f.payload = in.getBytes(p, p + payloadLen);
+      }
     }
     return f;
+  }
+
+  /** The frame types whose decoded payload is left in the record ({@link ReceivedPayload}). */
+  private static boolean inPlace(byte type) {
+    return type == FrameType.PUT || type == FrameType.ACC || type == FrameType.GET_ACC;
   }
 
   /** Rejected input can come in floods: no formatter, no stack trace. */

@@ -20,6 +20,7 @@ import dev.vertxrma.impl.sync.PscwEpoch;
 import dev.vertxrma.impl.transport.Endpoint;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
+import dev.vertxrma.impl.transport.PayloadSource;
 import io.vertx.core.Future;
 import java.util.function.Function;
 
@@ -341,7 +342,39 @@ final class OriginOperations {
       f.localOriginType = type;
       f.localOriginCount = count;
     } else {
-      f.payload = DatatypeEngine.pack(o.base(), o.address(), type, count);
+      f.payloadSource = new PackedOrigin(o.buffer(), o.base(), o.address(), type, count);
+    }
+  }
+
+  /**
+   * An origin buffer to another JVM, packed when its frame is encoded into the data-plane
+   * record, within the call that sends it (no array in between).
+   */
+  private static final class PackedOrigin implements PayloadSource {
+    private final Object buffer; // keeps the origin reachable until it is packed
+    private final Object base;
+    private final long address;
+    private final TypeMap type;
+    private final int count;
+    private final int length;
+
+    PackedOrigin(Object buffer, Object base, long address, TypeMap type, int count) {
+      this.buffer = buffer;
+      this.base = base;
+      this.address = address;
+      this.type = type;
+      this.count = count;
+      this.length = Math.toIntExact(DatatypeEngine.packedSize(type, count));
+    }
+
+    @Override
+    public int length() {
+      return length;
+    }
+
+    @Override
+    public void packInto(Object dstBase, long dstAddress) {
+      DatatypeEngine.pack(base, address, type, count, dstBase, dstAddress);
     }
   }
 
