@@ -126,6 +126,11 @@ public final class Frame {
     return this;
   }
 
+  /** The payload as an array: {@link #payload}, or {@link #payloadSource}'s bytes; {@code null} if none. */
+  public byte[] payloadBytes() {
+    return payload != null || payloadSource == null ? payload : payloadSource.toBytes();
+  }
+
   /** The payload's length in bytes, from {@link #payload} or {@link #payloadSource}. */
   public int payloadLength() {
     return payload != null ? payload.length : payloadSource != null ? payloadSource.length() : 0;

@@ -181,7 +181,8 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
       f.payload = null;
       ByteBuf bytes = recordOwned && in instanceof BufferInternal ? ((BufferInternal) in).getByteBuf() : null;
       if (recordOwned && inPlace(f.type) && bytes != null && bytes.hasArray()) {
-        // the data of a put, accumulate or get-accumulate stays in the record (the target unpacks from it)
+        // the data of a put, accumulate or get-accumulate stays in the record (the target unpacks
+        // from it), and so does a reply's (a get's data, unpacked by the origin)
         f.payloadSource = new ReceivedPayload(bytes.array(), bytes.arrayOffset() + p, payloadLen);
       } else {
         f.payload = in.getBytes(p, p + payloadLen);
@@ -192,7 +193,7 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
 
   /** The frame types whose decoded payload is left in the record ({@link ReceivedPayload}). */
   private static boolean inPlace(byte type) {
-    return type == FrameType.PUT || type == FrameType.ACC || type == FrameType.GET_ACC;
+    return type == FrameType.PUT || type == FrameType.ACC || type == FrameType.GET_ACC || type == FrameType.REPLY;
   }
 
   /** Rejected input can come in floods: no formatter, no stack trace. */

@@ -52,7 +52,8 @@ public final class PendingReplies {
     if (reply.code == 0) {
       p.promise.tryComplete(reply);
     } else {
-      String msg = reply.payload == null ? "(no message)" : new String(reply.payload, StandardCharsets.UTF_8);
+      byte[] text = reply.payloadBytes();
+      String msg = text == null ? "(no message)" : new String(text, StandardCharsets.UTF_8);
       p.promise.tryFail(new RmaException(ErrorClass.ofCode(reply.code), msg));
     }
     return true;

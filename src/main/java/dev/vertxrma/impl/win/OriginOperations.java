@@ -21,6 +21,7 @@ import dev.vertxrma.impl.transport.Endpoint;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
 import dev.vertxrma.impl.transport.PayloadSource;
+import dev.vertxrma.impl.transport.ReceivedPayload;
 import io.vertx.core.Future;
 import java.util.function.Function;
 
@@ -394,12 +395,17 @@ final class OriginOperations {
 
   private static void unpackReply(Frame reply, MemoryRef m, TypeMap t, int count) {
     long expected = t.size() * (long) count;
-    long got = reply.payload == null ? 0 : reply.payload.length;
+    long got = reply.payloadLength();
     if (got != expected) {
       throw RmaException.of(ErrorClass.OTHER, "reply carries %d bytes, expected %d", got, expected);
     }
     if (got > 0) {
-      DatatypeEngine.unpack(reply.payload, m.base(), m.address(), t, count);
+      if (reply.payloadSource instanceof ReceivedPayload) { // left in the record it arrived in
+        ReceivedPayload in = (ReceivedPayload) reply.payloadSource;
+        DatatypeEngine.unpack(in.base(), in.address(), m.base(), m.address(), t, count, Op.REPLACE);
+      } else {
+        DatatypeEngine.unpack(reply.payload, m.base(), m.address(), t, count);
+      }
     }
   }
 

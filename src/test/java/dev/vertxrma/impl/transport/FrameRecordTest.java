@@ -74,8 +74,16 @@ class FrameRecordTest {
   }
 
   @Test
-  void onlyPutAccumulateAndGetAccumulateStayInPlace() {
-    for (byte type : new byte[] {FrameType.CAS, FrameType.REPLY, FrameType.GET}) {
+  void onlyPutAccumulateGetAccumulateAndRepliesStayInPlace() {
+    for (byte type : new byte[] {FrameType.ACC, FrameType.GET_ACC, FrameType.REPLY}) {
+      Frame f = Frame.of(type, 1, 2);
+      f.payload = bytes(16);
+      Buffer record = FrameCodec.record(0, f);
+      Frame g = FrameCodec.decode(record, 8, record.length(), true);
+      assertNull(g.payload, FrameType.name(type));
+      assertArrayEquals(f.payload, g.payloadBytes(), FrameType.name(type));
+    }
+    for (byte type : new byte[] {FrameType.CAS, FrameType.GET, FrameType.POST}) {
       Frame f = Frame.of(type, 1, 2);
       f.payload = bytes(16);
       Buffer record = FrameCodec.record(0, f);
