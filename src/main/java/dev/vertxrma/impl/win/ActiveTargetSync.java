@@ -20,7 +20,7 @@ import io.vertx.core.Future;
  * {@code post}/{@code start}/{@code complete}/{@code waitFor}/{@code test}. It owns the origin's
  * fence epoch (the epoch operations are issued in, and whether one is open) and the exposure
  * epoch in issue order; the target's own view of both is in {@link TargetWindow}. Everything here
- * runs on the rank's context, after {@link WinImpl} has checked that the window is live.
+ * runs on the rank's context, after the window's facade has checked that it is live.
  */
 final class ActiveTargetSync {
 

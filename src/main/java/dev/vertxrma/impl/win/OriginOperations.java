@@ -40,11 +40,6 @@ import java.util.function.Function;
  */
 final class OriginOperations {
 
-  /** Synchronization mode an operation was issued under (frame tag). */
-  static final int SYNC_FENCE = 1;
-  static final int SYNC_PSCW = 2;
-  static final int SYNC_PASSIVE = 3;
-
   private final Endpoint rp;
   private final CommImpl comm;
   private final ErrorHandling errors;
@@ -233,13 +228,13 @@ final class OriginOperations {
         throw RmaException.of(ErrorClass.RMA_SYNC, "%s to rank %d, which is not in the start group %s", call, target,
             access);
       }
-      return SYNC_PSCW;
+      return TargetWindow.SYNC_PSCW;
     }
     if (passive.holds(target)) {
-      return SYNC_PASSIVE;
+      return TargetWindow.SYNC_PASSIVE;
     }
     if (active.fenceOpen()) {
-      return SYNC_FENCE;
+      return TargetWindow.SYNC_FENCE;
     }
     throw RmaException.of(ErrorClass.RMA_SYNC, "%s to rank %d at rank %d outside an access epoch: call fence, start, "
         + "lock or lockAll on window %s first", call, target, rank, state.name());
@@ -323,7 +318,7 @@ final class OriginOperations {
     // {@link #send} copies it when it has to wait at the target
     Frame f = local ? scratch.reset(type, rank, id) : Frame.of(type, rank, id);
     f.tag = issuedIn;
-    f.epoch = issuedIn == SYNC_PASSIVE ? 0 : active.fenceEpoch();
+    f.epoch = issuedIn == TargetWindow.SYNC_PASSIVE ? 0 : active.fenceEpoch();
     f.disp = disp;
     f.count = count;
     if (local) {
@@ -421,7 +416,7 @@ final class OriginOperations {
    * announces the counts).
    */
   private <T> Future<T> track(int targetRank, int sync, Future<T> op) {
-    if (sync != SYNC_PASSIVE) {
+    if (sync != TargetWindow.SYNC_PASSIVE) {
       tracker.sentInEpoch(targetRank);
     }
     lastSent = op;

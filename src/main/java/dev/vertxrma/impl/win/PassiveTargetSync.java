@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  * The origin side of passive-target synchronization on one window: {@code lock}, {@code unlock},
  * {@code lockAll}, {@code unlockAll}, {@code flush}, {@code flushAll} and {@code sync}. It asks the
  * targets for locks (on the target's window itself when it is in this JVM and free), and
- * releases them once every operation issued in the epoch is complete. {@link WinImpl} checks the
+ * releases them once every operation issued in the epoch is complete. The window's facade checks the
  * call's arguments and the window's other epochs first; everything here runs on the rank's
  * context.
  */

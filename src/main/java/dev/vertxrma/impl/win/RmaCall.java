@@ -8,7 +8,7 @@ import dev.vertxrma.impl.transport.FrameType;
 /**
  * The arguments of one RMA communication call — MPI_Put, MPI_Accumulate, MPI_Get,
  * MPI_Get_accumulate (and MPI_Fetch_and_op through it) or MPI_Compare_and_swap — as a mutable
- * record. {@link OriginOperations} fills one reusable instance per window on the rank's own
+ * record. The origin side fills one reusable instance per window on the rank's own
  * thread (nothing allocated for a call that completes at once) and copies it when the call has to
  * wait for its epoch.
  */

@@ -33,6 +33,11 @@ import net.openhft.chronicle.bytes.BytesStore;
  */
 final class TargetWindow {
 
+  /** The synchronization mode an operation was issued under, in its frame's tag: what this target checks it against. */
+  static final int SYNC_FENCE = 1;
+  static final int SYNC_PSCW = 2;
+  static final int SYNC_PASSIVE = 3;
+
   /** {@link #tryApplyNow} result: applied, nothing to return. */
   static final Object APPLIED = new Object();
   /** Internal result: held until the fence epoch of the operation opens. */
@@ -208,7 +213,7 @@ final class TargetWindow {
       throw refused(ErrorClass.WIN, "window %s at rank %d was freed", name.get(), rank);
     }
     switch (f.tag) {
-      case OriginOperations.SYNC_FENCE:
+      case SYNC_FENCE:
         if (!fence.admits(f, rank)) {
           if (!mayHold) {
             return null;
@@ -217,14 +222,14 @@ final class TargetWindow {
           return HELD;
         }
         return apply(f);
-      case OriginOperations.SYNC_PSCW:
+      case SYNC_PSCW:
         try {
           pscw.admit(f.src);
           return apply(f);
         } finally {
           pscw.operationDone();
         }
-      case OriginOperations.SYNC_PASSIVE:
+      case SYNC_PASSIVE:
         // the origin's NOCHECK assertion is no permission: it must hold a lock the target knows of
         if (!locks.holds(f.src) && !noCheckHolders.contains(f.src)) {
           throw refused(ErrorClass.RMA_SYNC, "operation from rank %d reached rank %d without a lock on "

@@ -29,7 +29,7 @@ class TargetAdmissionTest {
   /** A passive-target put of one long from {@code src}, flagged as the old wire format flagged NOCHECK. */
   private static Frame forgedNoCheckPut(int src, int windowId) {
     Frame f = Frame.of(FrameType.PUT, src, windowId);
-    f.tag = OriginOperations.SYNC_PASSIVE;
+    f.tag = TargetWindow.SYNC_PASSIVE;
     f.epoch = 1;
     Buffer type = Buffer.buffer();
     ((TypeMap) Datatype.LONG).encode(type);
