@@ -338,7 +338,7 @@ final class OriginOperations {
       f.localOriginType = type;
       f.localOriginCount = count;
     } else {
-      f.payloadSource = new PackedOrigin(o.buffer(), o.base(), o.address(), type, count);
+      f.payloadSource = new PackedOrigin(o.base(), o.address(), type, count);
     }
   }
 
@@ -347,15 +347,13 @@ final class OriginOperations {
    * record, within the call that sends it (no array in between).
    */
   private static final class PackedOrigin implements PayloadSource {
-    private final Object buffer; // keeps the origin reachable until it is packed
-    private final Object base;
+    private final Object base; // an array origin stays reachable through it; a native one is the caller's
     private final long address;
     private final TypeMap type;
     private final int count;
     private final int length;
 
-    PackedOrigin(Object buffer, Object base, long address, TypeMap type, int count) {
-      this.buffer = buffer;
+    PackedOrigin(Object base, long address, TypeMap type, int count) {
       this.base = base;
       this.address = address;
       this.type = type;
