@@ -131,11 +131,11 @@ final class OriginOperations {
    * complete once its own future has completed and, if it sent a frame, the target has answered.
    */
   private Future<Void> issueNow(RmaCall c) {
+    state.checkLive(c.name); // once, here, for every path (the bodies run only after it)
     int targetRank = c.target;
     if (targetRank < 0 || targetRank >= rp.size()) {
       return runNow(c, 0); // PROC_NULL (no-op) or a bad rank (the body fails): nothing to count
     }
-    state.checkLive(c.name);
     int issuedIn = syncFor(targetRank, c.name);
     long seq = tracker.issue(targetRank);
     Future<?> gate = null;
@@ -429,7 +429,6 @@ final class OriginOperations {
    */
   private Future<Void> write(RmaCall c, int issuedIn) {
     String call = c.name;
-    state.checkLive(call);
     boolean accumulate = c.type == FrameType.ACC;
     TypeMap tt = CommImpl.typeMap(c.targetType, accumulate ? "accumulate target" : "put target");
     String what = accumulate ? "accumulate origin" : "put origin";
@@ -458,7 +457,6 @@ final class OriginOperations {
   }
 
   private Future<Void> get(RmaCall c, int issuedIn) {
-    state.checkLive("get");
     TypeMap tt = CommImpl.typeMap(c.targetType, "get target");
     TypeMap ot = CommImpl.typeMap(c.resultType, "get origin");
     MemoryView o = CommImpl.buffer(c.result, c.resultOffset, c.resultCount, ot, "get origin", resultView);
@@ -479,7 +477,6 @@ final class OriginOperations {
   }
 
   private Future<Void> getAccumulate(RmaCall c, int issuedIn) {
-    state.checkLive("getAccumulate");
     TypeMap tt = CommImpl.typeMap(c.targetType, "getAccumulate target");
     Op op = c.op;
     checkOp(op, tt);
@@ -518,7 +515,6 @@ final class OriginOperations {
   }
 
   private Future<Void> compareAndSwap(RmaCall c, int issuedIn) {
-    state.checkLive("compareAndSwap");
     TypeMap t = CommImpl.typeMap(c.targetType, "compareAndSwap");
     DatatypeEngine.checkCompareAndSwapType(t);
     MemoryView o = CommImpl.buffer(c.origin, c.originOffset, 1, t, "compareAndSwap origin", originView);
