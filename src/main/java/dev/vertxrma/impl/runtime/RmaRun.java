@@ -126,12 +126,12 @@ public final class RmaRun {
     }
   }
 
-  /** Runs {@code body} with the output tagged, if {@code --tag-output} asks for it. */
+  /**
+   * Runs {@code body} with the output's lines kept whole (ranks printing at once never mix their
+   * lines), and tagged if {@code --tag-output} asks for it.
+   */
   private static int tagged(RmaRunCommand a, java.util.function.IntSupplier body) {
-    if (!a.tagOutput) {
-      return body.getAsInt();
-    }
-    TaggedOutput.Installed t = TaggedOutput.install(a.job, "[jvm " + Math.max(0, a.jvmIndex) + "] ");
+    TaggedOutput.Installed t = TaggedOutput.install(a.job, "[jvm " + Math.max(0, a.jvmIndex) + "] ", a.tagOutput);
     try {
       return body.getAsInt();
     } finally {

@@ -12,24 +12,26 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * {@code rmarun --tag-output}: standard output and error of a JVM with every line prefixed by who
- * printed it, {@code [R] } for a line printed on rank R's context (its program, its callbacks,
- * its timers, blocking code it runs through {@code executeBlocking}), {@code [jvm K] } for any
- * other line of the JVM (a {@code WorldProgram}'s own threads, Vert.x and Hazelcast logs). Lines
- * are kept whole: a thread's output is held until its newline (or until {@link #uninstall}), then
- * written with its prefix in one piece, so lines of different ranks never mix.
+ * Standard output and error of a JVM that runs ranks under {@code rmarun}, with lines kept whole:
+ * a thread's output is held until its newline (or until {@link #uninstall}), then written in one
+ * piece, so lines of different ranks never mix. With {@code --tag-output} every line is prefixed
+ * by who printed it, {@code [R] } for a line printed on rank R's context (its program, its
+ * callbacks, its timers, blocking code it runs through {@code executeBlocking}), {@code [jvm K] }
+ * for any other line of the JVM (a {@code WorldProgram}'s own threads, Vert.x and Hazelcast logs).
  */
 final class TaggedOutput extends OutputStream {
 
   private final PrintStream target;
   private final String job;
   private final String other;
+  private final boolean tagged;
   private final Map<Thread, ByteArrayOutputStream> partial = new ConcurrentHashMap<>();
 
-  private TaggedOutput(PrintStream target, String job, String other) {
+  private TaggedOutput(PrintStream target, String job, String other, boolean tagged) {
     this.target = target;
     this.job = job;
     this.other = other;
+    this.tagged = tagged;
   }
 
   /** What {@link #install} replaced, to put back. */
@@ -37,14 +39,15 @@ final class TaggedOutput extends OutputStream {
   }
 
   /**
-   * Replaces {@code System.out} and {@code System.err} with tagging streams for job {@code job};
-   * {@code jvmTag} is the prefix of lines printed elsewhere than on a rank's context.
+   * Replaces {@code System.out} and {@code System.err} with line-keeping streams for job
+   * {@code job}; when {@code tagged}, each line is prefixed, and {@code jvmTag} is the prefix of
+   * lines printed elsewhere than on a rank's context.
    */
-  static Installed install(String job, String jvmTag) {
+  static Installed install(String job, String jvmTag, boolean tagged) {
     PrintStream out = System.out;
     PrintStream err = System.err;
-    TaggedOutput o = new TaggedOutput(out, job, jvmTag);
-    TaggedOutput e = new TaggedOutput(err, job, jvmTag);
+    TaggedOutput o = new TaggedOutput(out, job, jvmTag, tagged);
+    TaggedOutput e = new TaggedOutput(err, job, jvmTag, tagged);
     Charset cs = Charset.defaultCharset();
     System.setOut(new PrintStream(o, true, cs));
     System.setErr(new PrintStream(e, true, cs));
@@ -100,9 +103,11 @@ final class TaggedOutput extends OutputStream {
   }
 
   private void emit(byte[] b, int off, int len) {
-    byte[] prefix = tag().getBytes(StandardCharsets.UTF_8);
     synchronized (target) {
-      target.write(prefix, 0, prefix.length);
+      if (tagged) {
+        byte[] prefix = tag().getBytes(StandardCharsets.UTF_8);
+        target.write(prefix, 0, prefix.length);
+      }
       target.write(b, off, len);
       target.flush();
     }
