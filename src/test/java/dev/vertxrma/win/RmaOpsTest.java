@@ -955,13 +955,18 @@ class RmaOpsTest {
   @EnumSource(Jobs.Mode.class)
   void largePutAndGetCrossTheCodecIntact(Jobs.Mode mode) {
     int longs = 1 << 20; // 8 MiB each way
+    // every rank's data made here, off the event loops: 8 MiB through a cold loop would hold a
+    // rank's loop for tens of milliseconds (the same for the checks, which are intrinsic array compares)
+    long[][] sent = new long[2][longs];
+    for (int r = 0; r < 2; r++) {
+      for (int i = 0; i < longs; i++) {
+        sent[r][i] = (long) i * 0x9E3779B97F4A7C15L + r;
+      }
+    }
     Jobs.run(mode, 2, (world, args) -> Win.allocate(world, 8L * longs + 8, 8, Info.NULL).compose(win -> {
       int r = world.rank();
       int other = 1 - r;
-      long[] data = new long[longs];
-      for (int i = 0; i < longs; i++) {
-        data[i] = (long) i * 0x9E3779B97F4A7C15L + r;
-      }
+      long[] data = sent[r].clone();
       long[] back = new long[longs];
       return win.fence()
           .compose(v -> win.put(Buf.of(data), 0, longs, Datatype.LONG, other, 1))
@@ -971,21 +976,18 @@ class RmaOpsTest {
           .map(v -> {
             BytesStore<?, ?> mem = win.memory();
             assertEquals(0L, mem.readLong(0), "the byte range before the put is untouched");
-            // the window in one copy, then plain array compares: 8 MiB checked element by element
-            // through the store would hold the event loop for tens of milliseconds
             long[] window = new long[longs];
             dev.vertxrma.impl.memory.Memory.copy(null, mem.addressForRead(8), window,
                 dev.vertxrma.impl.memory.Memory.arrayBaseOffset(long[].class), 8L * longs);
-            for (int i = 0; i < longs; i++) {
-              long expected = (long) i * 0x9E3779B97F4A7C15L + other;
-              if (window[i] != expected) {
-                throw new AssertionError("rank " + r + " element " + i + " put by rank " + other + " is "
-                    + window[i] + ", expected " + expected);
-              }
-              if (back[i] != data[i]) {
-                throw new AssertionError("rank " + r + " element " + i + " read back is " + back[i] + ", expected "
-                    + data[i]);
-              }
+            int i = Arrays.mismatch(window, sent[other]);
+            if (i >= 0) {
+              throw new AssertionError("rank " + r + " element " + i + " put by rank " + other + " is " + window[i]
+                  + ", expected " + sent[other][i]);
+            }
+            i = Arrays.mismatch(back, sent[r]);
+            if (i >= 0) {
+              throw new AssertionError("rank " + r + " element " + i + " read back is " + back[i] + ", expected "
+                  + sent[r][i]);
             }
             return null;
           })

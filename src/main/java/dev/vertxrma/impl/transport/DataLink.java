@@ -1,9 +1,11 @@
 package dev.vertxrma.impl.transport;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.net.NetSocketInternal;
 import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetSocket;
-import io.vertx.core.parsetools.RecordParser;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -46,9 +48,10 @@ final class DataLink {
 
   private final DataPlane plane;
   private final String node;
-  private final ConcurrentLinkedQueue<Buffer> outbox = new ConcurrentLinkedQueue<>();
+  /** Records waiting for the socket; each is owned by the link until written or discarded. */
+  private final ConcurrentLinkedQueue<ByteBuf> outbox = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
-  private volatile NetSocket socket;
+  private volatile NetSocketInternal socket;
   private volatile boolean lost;
   /** The job ended here: close the connection once what is queued is written. */
   private volatile boolean closeWhenOpen;
@@ -65,61 +68,78 @@ final class DataLink {
   // ------------------------------------------------------------------ sending
 
   /**
-   * Queues a record; any thread. Records of every sender go through one queue that the data
-   * plane's own context drains into the socket: they leave in the order they were queued (a
-   * socket written from several threads would not keep it), and all that a drain finds goes out
-   * in one task (at most {@value #DRAIN_BATCH} records), small records coalesced into writes of
-   * up to {@value #COALESCE_BYTES} bytes.
+   * Queues a record, which the link owns from now on; any thread. Records of every sender go
+   * through one queue that the data plane's own context drains into the socket: they leave in the
+   * order they were queued (a socket written from several threads would not keep it), and all
+   * that a drain finds goes out in one task (at most {@value #DRAIN_BATCH} records), small records
+   * coalesced into writes of up to {@value #COALESCE_BYTES} bytes.
    */
-  void send(Buffer record) {
+  void send(ByteBuf record) {
     if (lost) {
+      record.release();
       return; // the job is failing: the origin's call fails with PROC_FAILED, not here
     }
     outbox.add(record);
+    if (lost) {
+      discardOutbox(); // lost meanwhile: nobody else may drain what was just queued
+      return;
+    }
     if (socket != null && drainScheduled.compareAndSet(false, true)) {
       plane.onHome(this::drain);
     }
   }
 
+  /** Releases every record still queued. */
+  private void discardOutbox() {
+    ByteBuf r;
+    while ((r = outbox.poll()) != null) {
+      r.release();
+    }
+  }
+
   /** Writes the record or batch pending (at most one of them is set); returns {@code null}. */
-  private static Buffer flush(NetSocket s, Buffer lone, Buffer batch) {
+  private static ByteBuf flush(NetSocketInternal s, ByteBuf lone, ByteBuf batch) {
     if (lone != null) {
-      s.write(lone);
+      s.writeMessage(lone);
     } else if (batch != null) {
-      s.write(batch);
+      s.writeMessage(batch);
     }
     return null;
   }
 
   private void drain() {
     drainScheduled.set(false);
-    NetSocket s = socket;
+    NetSocketInternal s = socket;
     if (s == null) {
       return;
     }
-    Buffer r;
-    Buffer lone = null; // a small record not copied yet: written as it is if no other follows
-    Buffer batch = null;
+    ByteBuf r;
+    ByteBuf lone = null; // a small record not copied yet: written as it is if no other follows
+    ByteBuf batch = null;
     int n = 0;
     while ((r = outbox.poll()) != null) {
       // small records are coalesced into one write (one system call, one copy to native memory
-      // instead of one per record); a large one goes out as it is, after what precedes it
-      if (r.length() >= COALESCE_BELOW) {
+      // instead of one per record); a large one goes out as it is, after what precedes it (the
+      // socket releases every buffer it is given)
+      if (r.readableBytes() >= COALESCE_BELOW) {
         batch = flush(s, lone, batch);
         lone = null;
-        s.write(r);
+        s.writeMessage(r);
       } else if (batch == null && lone == null) {
         lone = r;
       } else {
         if (batch == null) {
-          // grows as records come, up to a bit past COALESCE_BYTES: not zeroed 64 KiB per drain
-          batch = Buffer.buffer(COALESCE_START);
-          batch.appendBuffer(lone);
+          // a native batch the socket writes as it is; it grows as records come, up to a bit past
+          // COALESCE_BYTES
+          batch = PooledByteBufAllocator.DEFAULT.directBuffer(COALESCE_START);
+          batch.writeBytes(lone);
+          lone.release();
           lone = null;
         }
-        batch.appendBuffer(r);
-        if (batch.length() >= COALESCE_BYTES) {
-          s.write(batch);
+        batch.writeBytes(r);
+        r.release();
+        if (batch.readableBytes() >= COALESCE_BYTES) {
+          s.writeMessage(batch);
           batch = null;
         }
       }
@@ -148,7 +168,7 @@ final class DataLink {
         s.close();
         return;
       }
-      socket = s;
+      socket = (NetSocketInternal) s;
     }
     drainScheduled.set(true);
     plane.onHome(this::drain);
@@ -170,7 +190,7 @@ final class DataLink {
     synchronized (this) {
       report = socket == s && !lost && !peerEnded;
       lost = true;
-      outbox.clear();
+      discardOutbox();
     }
     ended.tryComplete();
     if (report && !plane.isClosing()) {
@@ -197,7 +217,7 @@ final class DataLink {
           return true;
         }
         lost = true;
-        outbox.clear();
+        discardOutbox();
         ended.tryComplete();
         return false;
       }
@@ -276,7 +296,7 @@ final class DataLink {
         return;
       }
       lost = true;
-      outbox.clear();
+      discardOutbox();
     }
     if (!plane.isClosing()) {
       plane.job().unreachable(node, reason);
@@ -359,30 +379,37 @@ final class DataLink {
    * Reads one connection's records ({@code i32 length | body}) for its whole life: first the proof
    * phase, records of at most {@value #MAX_PROOF_RECORD} bytes handed to the current step, closed
    * on a failed step or after {@value #PROOF_TIMEOUT_MS} ms; then, once {@link #done proven}, frame
-   * records ({@code i32 destination rank | frame}) delivered to the job. One parser throughout, so
+   * records ({@code i32 destination rank | frame}) delivered to the job. One reader throughout, so
    * that frames arriving in the same read as the last proof record are not lost.
+   *
+   * <p>It reads the socket's own buffers (Netty's, released here) and copies each record's bytes
+   * once, into an array of the record's own size, however many reads it spans: the frame decoded
+   * from it keeps its payload there until the target has applied it.
    */
   static final class Proof {
     interface Step {
       boolean accept(Buffer record);
     }
 
+    /** Capacity a record's array starts with at most; a longer one grows as its bytes arrive. */
+    private static final int FIRST_CAPACITY = 16 << 20;
+
     private final DataPlane plane;
     private final NetSocket socket;
-    private final RecordParser parser;
     private final long timer;
     private Step step;
-    private boolean lengthNext = true;
     private boolean failed;
     /** The proven peer JVM, once the proof holds: records are frames from it. */
     private String peer;
+    /** The length prefix being read ({@code lengthBytes} of its 4 so far), or the body once it is known. */
+    private int length;
+    private int lengthBytes;
+    private ByteBuf body;
 
     Proof(DataPlane plane, NetSocket socket) {
       this.plane = plane;
       this.socket = socket;
-      this.parser = RecordParser.newFixed(4);
-      parser.handler(this::onRecord);
-      socket.handler(parser);
+      ((NetSocketInternal) socket).messageHandler(this::read);
       this.timer = plane.vertx().setTimer(PROOF_TIMEOUT_MS, id -> {
         if (peer == null && !failed) {
           fail("a data-plane connection from " + socket.remoteAddress() + " that did not prove itself within "
@@ -395,30 +422,55 @@ final class DataLink {
       step = next;
     }
 
-    private void onRecord(Buffer b) {
-      if (failed) {
+    /** What the socket read: a Netty buffer, which this reader owns and releases. */
+    private void read(Object msg) {
+      if (!(msg instanceof ByteBuf)) {
+        io.netty.util.ReferenceCountUtil.release(msg);
         return;
       }
-      if (lengthNext) {
-        int len = b.getInt(0);
-        int max = peer == null ? MAX_PROOF_RECORD : FrameCodec.MAX_PAYLOAD;
-        if (len < (peer == null ? 0 : 4) || len > max) {
-          fail("a data-plane record of " + len + " bytes" + (peer == null ? " before the peer proved the job's secret"
-              : " from JVM " + peer));
-          return;
+      ByteBuf in = (ByteBuf) msg;
+      try {
+        while (!failed && in.isReadable()) {
+          if (body == null) {
+            while (lengthBytes < 4 && in.isReadable()) {
+              length = length << 8 | in.readUnsignedByte();
+              lengthBytes++;
+            }
+            if (lengthBytes < 4 || !lengthRead()) {
+              continue;
+            }
+          }
+          body.writeBytes(in, Math.min(in.readableBytes(), length - body.writerIndex()));
+          if (body.writerIndex() == length) {
+            ByteBuf b = body;
+            body = null;
+            length = 0;
+            body(io.vertx.core.internal.buffer.BufferInternal.buffer(b));
+          }
         }
-        lengthNext = false;
-        if (len == 0) {
-          lengthNext = true;
-          body(Buffer.buffer());
-        } else {
-          parser.fixedSizeMode(len);
-        }
-        return;
+      } finally {
+        in.release();
       }
-      lengthNext = true;
-      parser.fixedSizeMode(4);
-      body(b);
+    }
+
+    /** The length prefix is complete: checks it and starts the body; false if the reader failed. */
+    private boolean lengthRead() {
+      int len = length;
+      length = 0;
+      lengthBytes = 0;
+      int max = peer == null ? MAX_PROOF_RECORD : FrameCodec.MAX_PAYLOAD;
+      if (len < (peer == null ? 0 : 4) || len > max) {
+        fail("a data-plane record of " + (len & 0xFFFFFFFFL) + " bytes" + (peer == null
+            ? " before the peer proved the job's secret" : " from JVM " + peer));
+        return false;
+      }
+      length = len;
+      if (len == 0) {
+        body(Buffer.buffer());
+        return false;
+      }
+      body = io.netty.buffer.Unpooled.buffer(Math.min(len, FIRST_CAPACITY), len);
+      return true;
     }
 
     private void body(Buffer b) {

@@ -218,7 +218,7 @@ public final class DataPlane {
 
   /** Sends {@code frame} to rank {@code dst}, which lives in JVM {@code node}. Any thread. */
   public void send(String node, int dst, Frame frame) {
-    link(node).send(FrameCodec.record(dst, frame));
+    link(node).send(FrameCodec.recordBuf(dst, frame, frame.payloadLength() >= DataLink.COALESCE_BELOW));
   }
 
   private DataLink link(String node) {

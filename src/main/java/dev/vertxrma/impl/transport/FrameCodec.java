@@ -4,6 +4,7 @@ import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.memory.Memory;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.buffer.BufferInternal;
@@ -72,53 +73,76 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
 
   /** Appends the wire form of {@code f} to {@code out}; the frame must not reference local memory. */
   public static void encode(Buffer out, Frame f) {
-    writeHeader(out, f);
-    appendBytes(out, f.payload != null || f.payloadSource == null ? f.payload : f.payloadSource.toBytes());
+    ByteBuf b = Unpooled.buffer(HEADER_BYTES + 12 + (f.typeBytes == null ? 0 : f.typeBytes.length) + f.payloadLength());
+    writeHeader(b, f);
+    writeBytes(b, f.payloadBytes());
+    out.appendBuffer(BufferInternal.buffer(b));
   }
 
   /**
-   * A data-plane record of {@code f} for rank {@code dst}: {@code i32 length | i32 dst | frame}.
-   * A {@link PayloadSource} is packed straight into it, and its array is not zeroed first
-   * (Netty allocates heap buffers uninitialized where it can).
+   * A data-plane record of {@code f} for rank {@code dst}: {@code i32 length | i32 dst | frame},
+   * in a heap buffer (see {@link #recordBuf} for the one the data plane writes).
    */
   public static Buffer record(int dst, Frame f) {
+    return BufferInternal.buffer(recordBuf(dst, f, false));
+  }
+
+  /**
+   * {@link #record} as the data plane writes it: a record whose payload is at least {@code
+   * directFrom} bytes long is built in a pooled direct buffer, so that the socket writes it as it
+   * is (a heap buffer is copied to native memory first); the caller owns the buffer (the socket's
+   * write releases it). A {@link PayloadSource} is packed straight into the record, and a heap
+   * record's array is not zeroed first (Netty allocates heap buffers uninitialized where it can).
+   */
+  static ByteBuf recordBuf(int dst, Frame f, boolean direct) {
     int payload = f.payloadLength();
     // record length, destination, frame length, header, datatype length and bytes, payload length and bytes
-    ByteBuf bytes = Unpooled.buffer(12 + HEADER_BYTES + 4 + (f.typeBytes == null ? 0 : f.typeBytes.length) + 4 + payload);
-    Buffer out = BufferInternal.buffer(bytes);
-    out.appendInt(0).appendInt(dst);
-    writeHeader(out, f);
-    if (f.payloadSource == null) {
-      appendBytes(out, f.payload);
-    } else {
-      out.appendInt(payload);
-      bytes.ensureWritable(payload);
-      int at = bytes.writerIndex();
-      f.payloadSource.packInto(bytes.array(), Memory.ARRAY_BYTE_BASE_OFFSET + bytes.arrayOffset() + at);
-      bytes.writerIndex(at + payload);
+    int size = 12 + HEADER_BYTES + 4 + (f.typeBytes == null ? 0 : f.typeBytes.length) + 4 + payload;
+    ByteBuf out = direct ? PooledByteBufAllocator.DEFAULT.directBuffer(size, size) : Unpooled.buffer(size, size);
+    if (direct && !out.hasMemoryAddress()) { // no Unsafe: pack into a heap record
+      out.release();
+      out = Unpooled.buffer(size, size);
     }
-    out.setInt(0, out.length() - 4);
-    return out;
+    try {
+      out.writeInt(size - 4).writeInt(dst);
+      writeHeader(out, f);
+      if (f.payloadSource == null) {
+        writeBytes(out, f.payload);
+      } else {
+        out.writeInt(payload);
+        int at = out.writerIndex();
+        if (out.hasMemoryAddress()) {
+          f.payloadSource.packInto(null, out.memoryAddress() + at);
+        } else {
+          f.payloadSource.packInto(out.array(), Memory.ARRAY_BYTE_BASE_OFFSET + out.arrayOffset() + at);
+        }
+        out.writerIndex(at + payload);
+      }
+      return out;
+    } catch (RuntimeException | Error e) {
+      out.release();
+      throw e;
+    }
   }
 
   /** The header and the datatype: everything before the payload's length. */
-  private static void writeHeader(Buffer out, Frame f) {
+  private static void writeHeader(ByteBuf out, Frame f) {
     if (f.isLocalTransfer()) {
       throw new IllegalStateException("frame references origin memory and cannot leave the JVM: " + f);
     }
     int len = 4 + (f.typeBytes == null ? 0 : f.typeBytes.length) + 4 + f.payloadLength();
-    out.appendInt(len + HEADER_BYTES);
-    out.appendUnsignedShort(MAGIC).appendByte((byte) VERSION).appendByte(f.type)
-        .appendInt(f.src).appendInt(f.ctx).appendInt(f.tag).appendLong(f.corr).appendLong(f.disp)
-        .appendInt(f.count).appendInt(f.code).appendLong(f.epoch);
-    appendBytes(out, f.typeBytes);
+    out.writeInt(len + HEADER_BYTES);
+    out.writeShort(MAGIC).writeByte(VERSION).writeByte(f.type)
+        .writeInt(f.src).writeInt(f.ctx).writeInt(f.tag).writeLong(f.corr).writeLong(f.disp)
+        .writeInt(f.count).writeInt(f.code).writeLong(f.epoch);
+    writeBytes(out, f.typeBytes);
   }
 
-  private static void appendBytes(Buffer out, byte[] bytes) {
+  private static void writeBytes(ByteBuf out, byte[] bytes) {
     if (bytes == null) {
-      out.appendInt(0);
+      out.writeInt(0);
     } else {
-      out.appendInt(bytes.length).appendBytes(bytes);
+      out.writeInt(bytes.length).writeBytes(bytes);
     }
   }
 
