@@ -23,7 +23,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  * {@code null} for a buffer of count 0 (the operation then changes nothing, but it must still be
  * issued in an epoch). An operation's buffers belong to the library from the call until the
  * operation's own future completes, and never after: a {@code put} or {@code accumulate} to a
- * rank in another JVM packs its data when issued (its future completes at once); to a rank in
+ * rank in another JVM packs its data when issued (its future completes at once), or, from 64 KiB
+ * of data on, when the connection can take it (its future completes then, so that a run of large
+ * puts is not all copied into memory before the first leaves); to a rank in
  * this JVM the target copies straight from the origin buffer, at once when its window is free,
  * else when it gets to it (the future completes then). A {@code get} or a result buffer is
  * written just before its future completes; {@code compareAndSwap}'s value and compare buffers,
@@ -335,8 +337,9 @@ public interface Win {
    * @param targetDisp the target displacement, in units of the target's displacement unit
    * @param targetCount the number of elements of {@code targetType}
    * @param targetType the target datatype, committed; its type signature must match the origin's
-   * @return completes at origin completion, when {@code origin} may be reused: at once for a target
-   *     in another JVM (the data is packed), when the target has copied it for one in this JVM.
+   * @return completes at origin completion, when {@code origin} may be reused: for a target in
+   *     another JVM once the data is packed (at once below 64 KiB, else when the connection can
+   *     take it), when the target has copied it for one in this JVM.
    *     Fails with the errors listed in the class comment.
    */
   Future<Void> put(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,

@@ -996,6 +996,56 @@ class RmaOpsTest {
     assertEquals(0, WindowMemory.live());
   }
 
+  /**
+   * 24 puts of 256 KiB issued at once, without awaiting, each from its own buffer, which is
+   * overwritten the moment that put's future completes (across JVMs they are packed as the
+   * connection takes them, not when issued): every byte at the target is the one put, and the
+   * other rank's concurrent puts land intact.
+   */
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void largePutsInFlightReadTheirBuffersOnlyUntilTheirFuturesComplete(Jobs.Mode mode) {
+    int puts = 24;
+    int longs = 32 * 1024; // 256 KiB each
+    Jobs.run(mode, 2, (world, args) -> Win.allocate(world, 8L * longs * puts, 8, Info.NULL).compose(win -> {
+      int r = world.rank();
+      int other = 1 - r;
+      long[][] data = new long[puts][];
+      for (int k = 0; k < puts; k++) {
+        data[k] = new long[longs];
+        Arrays.fill(data[k], 1_000_000L * r + k);
+      }
+      return win.lockAll().compose(v -> {
+        List<Future<?>> ops = new ArrayList<>();
+        for (int k = 0; k < puts; k++) {
+          long[] buf = data[k];
+          // the buffer is the caller's again once the put's future completes: poison it
+          ops.add(win.put(Buf.of(buf), 0, longs, Datatype.LONG, other, (long) k * longs)
+              .onSuccess(x -> Arrays.fill(buf, -1L)));
+        }
+        return all(ops).compose(x -> win.flushAll());
+      }).compose(v -> win.unlockAll()).compose(v -> world.barrier()).map(v -> {
+        BytesStore<?, ?> mem = win.memory();
+        long[] window = new long[longs * puts];
+        dev.vertxrma.impl.memory.Memory.copy(null, mem.addressForRead(0), window,
+            dev.vertxrma.impl.memory.Memory.arrayBaseOffset(long[].class), 8L * longs * puts);
+        for (int k = 0; k < puts; k++) {
+          long expected = 1_000_000L * other + k;
+          long[] got = Arrays.copyOfRange(window, k * longs, (k + 1) * longs);
+          long[] want = new long[longs];
+          Arrays.fill(want, expected);
+          int i = Arrays.mismatch(got, want);
+          if (i >= 0) {
+            throw new AssertionError("rank " + r + " put " + k + " from rank " + other + ": element " + i + " is "
+                + got[i] + ", expected " + expected);
+          }
+        }
+        return null;
+      }).compose(v -> win.free());
+    }));
+    assertEquals(0, WindowMemory.live());
+  }
+
   // ------------------------------------------------------------------ Win.create and attributes
 
   @ParameterizedTest

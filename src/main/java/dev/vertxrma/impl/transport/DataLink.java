@@ -48,8 +48,11 @@ final class DataLink {
 
   private final DataPlane plane;
   private final String node;
-  /** Records waiting for the socket; each is owned by the link until written or discarded. */
-  private final ConcurrentLinkedQueue<ByteBuf> outbox = new ConcurrentLinkedQueue<>();
+  /**
+   * Records waiting for the socket, each owned by the link until written or discarded: a
+   * {@link ByteBuf}, or a {@link Later} frame packed when the socket can take it.
+   */
+  private final ConcurrentLinkedQueue<Object> outbox = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
   private volatile NetSocketInternal socket;
   private volatile boolean lost;
@@ -89,11 +92,44 @@ final class DataLink {
     }
   }
 
-  /** Releases every record still queued. */
+  /**
+   * Queues frame {@code f} for rank {@code dst}, to be packed into its record only when the socket
+   * can take more (its write queue is below Netty's high-water mark): a run of large puts is
+   * packed one after the other as the socket drains, instead of all at once into memory before
+   * the first is written. Any thread.
+   */
+  void sendLater(int dst, Frame f) {
+    if (lost) {
+      return; // as for send: the request the frame carries fails with PROC_FAILED
+    }
+    outbox.add(new Later(dst, f));
+    if (lost) {
+      discardOutbox();
+      return;
+    }
+    if (socket != null && drainScheduled.compareAndSet(false, true)) {
+      plane.onHome(this::drain);
+    }
+  }
+
+  /** A frame queued by {@link #sendLater}. */
+  private record Later(int dst, Frame frame) {
+  }
+
+  /** Releases every record still queued (a frame not packed yet is dropped: its request fails). */
   private void discardOutbox() {
-    ByteBuf r;
+    Object r;
     while ((r = outbox.poll()) != null) {
-      r.release();
+      if (r instanceof ByteBuf) {
+        ((ByteBuf) r).release();
+      }
+    }
+  }
+
+  /** The socket can take more again: drain what waits. */
+  private void writable() {
+    if (!outbox.isEmpty() && drainScheduled.compareAndSet(false, true)) {
+      plane.onHome(this::drain);
     }
   }
 
@@ -113,11 +149,28 @@ final class DataLink {
     if (s == null) {
       return;
     }
-    ByteBuf r;
     ByteBuf lone = null; // a small record not copied yet: written as it is if no other follows
     ByteBuf batch = null;
     int n = 0;
-    while ((r = outbox.poll()) != null) {
+    Object next;
+    while ((next = outbox.peek()) != null) {
+      ByteBuf r;
+      if (next instanceof Later) {
+        if (s.writeQueueFull()) {
+          break; // packed when the socket can take it (writable() drains again)
+        }
+        Later later = (Later) next;
+        try {
+          r = FrameCodec.recordBuf(later.dst(), later.frame(), true);
+        } catch (RuntimeException e) {
+          outbox.poll();
+          plane.job().reject("a frame that could not be packed for JVM " + node + ": " + e);
+          continue;
+        }
+      } else {
+        r = (ByteBuf) next;
+      }
+      outbox.poll();
       // small records are coalesced into one write (one system call, one copy to native memory
       // instead of one per record); a large one goes out as it is, after what precedes it (the
       // socket releases every buffer it is given)
@@ -153,7 +206,7 @@ final class DataLink {
       }
     }
     flush(s, lone, batch);
-    if (closeWhenOpen && !lost) {
+    if (closeWhenOpen && !lost && outbox.isEmpty()) {
       lost = true;
       bye(s);
       ended.tryComplete();
@@ -163,6 +216,7 @@ final class DataLink {
   /** The proven connection: what waited is written, in order, then senders' records follow. */
   void open(NetSocket s) {
     s.closeHandler(v -> closed(s));
+    s.drainHandler(v -> writable());
     synchronized (this) {
       if (lost || socket != null) {
         s.close();

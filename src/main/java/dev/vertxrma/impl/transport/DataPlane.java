@@ -216,9 +216,19 @@ public final class DataPlane {
     }
   }
 
-  /** Sends {@code frame} to rank {@code dst}, which lives in JVM {@code node}. Any thread. */
+  /**
+   * Sends {@code frame} to rank {@code dst}, which lives in JVM {@code node}. Any thread. A frame
+   * whose payload source is at least {@link PayloadSource#PACKED_LATER_FROM} long is packed later,
+   * when the connection can take it; any other is encoded now.
+   */
   public void send(String node, int dst, Frame frame) {
-    link(node).send(FrameCodec.recordBuf(dst, frame, frame.payloadLength() >= DataLink.COALESCE_BELOW));
+    DataLink link = link(node);
+    int payload = frame.payloadLength();
+    if (frame.payloadSource != null && payload >= PayloadSource.PACKED_LATER_FROM) {
+      link.sendLater(dst, frame);
+    } else {
+      link.send(FrameCodec.recordBuf(dst, frame, payload >= DataLink.COALESCE_BELOW));
+    }
   }
 
   private DataLink link(String node) {

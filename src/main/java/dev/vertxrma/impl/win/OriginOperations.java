@@ -330,21 +330,28 @@ final class OriginOperations {
     return f;
   }
 
-  /** Same JVM: the target reads the origin in place; otherwise its packed bytes travel as the payload. */
-  private static void attachOrigin(Frame f, boolean local, MemoryView o, TypeMap type, int count) {
+  /**
+   * Same JVM: the target reads the origin in place; otherwise its packed bytes travel as the
+   * payload. Returns, for a payload packed later (see {@link PayloadSource#PACKED_LATER_FROM}),
+   * the promise that completes once it is packed, else {@code null}.
+   */
+  private io.vertx.core.Promise<Void> attachOrigin(Frame f, boolean local, MemoryView o, TypeMap type, int count) {
     if (local) {
       f.localBase = o.base();
       f.localAddress = o.address();
       f.localOriginType = type;
       f.localOriginCount = count;
-    } else {
-      f.payloadSource = new PackedOrigin(o.base(), o.address(), type, count);
+      return null;
     }
+    PackedOrigin p = new PackedOrigin(o.base(), o.address(), type, count, rp.context());
+    f.payloadSource = p;
+    return p.packed;
   }
 
   /**
-   * An origin buffer to another JVM, packed when its frame is encoded into the data-plane
-   * record, within the call that sends it (no array in between).
+   * An origin buffer to another JVM, packed when its frame is encoded into the data-plane record:
+   * within the call that sends it, or, {@link PayloadSource#PACKED_LATER_FROM} bytes or more, when
+   * the connection can take it ({@link #packed} completes then). No array in between.
    */
   private static final class PackedOrigin implements PayloadSource {
     private final Object base; // an array origin stays reachable through it; a native one is the caller's
@@ -352,13 +359,16 @@ final class OriginOperations {
     private final TypeMap type;
     private final int count;
     private final int length;
+    /** Completes once packed, for a payload packed later; else {@code null}. */
+    final io.vertx.core.Promise<Void> packed;
 
-    PackedOrigin(Object base, long address, TypeMap type, int count) {
+    PackedOrigin(Object base, long address, TypeMap type, int count, io.vertx.core.internal.ContextInternal context) {
       this.base = base;
       this.address = address;
       this.type = type;
       this.count = count;
       this.length = Math.toIntExact(DatatypeEngine.packedSize(type, count));
+      this.packed = length >= PACKED_LATER_FROM ? context.promise() : null;
     }
 
     @Override
@@ -369,6 +379,9 @@ final class OriginOperations {
     @Override
     public void packInto(Object dstBase, long dstAddress) {
       DatatypeEngine.pack(base, address, type, count, dstBase, dstAddress);
+      if (packed != null) {
+        packed.tryComplete();
+      }
     }
   }
 
@@ -447,11 +460,17 @@ final class OriginOperations {
     boolean local = rp.isLocal(targetRank);
     Frame f = frame(c.type, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
     f.code = c.op.code();
-    attachOrigin(f, local, o, ot, c.originCount);
+    io.vertx.core.Promise<Void> packed = attachOrigin(f, local, o, ot, c.originCount);
     Future<Frame> sent = send(targetRank, f, local);
     if (!local) {
       track(targetRank, issuedIn, sent);
-      return done; // packed: the origin buffer may be reused at once
+      if (packed == null) {
+        return done; // packed: the origin buffer may be reused at once
+      }
+      // packed when the connection can take it: the origin buffer is free once it is, or once the
+      // request has failed without it (the failure is the synchronization's to report)
+      sent.onComplete(ar -> packed.tryComplete());
+      return packed.future();
     }
     return track(targetRank, issuedIn, empty(sent));
   }
