@@ -98,7 +98,7 @@ final class CommEndpoint implements Endpoint {
 
   @Override
   public void replyError(Frame request, RmaException e) {
-    reply(request, e.errorClass(), RankProcess.stripClass(e));
+    reply(request, e.errorClass(), PendingReplies.messageOf(e));
   }
 
   @Override

@@ -182,6 +182,14 @@ public final class RankProcess implements Endpoint {
   }
 
   /**
+   * How many requests (frames answered by a reply) this rank has sent so far; read it on the
+   * rank's context (tests, diagnostics).
+   */
+  public long requestsSent() {
+    return pending.registered();
+  }
+
+  /**
    * How many frames from the network (other than RMA operations) this rank got without a change
    * of thread so far; read it on the rank's context (tests, diagnostics).
    */
@@ -211,7 +219,7 @@ public final class RankProcess implements Endpoint {
       return;
     }
     if (handlers[f.type] == null) {
-      if (f.corr != 0 && f.type != FrameType.REPLY) {
+      if (f.corr > 0 && f.type != FrameType.REPLY) {
         reply(f, ErrorClass.WIN, "rank " + rank + " has no window " + f.ctx + " (never created here, or freed)");
       } else {
         rejected.reject("a frame nothing here handles: " + f);
@@ -221,23 +229,17 @@ public final class RankProcess implements Endpoint {
     try {
       handlers[f.type].accept(f);
     } catch (RmaException e) {
-      if (f.corr != 0 && f.type != FrameType.REPLY) {
+      if (f.corr > 0 && f.type != FrameType.REPLY) {
         replyError(f, e);
       } else {
         rejected.reject(f + ": " + e.getMessage());
       }
     } catch (RuntimeException e) {
       rejected.reject(f.toString(), e);
-      if (f.corr != 0 && f.type != FrameType.REPLY) {
+      if (f.corr > 0 && f.type != FrameType.REPLY) {
         reply(f, ErrorClass.INTERN, "internal error at rank " + rank + ": " + e);
       }
     }
-  }
-
-  static String stripClass(RmaException e) {
-    String m = e.getMessage();
-    String prefix = e.errorClass() + ": ";
-    return m.startsWith(prefix) ? m.substring(prefix.length()) : m;
   }
 
   /** Fails everything pending on this rank and every later call, once. */
@@ -333,7 +335,7 @@ public final class RankProcess implements Endpoint {
 
   @Override
   public void replyError(Frame request, RmaException e) {
-    reply(request, e.errorClass(), stripClass(e));
+    reply(request, e.errorClass(), PendingReplies.messageOf(e));
   }
 
   @Override

@@ -25,6 +25,14 @@ import java.util.List;
  * each is reported once, by the first synchronization that completes that operation: a flush of
  * one target never reports, nor consumes, the failure of an operation to another target, nor of
  * one issued after it. Used on the rank's context only.
+ *
+ * <p><b>Bulk acknowledgement.</b> A put or accumulate to another JVM is sent {@link #oneWay one
+ * way}: no reply per operation. It is complete once an acknowledgement covers it: when a
+ * synchronization waits for operations to a target that has one-way operations not yet
+ * acknowledged (or one is sent while it waits), one request goes to that target for everything
+ * sent to it so far ({@link AckRequests}), and its one reply completes them all. A one-way
+ * operation that fails at the target is {@linkplain #oneWayFailed named} by the target before the
+ * acknowledgement that covers it.
  */
 public final class CompletionTracker {
 
@@ -42,6 +50,16 @@ public final class CompletionTracker {
   private record Failure(int target, long seq, RmaException error) {
   }
 
+  /** Sends the acknowledgement requests of one-way operations. */
+  public interface AckRequests {
+    /**
+     * Asks {@code target} to answer once it has handled the first {@code upTo} one-way operations
+     * sent to it; the future completes with that answer (or fails, the target lost or the window
+     * gone there).
+     */
+    Future<?> request(int target, long upTo);
+  }
+
   private final ContextInternal context;
   private final RankObserver observer;
   private final int win;
@@ -51,6 +69,13 @@ public final class CompletionTracker {
   private final List<Waiter> waiters = new ArrayList<>();
   /** Unreported failures, in the order they occurred. */
   private final List<Failure> failures = new ArrayList<>(0);
+  /** Per target: one-way operations sent, acknowledged, and covered by the request in flight (0 if none). */
+  private final long[] oneWaySent;
+  private final long[] oneWayAcked;
+  private final long[] ackAsked;
+  /** Per target: issue numbers of the one-way operations sent and not acknowledged yet, oldest first. */
+  private final LongQueue[] unacked;
+  private AckRequests ackRequests;
 
   /** A tracker for window {@code win} over {@code size} ranks, telling {@code observer} of each completion. */
   public CompletionTracker(ContextInternal context, int size, RankObserver observer, int win) {
@@ -60,6 +85,87 @@ public final class CompletionTracker {
     this.issued = new long[size];
     this.completed = new long[size];
     this.sentInEpoch = new int[size];
+    this.oneWaySent = new long[size];
+    this.oneWayAcked = new long[size];
+    this.ackAsked = new long[size];
+    this.unacked = new LongQueue[size];
+  }
+
+  /** Where acknowledgement requests go; set once, before the first {@link #oneWay}. */
+  public void ackRequests(AckRequests requests) {
+    this.ackRequests = requests;
+  }
+
+  /**
+   * Issued operation {@code seq} to {@code target} was sent one way: it completes with the
+   * acknowledgement that covers it. Call it after the frame is sent (an acknowledgement request
+   * this triggers must follow it).
+   *
+   * @return its number among the one-way operations to {@code target} (1 for the first), which
+   *     its frame carries
+   */
+  public long oneWay(int target, long seq) {
+    LongQueue q = unacked[target];
+    if (q == null) {
+      q = unacked[target] = new LongQueue();
+    }
+    q.add(seq);
+    return ++oneWaySent[target];
+  }
+
+  /** A one-way operation was sent and counted ({@link #oneWay}): asks for its acknowledgement if a synchronization waits for it. */
+  public void oneWaySent(int target) {
+    if (waited(target)) {
+      askAck(target);
+    }
+  }
+
+  /**
+   * The target reported that its one-way operation number {@code n} failed: kept for the
+   * synchronization that completes it. False if no such operation waits for its acknowledgement
+   * (the report is then not believed).
+   */
+  public boolean oneWayFailed(int target, long n, RmaException error) {
+    if (target < 0 || target >= unacked.length || n <= oneWayAcked[target] || n > oneWaySent[target]) {
+      return false;
+    }
+    long seq = unacked[target].get((int) (n - oneWayAcked[target] - 1));
+    failures.add(new Failure(target, seq, error));
+    return true;
+  }
+
+  /** Whether some synchronization waits for an operation to {@code target} not complete yet. */
+  private boolean waited(int target) {
+    for (Waiter w : waiters) {
+      if (w.needed[target] > completed[target]) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Asks {@code target} to acknowledge every one-way operation sent to it so far, unless no such
+   * operation waits or a request is in flight (its answer asks again if more are needed then).
+   */
+  private void askAck(int target) {
+    long upTo = oneWaySent[target];
+    if (upTo <= oneWayAcked[target] || ackAsked[target] != 0) {
+      return;
+    }
+    ackAsked[target] = upTo;
+    ackRequests.request(target, upTo).onComplete(ar -> {
+      ackAsked[target] = 0;
+      Throwable failure = ar.failed() ? ar.cause() : null;
+      LongQueue q = unacked[target];
+      while (oneWayAcked[target] < upTo) {
+        oneWayAcked[target]++;
+        complete(target, q.poll(), failure);
+      }
+      if (waited(target)) {
+        askAck(target);
+      }
+    });
   }
 
   /**
@@ -161,13 +267,21 @@ public final class CompletionTracker {
     return !failures.isEmpty();
   }
 
-  /** Completes when, for every target, the completed count has reached {@code needed}. */
+  /**
+   * Completes when, for every target, the completed count has reached {@code needed}; asks the
+   * targets with one-way operations among those for their acknowledgement.
+   */
   public Future<Void> await(long[] needed) {
     if (reached(needed)) {
       return context.succeededFuture();
     }
     Promise<Void> p = context.promise();
     waiters.add(new Waiter(needed, p));
+    for (int t = 0; t < needed.length; t++) {
+      if (needed[t] > completed[t]) {
+        askAck(t);
+      }
+    }
     return p.future();
   }
 
@@ -202,5 +316,35 @@ public final class CompletionTracker {
       }
     }
     return first;
+  }
+
+  /** A growable FIFO ring of longs, with access by position from the oldest. */
+  private static final class LongQueue {
+    private long[] items = new long[16];
+    private int head;
+    private int size;
+
+    void add(long v) {
+      if (size == items.length) {
+        long[] bigger = new long[items.length * 2];
+        for (int i = 0; i < size; i++) {
+          bigger[i] = items[(head + i) % items.length];
+        }
+        items = bigger;
+        head = 0;
+      }
+      items[(head + size++) % items.length] = v;
+    }
+
+    long poll() {
+      long v = items[head];
+      head = (head + 1) % items.length;
+      size--;
+      return v;
+    }
+
+    long get(int i) {
+      return items[(head + i) % items.length];
+    }
   }
 }

@@ -100,7 +100,8 @@ final class DataLink {
    */
   void sendLater(int dst, Frame f) {
     if (lost) {
-      return; // as for send: the request the frame carries fails with PROC_FAILED
+      f.payloadSource.dropped(); // as for send: the job is failing, and the call with it
+      return;
     }
     outbox.add(new Later(dst, f));
     if (lost) {
@@ -122,6 +123,8 @@ final class DataLink {
     while ((r = outbox.poll()) != null) {
       if (r instanceof ByteBuf) {
         ((ByteBuf) r).release();
+      } else {
+        ((Later) r).frame().payloadSource.dropped();
       }
     }
   }
@@ -164,6 +167,7 @@ final class DataLink {
           r = FrameCodec.recordBuf(later.dst(), later.frame(), true);
         } catch (RuntimeException e) {
           outbox.poll();
+          later.frame().payloadSource.dropped();
           plane.job().reject("a frame that could not be packed for JVM " + node + ": " + e);
           continue;
         }

@@ -42,6 +42,18 @@ public final class FrameType {
    * the queued request, or releases the lock if it was granted meanwhile. No reply.
    */
   public static final byte LOCK_CANCEL = 24;
+  /**
+   * Bulk acknowledgement request: reply once the target has handled the first {@code disp}
+   * one-way operations (put and accumulate frames with a negative {@code corr}) the origin sent
+   * it on this window, each applied or failed.
+   */
+  public static final byte ACK_REQ = 25;
+  /**
+   * A one-way operation failed at the target: {@code disp} = its number among the origin's one-way
+   * operations to this target on this window (1 for the first), {@code code} = error class,
+   * payload = message. No reply.
+   */
+  public static final byte OP_FAILED = 26;
 
   /** Whether the frame is an RMA operation on a window (put, get, accumulate, get-accumulate, CAS). */
   public static boolean isOperation(byte type) {
@@ -66,6 +78,8 @@ public final class FrameType {
       case LOCK: return "LOCK";
       case UNLOCK: return "UNLOCK";
       case LOCK_CANCEL: return "LOCK_CANCEL";
+      case ACK_REQ: return "ACK_REQ";
+      case OP_FAILED: return "OP_FAILED";
       default: return "type#" + type;
     }
   }

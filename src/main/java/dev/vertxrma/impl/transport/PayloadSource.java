@@ -23,6 +23,13 @@ public interface PayloadSource {
   /** Packs the payload's {@link #length()} bytes at {@code base}/{@code address} (Unsafe convention). */
   void packInto(Object base, long address);
 
+  /**
+   * The frame was dropped without being packed (its connection is gone): the source will not be
+   * read. Nothing by default.
+   */
+  default void dropped() {
+  }
+
   /** The payload as an array (the paths that do not encode into a record). */
   default byte[] toBytes() {
     byte[] b = new byte[length()];

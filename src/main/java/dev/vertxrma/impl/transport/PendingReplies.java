@@ -30,10 +30,17 @@ public final class PendingReplies {
 
   private final Map<Long, Pending> pending = new HashMap<>();
   private long nextCorr = 1;
+  private long registered;
+
+  /** How many requests were registered so far (diagnostics, tests). */
+  public long registered() {
+    return registered;
+  }
 
   /** Registers a promise for the reply to a request sent to {@code target}; returns its correlation id. */
   public long register(int target, Promise<Frame> promise) {
     long corr = nextCorr++;
+    registered++;
     pending.put(corr, new Pending(target, promise));
     return corr;
   }
@@ -72,6 +79,13 @@ public final class PendingReplies {
     for (Promise<Frame> p : failed) {
       p.tryFail(failure);
     }
+  }
+
+  /** The message of {@code e} without its error class in front (the class travels as a code). */
+  public static String messageOf(RmaException e) {
+    String m = e.getMessage();
+    String prefix = e.errorClass() + ": ";
+    return m.startsWith(prefix) ? m.substring(prefix.length()) : m;
   }
 
   /** Builds the reply to {@code request}: error code 0 for success. */

@@ -71,6 +71,8 @@ final class OriginOperations {
   private Future<?> lastSent;
   /** The issue number of the operation whose body runs now (for the observer). */
   private long issuing;
+  /** The running operation body sent its frame one way: the acknowledgement completes it (see {@link #issueNow}). */
+  private boolean sentOneWay;
 
   OriginOperations(Endpoint rp, CommImpl comm, ErrorHandling errors, WindowRegistry registry, WindowState state,
       boolean dynamic, CompletionTracker tracker, PscwEpoch pscw, PassiveEpoch passive, ActiveTargetSync active,
@@ -149,6 +151,9 @@ final class OriginOperations {
       issuing = seq;
       Future<Void> result = runNow(c, issuedIn);
       Future<?> sent = takeLastSent();
+      if (takeSentOneWay()) {
+        return result; // completed by the acknowledgement that covers it
+      }
       if (result.isComplete() && (sent == null || sent.isComplete())) {
         tracker.complete(targetRank, seq, sent == null ? null : sent.cause());
       } else {
@@ -158,15 +163,58 @@ final class OriginOperations {
     }
     RmaCall held = c == reusable ? c.copy() : c;
     Future<?>[] sent = new Future<?>[1];
+    boolean[] oneWay = new boolean[1];
     Future<Void> result = gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
         : comm.call(errors, () -> {
           issuing = seq;
           Future<Void> f = runNow(held, issuedIn);
           sent[0] = takeLastSent();
+          oneWay[0] = takeSentOneWay();
           return f;
         }));
-    result.onComplete(ar -> completeIssued(targetRank, seq, sent[0]));
+    result.onComplete(ar -> {
+      if (!oneWay[0]) {
+        completeIssued(targetRank, seq, sent[0]);
+      }
+    });
     return result;
+  }
+
+  /** Whether the body just run sent its frame one way; cleared. */
+  private boolean takeSentOneWay() {
+    boolean b = sentOneWay;
+    sentOneWay = false;
+    return b;
+  }
+
+  /**
+   * A put or accumulate to another JVM, sent one way: no reply; it completes with the
+   * acknowledgement that covers it ({@link CompletionTracker#oneWay}), and a failure at the
+   * target comes as an {@link FrameType#OP_FAILED} notice.
+   */
+  private void sendOneWay(int targetRank, Frame f) {
+    long n = tracker.oneWay(targetRank, issuing);
+    f.corr = -n;
+    sentOneWay = true;
+    rp.send(targetRank, f);
+    tracker.oneWaySent(targetRank);
+  }
+
+  /** The acknowledgement request of one-way operations to {@code target}, the first {@code upTo} of them. */
+  Future<?> requestAck(int target, long upTo) {
+    Frame f = Frame.of(FrameType.ACK_REQ, rank, id);
+    f.disp = upTo;
+    return rp.request(target, f);
+  }
+
+  /** {@link FrameType#OP_FAILED} from a target: one of this rank's one-way operations failed there. */
+  void onOperationFailed(Frame f) {
+    byte[] text = f.payloadBytes();
+    String message = text == null ? "(no message)" : new String(text, java.nio.charset.StandardCharsets.UTF_8);
+    RmaException e = new RmaException(ErrorClass.ofCode(f.code), message);
+    if (!tracker.oneWayFailed(f.src, f.disp, e)) {
+      rp.rejectInput("a failure notice for no one-way operation of this rank: " + f);
+    }
   }
 
   /** The reply future of the frame the body just run sent, or {@code null}; cleared. */
@@ -383,6 +431,13 @@ final class OriginOperations {
         packed.tryComplete();
       }
     }
+
+    @Override
+    public void dropped() {
+      if (packed != null) {
+        packed.tryComplete(); // never to be read: the buffer is the caller's again
+      }
+    }
   }
 
   /**
@@ -461,18 +516,19 @@ final class OriginOperations {
     Frame f = frame(c.type, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
     f.code = c.op.code();
     io.vertx.core.Promise<Void> packed = attachOrigin(f, local, o, ot, c.originCount);
-    Future<Frame> sent = send(targetRank, f, local);
     if (!local) {
-      track(targetRank, issuedIn, sent);
-      if (packed == null) {
-        return done; // packed: the origin buffer may be reused at once
+      if (issuedIn != TargetWindow.SYNC_PASSIVE) {
+        tracker.sentInEpoch(targetRank);
       }
-      // packed when the connection can take it: the origin buffer is free once it is, or once the
-      // request has failed without it (the failure is the synchronization's to report)
-      sent.onComplete(ar -> packed.tryComplete());
-      return packed.future();
+      if (rp.failure() != null) {
+        throw rp.failure();
+      }
+      sendOneWay(targetRank, f);
+      // packed at once, or when the connection can take it (the origin buffer is free once it is,
+      // or once the connection is gone without it: the failure is the synchronization's to report)
+      return packed == null ? done : packed.future();
     }
-    return track(targetRank, issuedIn, empty(sent));
+    return track(targetRank, issuedIn, empty(send(targetRank, f, local)));
   }
 
   private Future<Void> get(RmaCall c, int issuedIn) {

@@ -15,9 +15,12 @@ import dev.vertxrma.impl.sync.PscwEpoch;
 import dev.vertxrma.impl.transport.Endpoint;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
+import dev.vertxrma.impl.transport.PendingReplies;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -64,6 +67,12 @@ final class TargetWindow {
   /** Ranks holding a NOCHECK lock on this window: not queued, but known. */
   private final Set<Integer> noCheckHolders = new HashSet<>();
   private boolean freed;
+  /**
+   * Bulk acknowledgement: per origin, the one-way operations (frames with a negative {@code corr})
+   * handled so far, applied or failed; and the acknowledgement requests waiting for more.
+   */
+  private final long[] oneWayHandled;
+  private final List<Frame> acksWaiting = new ArrayList<>(0);
 
   TargetWindow(Endpoint endpoint, WindowMemory memory, DynamicMemory dynamic, SharedMapping mapping, int dispUnit,
       boolean noLocks, PscwEpoch pscw, Supplier<String> name) {
@@ -79,6 +88,7 @@ final class TargetWindow {
     this.pscw = pscw;
     this.locks = new LockManager(rank);
     this.name = name;
+    this.oneWayHandled = new long[endpoint.size()];
   }
 
   long size() {
@@ -174,30 +184,103 @@ final class TargetWindow {
         case FrameType.LOCK_CANCEL:
           locks.cancel(f.src);
           return;
+        case FrameType.ACK_REQ:
+          onAckRequest(f);
+          return;
         default:
           break;
       }
       Object r = admitAndApply(f, true);
       if (r != HELD) {
-        replyLater(f, r);
+        answer(f, r);
       }
     } catch (RmaException e) {
-      if (f.corr != 0) {
+      if (f.corr != 0 && FrameType.isOperation(f.type)) {
+        answerError(f, e.errorClass(), PendingReplies.messageOf(e));
+      } else if (f.corr > 0) {
         owner.defer(() -> endpoint.replyError(f, e));
       } else {
         endpoint.rejectInput(f + " on window " + name.get() + ": " + e.getMessage());
       }
     } catch (RuntimeException e) {
       endpoint.rejectInput(f + " on window " + name.get(), e);
-      if (f.corr != 0) {
+      if (f.corr != 0 && FrameType.isOperation(f.type)) {
+        answerError(f, ErrorClass.INTERN, "internal error at rank " + rank + ": " + e);
+      } else if (f.corr > 0) {
         owner.defer(() -> endpoint.reply(f, ErrorClass.INTERN, "internal error at rank " + rank + ": " + e));
       }
     }
   }
 
+  /**
+   * The outcome of operation {@code f}: a reply once ownership is released (with data if {@code
+   * result} is a byte[]); for a one-way operation, no reply, but it counts as handled.
+   */
+  private void answer(Frame f, Object result) {
+    if (f.corr < 0) {
+      oneWayHandled(f.src);
+    } else {
+      replyLater(f, result);
+    }
+  }
+
+  /**
+   * Operation {@code f} failed: an error reply; for a one-way operation, an {@link
+   * FrameType#OP_FAILED} notice naming it (ahead of any acknowledgement that covers it), and it
+   * counts as handled.
+   */
+  private void answerError(Frame f, ErrorClass errorClass, String message) {
+    if (f.corr < 0) {
+      Frame notice = Frame.of(FrameType.OP_FAILED, rank, f.ctx);
+      notice.disp = -f.corr;
+      notice.code = errorClass.code();
+      notice.payload = message.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      int origin = f.src;
+      owner.defer(() -> endpoint.send(origin, notice));
+      oneWayHandled(origin);
+    } else if (f.corr > 0) {
+      owner.defer(() -> endpoint.reply(f, errorClass, message));
+    }
+  }
+
+  /** One more one-way operation from {@code origin} is handled: answers the acknowledgements it completes. */
+  private void oneWayHandled(int origin) {
+    long handled = ++oneWayHandled[origin];
+    if (acksWaiting.isEmpty()) {
+      return;
+    }
+    for (java.util.Iterator<Frame> it = acksWaiting.iterator(); it.hasNext(); ) {
+      Frame ack = it.next();
+      if (ack.src == origin && ack.disp <= handled) {
+        it.remove();
+        replyLater(ack, null);
+      }
+    }
+  }
+
+  /**
+   * {@link FrameType#ACK_REQ}: answered once the origin's first {@code disp} one-way operations
+   * here are handled (those it sent before the request; a held one counts once its epoch has
+   * applied or refused it).
+   */
+  private void onAckRequest(Frame f) {
+    if (f.corr <= 0) {
+      throw refused(ErrorClass.OTHER, "acknowledgement request from rank %d without a correlation id", f.src);
+    }
+    if (f.src < 0 || f.src >= oneWayHandled.length) {
+      throw refused(ErrorClass.RANK, "acknowledgement request from rank %d, not a rank of window %s", f.src,
+          name.get());
+    }
+    if (oneWayHandled[f.src] >= f.disp) {
+      replyLater(f, null);
+    } else {
+      acksWaiting.add(f);
+    }
+  }
+
   /** Answers {@code f} once ownership is released: success, with data if {@code result} is a byte[]. */
   private void replyLater(Frame f, Object result) {
-    if (f.corr == 0) {
+    if (f.corr <= 0) {
       return;
     }
     byte[] out = result instanceof byte[] ? (byte[]) result : null;
@@ -323,13 +406,13 @@ final class TargetWindow {
     return owned(() -> {
       fence.advance(openNext, f -> {
         try {
-          replyLater(f, apply(f));
+          answer(f, apply(f));
         } catch (RmaException e) {
-          owner.defer(() -> endpoint.replyError(f, e));
+          answerError(f, e.errorClass(), PendingReplies.messageOf(e));
         }
-      }, held -> owner.defer(() -> endpoint.reply(held, ErrorClass.RMA_SYNC, String.format(
+      }, held -> answerError(held, ErrorClass.RMA_SYNC, String.format(
           "operation from rank %d belongs to fence epoch %d, which rank %d closed with NOSUCCEED (mismatched "
-          + "fences)", held.src, held.epoch, rank))));
+          + "fences)", held.src, held.epoch, rank)));
       return null;
     });
   }
@@ -414,8 +497,8 @@ final class TargetWindow {
     java.util.ArrayDeque<Frame> held = fence.held();
     while (!held.isEmpty()) {
       Frame f = held.pollFirst();
-      owner.defer(() -> endpoint.reply(f, ErrorClass.WIN, "window " + name.get() + " at rank " + rank
-          + " was freed before the operation's epoch"));
+      answerError(f, ErrorClass.WIN, "window " + name.get() + " at rank " + rank
+          + " was freed before the operation's epoch");
     }
   }
 }

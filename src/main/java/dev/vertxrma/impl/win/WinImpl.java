@@ -100,6 +100,7 @@ final class WinImpl implements Win {
     this.active = new ActiveTargetSync(rp, state, tracker, coll, pscw, passive, targetWindow, observer);
     this.origin = new OriginOperations(rp, comm, errors, registry, state, flavor == Flavor.DYNAMIC, tracker, pscw,
         passive, active, observer);
+    tracker.ackRequests(origin::requestAck);
     this.passiveSync = new PassiveTargetSync(rp, id, passive, tracker, origin::localPeer, tracker::reportErrors,
         state::name);
   }
@@ -633,7 +634,11 @@ final class WinImpl implements Win {
           + id + " at job rank " + registry.process().rank(), false);
     }
     f.src = src;
-    targetWindow.onFrame(f);
+    if (f.type == FrameType.OP_FAILED) {
+      origin.onOperationFailed(f); // about this rank's own operations (the origin side)
+    } else {
+      targetWindow.onFrame(f);
+    }
   }
 
   /**
