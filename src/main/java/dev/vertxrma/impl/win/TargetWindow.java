@@ -273,9 +273,15 @@ final class TargetWindow {
     }
     if (oneWayHandled[f.src] >= f.disp) {
       replyLater(f, null);
-    } else {
-      acksWaiting.add(f);
+      return;
     }
+    for (Frame waiting : acksWaiting) {
+      if (waiting.src == f.src) { // an origin asks again only once answered: no queue to flood
+        throw refused(ErrorClass.OTHER, "acknowledgement request from rank %d while its previous one waits",
+            f.src);
+      }
+    }
+    acksWaiting.add(f);
   }
 
   /** Answers {@code f} once ownership is released: success, with data if {@code result} is a byte[]. */
