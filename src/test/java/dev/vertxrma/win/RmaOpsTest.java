@@ -997,6 +997,57 @@ class RmaOpsTest {
   }
 
   /**
+   * Large data that is not one contiguous replace: a 256 KiB accumulate (SUM, twice) and a put and
+   * a get of every other long of 512 KiB (a vector type at the target), between JVMs the payloads
+   * arrive in many socket buffers and are gathered before being combined or scattered. Every
+   * element checked, and the longs between the strided ones untouched.
+   */
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void largeAccumulatesAndStridedTransfersCombineEveryElement(Jobs.Mode mode) {
+    int longs = 32 * 1024; // 256 KiB
+    Datatype everyOther = Datatype.vector(longs, 1, 2, Datatype.LONG).commit();
+    Jobs.run(mode, 2, (world, args) -> Win.allocate(world, 8L * 3 * longs, 8, Info.NULL).compose(win -> {
+      int r = world.rank();
+      int other = 1 - r;
+      long[] add = new long[longs];
+      long[] strided = new long[longs];
+      for (int i = 0; i < longs; i++) {
+        add[i] = i + 1_000_000L * r;
+        strided[i] = -i - 1 - 1_000_000L * r;
+      }
+      long[] back = new long[longs];
+      return win.fence()
+          .compose(v -> Future.all(
+              win.accumulate(Buf.of(add), 0, longs, Datatype.LONG, other, 0, longs, Datatype.LONG, Op.SUM),
+              win.accumulate(Buf.of(add), 0, longs, Datatype.LONG, other, 0, longs, Datatype.LONG, Op.SUM),
+              win.put(Buf.of(strided), 0, longs, Datatype.LONG, other, longs, 1, everyOther)))
+          .compose(v -> win.fence())
+          .compose(v -> win.get(Buf.of(back), 0, longs, Datatype.LONG, other, longs, 1, everyOther))
+          .compose(v -> win.fence(Mode.NOSUCCEED))
+          .map(v -> {
+            BytesStore<?, ?> mem = win.memory();
+            for (int i = 0; i < longs; i++) {
+              long sum = 2L * (i + 1_000_000L * other);
+              if (mem.readLong(8L * i) != sum) {
+                throw new AssertionError("rank " + r + " element " + i + " is " + mem.readLong(8L * i) + ", expected "
+                    + sum);
+              }
+              long put = -i - 1 - 1_000_000L * other;
+              if (mem.readLong(8L * (longs + 2L * i)) != put || mem.readLong(8L * (longs + 2L * i + 1)) != 0) {
+                throw new AssertionError("rank " + r + " strided element " + i + ": " + mem.readLong(8L * (longs + 2L * i))
+                    + " then " + mem.readLong(8L * (longs + 2L * i + 1)) + ", expected " + put + " then 0");
+              }
+            }
+            assertArrayEquals(strided, back, "the strided longs read back");
+            return null;
+          })
+          .compose(v -> win.free());
+    }));
+    assertEquals(0, WindowMemory.live());
+  }
+
+  /**
    * 24 puts of 256 KiB issued at once, without awaiting, each from its own buffer, which is
    * overwritten the moment that put's future completes (across JVMs they are packed as the
    * connection takes them, not when issued): every byte at the target is the one put, and the

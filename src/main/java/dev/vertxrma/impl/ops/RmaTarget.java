@@ -137,10 +137,22 @@ public final class RmaTarget {
   /** Unpacks the frame's payload into the window: from its array, or where it arrived ({@link ReceivedPayload}). */
   private static void unpackPayload(Frame f, Object wBase, long wAddr, TypeMap t, Op op) {
     if (f.payloadSource instanceof ReceivedPayload) {
-      ReceivedPayload in = (ReceivedPayload) f.payloadSource;
-      DatatypeEngine.unpack(in.base(), in.address(), wBase, wAddr, t, f.count, op);
+      unpack((ReceivedPayload) f.payloadSource, wBase, wAddr, t, f.count, op);
     } else {
       DatatypeEngine.unpack(f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, wBase, wAddr, t, f.count, op);
+    }
+  }
+
+  /**
+   * Combines a received payload into {@code count} of {@code t} at {@code dstBase}/{@code
+   * dstAddr} ({@code dst = dst op payload}): straight from the socket's buffers it arrived in when
+   * it replaces one contiguous run, else from the payload gathered into one piece.
+   */
+  public static void unpack(ReceivedPayload in, Object dstBase, long dstAddr, TypeMap t, int count, Op op) {
+    if (!in.isOnePiece() && op == Op.REPLACE && t.isContiguous() && count > 0) {
+      in.packInto(dstBase, dstAddr + t.segmentDisp(0));
+    } else {
+      DatatypeEngine.unpack(in.base(), in.address(), dstBase, dstAddr, t, count, op);
     }
   }
 

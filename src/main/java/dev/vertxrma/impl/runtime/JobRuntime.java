@@ -9,6 +9,7 @@ import dev.vertxrma.impl.transport.DataPlane;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameCodec;
 import dev.vertxrma.impl.transport.FrameType;
+import dev.vertxrma.impl.transport.ReceivedPayload;
 import dev.vertxrma.impl.transport.JobSecret;
 import dev.vertxrma.impl.transport.RejectedInput;
 import dev.vertxrma.impl.transport.Transport;
@@ -67,7 +68,7 @@ public final class JobRuntime {
     this.sharedBarriers = vertx.isClustered() ? null : new dev.vertxrma.impl.coll.SharedMemoryBarriers();
     this.dataPlane = vertx.isClustered() ? new DataPlane(vertx, jobName, secret, nodeId(), new DataPlane.Job() {
       @Override
-      public void receive(String node, io.vertx.core.buffer.Buffer record) {
+      public void receive(String node, io.netty.buffer.ByteBuf record) {
         JobRuntime.this.receive(node, record);
       }
 
@@ -132,25 +133,38 @@ public final class JobRuntime {
    * plane's entry, public so that tests can feed it junk.
    */
   public void receive(String node, io.vertx.core.buffer.Buffer record) {
-    if (record.length() < 4) {
-      rejected.reject("a data-plane record of " + record.length() + " bytes from JVM " + node);
-      return;
-    }
-    int dst = record.getInt(0);
+    receive(node, io.netty.buffer.Unpooled.wrappedBuffer(record.getBytes()));
+  }
+
+  /**
+   * A record from the data plane ({@code i32 destination rank | frame}), which this call owns and
+   * releases (a payload left in it holds a reference of its own): decoded, checked, delivered.
+   */
+  void receive(String node, io.netty.buffer.ByteBuf record) {
     Frame f;
+    int dst;
     try {
-      f = FrameCodec.decode(record, 4, record.length(), true); // a record of its own (DataLink's parser copies)
+      if (record.readableBytes() < 4) {
+        rejected.reject("a data-plane record of " + record.readableBytes() + " bytes from JVM " + node);
+        return;
+      }
+      dst = record.getInt(record.readerIndex());
+      f = FrameCodec.decode(record, record.readerIndex() + 4, record.writerIndex());
     } catch (RmaException e) {
       rejected.reject("a malformed frame from JVM " + node + ": " + e.getMessage());
       return;
+    } finally {
+      record.release();
     }
     RankProcess p = localRank(dst);
     if (p == null) {
+      ReceivedPayload.release(f);
       rejected.reject("a frame from JVM " + node + " for rank " + dst + ", which is not in this JVM: " + f);
       return;
     }
     String[] nodes = rankNodes;
     if (nodes == null || f.src < 0 || f.src >= np || !node.equals(nodes[f.src])) {
+      ReceivedPayload.release(f);
       rejected.reject("a frame from JVM " + node + " that claims to come from rank " + f.src + ", which is not "
           + "one of its ranks: " + f);
       return;

@@ -451,6 +451,11 @@ final class DataLink {
 
     /** Capacity a record's array starts with at most; a longer one grows as its bytes arrive. */
     private static final int FIRST_CAPACITY = 16 << 20;
+    /**
+     * A frame record at least this long is not copied: it is kept as the list of the socket's own
+     * buffers it arrived in (retained slices), and its payload is unpacked from there.
+     */
+    static final int SEGMENTED_FROM = 64 * 1024;
 
     private final DataPlane plane;
     private final NetSocket socket;
@@ -468,6 +473,13 @@ final class DataLink {
       this.plane = plane;
       this.socket = socket;
       ((NetSocketInternal) socket).messageHandler(this::read);
+      // a record cut short by the connection's end holds buffers of the socket's: give them back
+      ((NetSocketInternal) socket).channelHandlerContext().channel().closeFuture().addListener(x -> {
+        if (body != null) {
+          body.release();
+          body = null;
+        }
+      });
       this.timer = plane.vertx().setTimer(PROOF_TIMEOUT_MS, id -> {
         if (peer == null && !failed) {
           fail("a data-plane connection from " + socket.remoteAddress() + " that did not prove itself within "
@@ -498,12 +510,17 @@ final class DataLink {
               continue;
             }
           }
-          body.writeBytes(in, Math.min(in.readableBytes(), length - body.writerIndex()));
+          int n = Math.min(in.readableBytes(), length - body.writerIndex());
+          if (body instanceof io.netty.buffer.CompositeByteBuf) {
+            ((io.netty.buffer.CompositeByteBuf) body).addComponent(true, in.readRetainedSlice(n));
+          } else {
+            body.writeBytes(in, n);
+          }
           if (body.writerIndex() == length) {
             ByteBuf b = body;
             body = null;
             length = 0;
-            body(io.vertx.core.internal.buffer.BufferInternal.buffer(b));
+            body(b);
           }
         }
       } finally {
@@ -524,16 +541,19 @@ final class DataLink {
       }
       length = len;
       if (len == 0) {
-        body(Buffer.buffer());
+        body(io.netty.buffer.Unpooled.EMPTY_BUFFER);
         return false;
       }
-      body = io.netty.buffer.Unpooled.buffer(Math.min(len, FIRST_CAPACITY), len);
+      body = peer != null && len >= SEGMENTED_FROM ? io.netty.buffer.Unpooled.compositeBuffer(Integer.MAX_VALUE)
+          : io.netty.buffer.Unpooled.buffer(Math.min(len, FIRST_CAPACITY), len);
       return true;
     }
 
-    private void body(Buffer b) {
+    /** A whole record, which this reader owns: handed to the job (which releases it), or to the proof step. */
+    private void body(ByteBuf b) {
       if (peer != null) {
-        if (b.length() == 4 && b.getInt(0) == BYE) {
+        if (b.readableBytes() == 4 && b.getInt(b.readerIndex()) == BYE) {
+          b.release();
           plane.peerEnded(peer);
         } else {
           plane.job().receive(peer, b);
@@ -543,14 +563,23 @@ final class DataLink {
       Step s = step;
       step = null;
       if (s == null) {
+        b.release();
         fail("a data-plane record the proof did not ask for");
         return;
       }
-      s.accept(b);
+      try {
+        s.accept(io.vertx.core.internal.buffer.BufferInternal.buffer(io.netty.buffer.Unpooled.copiedBuffer(b)));
+      } finally {
+        b.release();
+      }
     }
 
     boolean fail(String what) {
       failed = true;
+      if (body != null) {
+        body.release();
+        body = null;
+      }
       plane.vertx().cancelTimer(timer);
       plane.job().reject(what);
       socket.close();

@@ -40,9 +40,10 @@ public final class DataPlane {
   public interface Job {
     /**
      * A record from proven peer JVM {@code node}: {@code i32 destination rank | frame}, still to be
-     * decoded and checked (a bug or a corruption at the peer must not hurt this JVM).
+     * decoded and checked (a bug or a corruption at the peer must not hurt this JVM). The callee
+     * owns the record and releases it.
      */
-    void receive(String node, Buffer record);
+    void receive(String node, io.netty.buffer.ByteBuf record);
 
     /** The connection to {@code node} is lost (closed or never made) while the job runs. */
     void unreachable(String node, String reason);

@@ -159,6 +159,21 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
    * data-plane record), so the payload of a put, accumulate or get-accumulate may stay in it.
    */
   public static Frame decode(Buffer in, int pos, int limit, boolean recordOwned) {
+    ByteBuf bytes = recordOwned && in instanceof BufferInternal ? ((BufferInternal) in).getByteBuf() : null;
+    return decode(in, pos, limit, bytes != null && bytes.hasArray() ? bytes : null);
+  }
+
+  /**
+   * Decodes the frame of data-plane record {@code record} that starts at {@code pos} (its i32
+   * total length first) and ends no later than {@code limit}. The payload of a put, accumulate,
+   * get-accumulate or reply stays where it is ({@link ReceivedPayload}): in the record's array, or
+   * in its segments (a retained reference of its own; the caller still releases the record).
+   */
+  public static Frame decode(ByteBuf record, int pos, int limit) {
+    return decode(BufferInternal.buffer(record), pos, limit, record);
+  }
+
+  private static Frame decode(Buffer in, int pos, int limit, ByteBuf owned) {
     if (pos < 0 || limit > in.length() || limit - pos < 4 + HEADER_BYTES + 8) {
       throw malformed("frame shorter than its header: " + (limit - pos) + " bytes");
     }
@@ -203,11 +218,11 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
     }
     if (payloadLen > 0) {
       f.payload = null;
-      ByteBuf bytes = recordOwned && in instanceof BufferInternal ? ((BufferInternal) in).getByteBuf() : null;
-      if (recordOwned && inPlace(f.type) && bytes != null && bytes.hasArray()) {
+      if (owned != null && inPlace(f.type)) {
         // the data of a put, accumulate or get-accumulate stays in the record (the target unpacks
         // from it), and so does a reply's (a get's data, unpacked by the origin)
-        f.payloadSource = new ReceivedPayload(bytes.array(), bytes.arrayOffset() + p, payloadLen);
+        f.payloadSource = owned.hasArray() ? new ReceivedPayload(owned.array(), owned.arrayOffset() + p, payloadLen)
+            : new ReceivedPayload(owned.retain(), p, payloadLen);
       } else {
         f.payload = in.getBytes(p, p + payloadLen);
       }

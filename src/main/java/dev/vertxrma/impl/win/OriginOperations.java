@@ -10,6 +10,7 @@ import dev.vertxrma.impl.memory.MemoryRef;
 import dev.vertxrma.impl.memory.MemoryView;
 import dev.vertxrma.impl.observe.RankObserver;
 import dev.vertxrma.impl.ops.DatatypeEngine;
+import dev.vertxrma.impl.ops.RmaTarget;
 import dev.vertxrma.impl.ops.TypeMap;
 import dev.vertxrma.impl.runtime.CommImpl;
 import dev.vertxrma.impl.runtime.ErrorHandling;
@@ -449,7 +450,11 @@ final class OriginOperations {
       return empty(reply);
     }
     return reply.map(r -> {
-      unpackReply(r, into, type, count);
+      try {
+        unpackReply(r, into, type, count);
+      } finally {
+        ReceivedPayload.release(r);
+      }
       return null;
     });
   }
@@ -461,9 +466,8 @@ final class OriginOperations {
       throw RmaException.of(ErrorClass.OTHER, "reply carries %d bytes, expected %d", got, expected);
     }
     if (got > 0) {
-      if (reply.payloadSource instanceof ReceivedPayload) { // left in the record it arrived in
-        ReceivedPayload in = (ReceivedPayload) reply.payloadSource;
-        DatatypeEngine.unpack(in.base(), in.address(), m.base(), m.address(), t, count, Op.REPLACE);
+      if (reply.payloadSource instanceof ReceivedPayload) { // left where it arrived
+        RmaTarget.unpack((ReceivedPayload) reply.payloadSource, m.base(), m.address(), t, count, Op.REPLACE);
       } else {
         DatatypeEngine.unpack(reply.payload, m.base(), m.address(), t, count);
       }

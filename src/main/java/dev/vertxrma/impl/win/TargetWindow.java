@@ -16,6 +16,7 @@ import dev.vertxrma.impl.transport.Endpoint;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
 import dev.vertxrma.impl.transport.PendingReplies;
+import dev.vertxrma.impl.transport.ReceivedPayload;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import java.util.ArrayList;
@@ -217,6 +218,7 @@ final class TargetWindow {
    * result} is a byte[]); for a one-way operation, no reply, but it counts as handled.
    */
   private void answer(Frame f, Object result) {
+    ReceivedPayload.release(f); // applied: the data it carried is in the window
     if (f.corr < 0) {
       oneWayHandled(f.src);
     } else {
@@ -230,6 +232,7 @@ final class TargetWindow {
    * counts as handled.
    */
   private void answerError(Frame f, ErrorClass errorClass, String message) {
+    ReceivedPayload.release(f);
     if (f.corr < 0) {
       Frame notice = Frame.of(FrameType.OP_FAILED, rank, f.ctx);
       notice.disp = -f.corr;

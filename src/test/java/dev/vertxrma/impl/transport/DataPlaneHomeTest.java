@@ -57,7 +57,9 @@ class DataPlaneHomeTest {
     }
 
     @Override
-    public void receive(String node, Buffer record) {
+    public void receive(String node, io.netty.buffer.ByteBuf owned) {
+      Buffer record = Buffer.buffer(io.netty.buffer.ByteBufUtil.getBytes(owned));
+      owned.release();
       if (near != null && near.isEventLoopContext() && !near.nettyEventLoop().inEventLoop()) {
         wrongThread.add(Thread.currentThread().getName());
       }

@@ -66,8 +66,9 @@ class DataPlaneTlsTest {
     }
 
     @Override
-    public void receive(String node, Buffer record) {
-      received.complete(record);
+    public void receive(String node, io.netty.buffer.ByteBuf record) {
+      received.complete(Buffer.buffer(io.netty.buffer.ByteBufUtil.getBytes(record)));
+      record.release();
     }
 
     @Override
