@@ -786,10 +786,10 @@ class RmaErrorsTest {
       byte[] expected = init.clone();
       System.arraycopy(eight, 0, expected, 8, 8);
       assertBytes(expected, read(mem.store(), 0, 64), "well-formed PUT");
-      byte[] got = RmaTarget.apply(frame(FrameType.GET, intT, 2, 2, null), mem, 4, 5);
+      byte[] got = (byte[]) RmaTarget.apply(frame(FrameType.GET, intT, 2, 2, null), mem, 4, 5);
       assertNotNull(got);
       assertArrayEquals(java.util.Arrays.copyOfRange(expected, 8, 16), got, "well-formed GET");
-      byte[] old = RmaTarget.apply(acc(FrameType.GET_ACC, Op.SUM.code(), Datatype.LONG, 1, longBytes(5)), mem, 8, 5);
+      byte[] old = (byte[]) RmaTarget.apply(acc(FrameType.GET_ACC, Op.SUM.code(), Datatype.LONG, 1, longBytes(5)), mem, 8, 5);
       assertArrayEquals(java.util.Arrays.copyOfRange(expected, 0, 8), old, "well-formed GET_ACC returns the old value");
       bb(expected).putLong(0, bb(expected).getLong(0) + 5);
       assertBytes(expected, read(mem.store(), 0, 64), "well-formed GET_ACC");

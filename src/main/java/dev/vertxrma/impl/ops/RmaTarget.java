@@ -7,6 +7,7 @@ import dev.vertxrma.impl.memory.Memory;
 import dev.vertxrma.impl.memory.TargetMemory;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
+import dev.vertxrma.impl.transport.PackedPayload;
 import dev.vertxrma.impl.transport.ReceivedPayload;
 
 /**
@@ -21,11 +22,15 @@ public final class RmaTarget {
   private RmaTarget() {
   }
 
+  /** A get's data from this many bytes on is packed into native memory the data-plane record writes as it is. */
+  static final int PACKED_NATIVE_FROM = 8 * 1024;
+
   /**
    * Applies {@code f} to {@code mem}; returns the reply payload (get, get-accumulate, CAS over
-   * the wire) or {@code null}. Throws {@link RmaException} with the error to report.
+   * the wire: a byte[], or for a large get a {@link PackedPayload}) or {@code null}. Throws
+   * {@link RmaException} with the error to report.
    */
-  public static byte[] apply(Frame f, TargetMemory mem, int dispUnit, int rank) {
+  public static Object apply(Frame f, TargetMemory mem, int dispUnit, int rank) {
     TypeMap t = targetType(f);
     if (f.count < 0) {
       throw RmaException.of(ErrorClass.COUNT, "target count %d is negative", f.count);
@@ -64,7 +69,7 @@ public final class RmaTarget {
               Op.REPLACE);
           return null;
         }
-        return DatatypeEngine.pack(wBase, wAddr, t, f.count);
+        return pack(wBase, wAddr, t, f.count);
       case FrameType.GET_ACC: {
         Op op = Op.ofCode(f.code);
         DatatypeEngine.checkOp(op, t);
@@ -114,6 +119,22 @@ public final class RmaTarget {
       default:
         throw RmaException.of(ErrorClass.OTHER, "frame type %s is not an RMA operation", FrameType.name(f.type));
     }
+  }
+
+  /** A get's data: a large one into native memory its record writes as it is, else into an array. */
+  private static Object pack(Object wBase, long wAddr, TypeMap t, int count) {
+    long n = DatatypeEngine.packedSize(t, count);
+    PackedPayload out = n >= PACKED_NATIVE_FROM ? PackedPayload.allocate(Math.toIntExact(n)) : null;
+    if (out == null) {
+      return DatatypeEngine.pack(wBase, wAddr, t, count);
+    }
+    try {
+      DatatypeEngine.pack(wBase, wAddr, t, count, out.base(), out.address());
+    } catch (RuntimeException e) {
+      out.release();
+      throw e;
+    }
+    return out;
   }
 
   /** The operation and its target range, for error messages (built only when one is thrown). */

@@ -97,6 +97,13 @@ final class CommEndpoint implements Endpoint {
   }
 
   @Override
+  public void replyWith(Frame request, dev.vertxrma.impl.transport.PayloadSource payload) {
+    Frame r = PendingReplies.replyTo(request, process.rank(), null, null);
+    r.payloadSource = payload;
+    process.send(members[request.src], r);
+  }
+
+  @Override
   public void replyError(Frame request, RmaException e) {
     reply(request, e.errorClass(), PendingReplies.messageOf(e));
   }

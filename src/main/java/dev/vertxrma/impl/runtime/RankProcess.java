@@ -334,6 +334,13 @@ public final class RankProcess implements Endpoint {
   }
 
   @Override
+  public void replyWith(Frame request, dev.vertxrma.impl.transport.PayloadSource payload) {
+    Frame r = PendingReplies.replyTo(request, rank, null, null);
+    r.payloadSource = payload;
+    transport.send(request.src, r);
+  }
+
+  @Override
   public void replyError(Frame request, RmaException e) {
     reply(request, e.errorClass(), PendingReplies.messageOf(e));
   }

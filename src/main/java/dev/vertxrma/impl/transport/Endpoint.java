@@ -54,6 +54,9 @@ public interface Endpoint {
   /** Answers a request with data. */
   void replyWith(Frame request, byte[] payload);
 
+  /** Replies success to {@code request} with a payload packed ahead ({@link PackedPayload}), which the reply now owns. */
+  void replyWith(Frame request, PayloadSource payload);
+
   /** Answers a request with the error {@code e} (its class and message, without the class prefix). */
   void replyError(Frame request, RmaException e);
 

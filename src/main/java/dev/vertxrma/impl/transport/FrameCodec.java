@@ -96,6 +96,15 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
    */
   static ByteBuf recordBuf(int dst, Frame f, boolean direct) {
     int payload = f.payloadLength();
+    if (f.payloadSource instanceof PackedPayload) {
+      // packed already, in native memory: a native header, and the payload written after it as it is
+      int head = 12 + HEADER_BYTES + 4 + (f.typeBytes == null ? 0 : f.typeBytes.length) + 4;
+      ByteBuf header = PooledByteBufAllocator.DEFAULT.directBuffer(head, head);
+      header.writeInt(head - 4 + payload).writeInt(dst);
+      writeHeader(header, f);
+      header.writeInt(payload);
+      return Unpooled.wrappedBuffer(header, ((PackedPayload) f.payloadSource).take());
+    }
     // record length, destination, frame length, header, datatype length and bytes, payload length and bytes
     int size = 12 + HEADER_BYTES + 4 + (f.typeBytes == null ? 0 : f.typeBytes.length) + 4 + payload;
     ByteBuf out = direct ? PooledByteBufAllocator.DEFAULT.directBuffer(size, size) : Unpooled.buffer(size, size);

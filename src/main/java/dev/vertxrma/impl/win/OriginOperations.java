@@ -469,7 +469,7 @@ final class OriginOperations {
       if (reply.payloadSource instanceof ReceivedPayload) { // left where it arrived
         RmaTarget.unpack((ReceivedPayload) reply.payloadSource, m.base(), m.address(), t, count, Op.REPLACE);
       } else {
-        DatatypeEngine.unpack(reply.payload, m.base(), m.address(), t, count);
+        DatatypeEngine.unpack(reply.payloadBytes(), m.base(), m.address(), t, count);
       }
     }
   }

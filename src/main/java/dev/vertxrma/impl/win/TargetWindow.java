@@ -15,6 +15,7 @@ import dev.vertxrma.impl.sync.PscwEpoch;
 import dev.vertxrma.impl.transport.Endpoint;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
+import dev.vertxrma.impl.transport.PayloadSource;
 import dev.vertxrma.impl.transport.PendingReplies;
 import dev.vertxrma.impl.transport.ReceivedPayload;
 import io.vertx.core.Future;
@@ -292,6 +293,10 @@ final class TargetWindow {
     if (f.corr <= 0) {
       return;
     }
+    if (result instanceof PayloadSource) {
+      owner.defer(() -> endpoint.replyWith(f, (PayloadSource) result));
+      return;
+    }
     byte[] out = result instanceof byte[] ? (byte[]) result : null;
     owner.defer(() -> endpoint.replyWith(f, out));
   }
@@ -343,7 +348,7 @@ final class TargetWindow {
   }
 
   private Object apply(Frame f) {
-    byte[] out = RmaTarget.apply(f, target, dispUnit, rank);
+    Object out = RmaTarget.apply(f, target, dispUnit, rank);
     return out == null ? APPLIED : out;
   }
 

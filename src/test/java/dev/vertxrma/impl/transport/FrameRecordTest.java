@@ -92,4 +92,46 @@ class FrameRecordTest {
       assertArrayEquals(f.payload, g.payload, FrameType.name(type));
     }
   }
+
+  /**
+   * A payload packed ahead in native memory is written after a native header as it is (one
+   * record of two buffers), and a record that arrives in many buffers is decoded with its payload
+   * left in them: read back byte for byte, and every buffer given back once released.
+   */
+  @Test
+  void aPackedPayloadAndASegmentedRecordAreNotCopied() {
+    byte[] data = bytes(300_000);
+    PackedPayload packed = PackedPayload.allocate(data.length);
+    Memory.copy(data, Memory.ARRAY_BYTE_BASE_OFFSET, packed.base(), packed.address(), data.length);
+    Frame f = Frame.of(FrameType.REPLY, 3, 7);
+    f.corr = 11;
+    f.payloadSource = packed;
+    io.netty.buffer.ByteBuf record = FrameCodec.recordBuf(5, f, true);
+    assertTrue(record instanceof io.netty.buffer.CompositeByteBuf, "a header and the payload as it is");
+    assertEquals(record.readableBytes() - 4, record.getInt(0), "record length");
+
+    // the record as a reader keeps it: slices of the 64 KiB buffers it arrived in
+    io.netty.buffer.CompositeByteBuf arrived = io.netty.buffer.Unpooled.compositeBuffer(Integer.MAX_VALUE);
+    java.util.List<io.netty.buffer.ByteBuf> reads = new java.util.ArrayList<>();
+    while (record.isReadable()) {
+      io.netty.buffer.ByteBuf read = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(65536);
+      read.writeBytes(record, Math.min(65536, record.readableBytes()));
+      reads.add(read);
+      arrived.addComponent(true, read.readRetainedSlice(read.readableBytes()));
+      read.release(); // the socket's reference: the slice keeps it
+    }
+    record.release();
+    Frame g = FrameCodec.decode(arrived, 8, arrived.writerIndex());
+    arrived.release(); // the receiver's reference: the payload holds one of its own
+    assertEquals(11, g.corr);
+    ReceivedPayload in = (ReceivedPayload) g.payloadSource;
+    assertTrue(!in.isOnePiece(), "left in the buffers it arrived in");
+    byte[] back = new byte[data.length];
+    in.packInto(back, Memory.ARRAY_BYTE_BASE_OFFSET);
+    assertArrayEquals(data, back);
+    in.release();
+    for (io.netty.buffer.ByteBuf read : reads) {
+      assertEquals(0, read.refCnt(), "every buffer given back");
+    }
+  }
 }
