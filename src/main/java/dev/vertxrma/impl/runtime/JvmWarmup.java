@@ -46,6 +46,11 @@ final class JvmWarmup {
         store.releaseLast();
       }
       io.netty.buffer.ByteBufAllocator.DEFAULT.directBuffer(64).release();
+      // the data plane's records and batches come from Netty's pooled allocator: its thread caches'
+      // classes load at its first use (tens of ms on a loaded machine), and so do composite buffers
+      io.netty.buffer.ByteBuf small = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(64);
+      io.netty.buffer.ByteBuf normal = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(64 * 1024);
+      io.netty.buffer.Unpooled.wrappedBuffer(small, normal).release();
       new io.vertx.core.json.JsonObject(new io.vertx.core.json.JsonObject().put("warm", 1).toBuffer());
       // the first string concatenation bootstraps invokedynamic's machinery (tens of ms on a cold
       // JVM); loading the engine's larger classes here keeps their class loading off the loops too

@@ -456,6 +456,8 @@ final class DataLink {
      * buffers it arrived in (retained slices), and its payload is unpacked from there.
      */
     static final int SEGMENTED_FROM = 64 * 1024;
+    /** Records one task of the event loop reads before it lets other work in. */
+    static final int RECORDS_PER_TASK = 256;
 
     private final DataPlane plane;
     private final NetSocket socket;
@@ -468,6 +470,9 @@ final class DataLink {
     private int length;
     private int lengthBytes;
     private ByteBuf body;
+    /** Read on and yielded: what waits to be read, in order, while the socket is paused. */
+    private boolean yielded;
+    private final java.util.ArrayDeque<ByteBuf> backlog = new java.util.ArrayDeque<>();
 
     Proof(DataPlane plane, NetSocket socket) {
       this.plane = plane;
@@ -478,6 +483,10 @@ final class DataLink {
         if (body != null) {
           body.release();
           body = null;
+        }
+        ByteBuf waiting;
+        while ((waiting = backlog.poll()) != null) {
+          waiting.release();
         }
       });
       this.timer = plane.vertx().setTimer(PROOF_TIMEOUT_MS, id -> {
@@ -498,15 +507,33 @@ final class DataLink {
         io.netty.util.ReferenceCountUtil.release(msg);
         return;
       }
-      ByteBuf in = (ByteBuf) msg;
+      if (yielded) {
+        backlog.add((ByteBuf) msg); // read before the pause took effect: after what waits
+        return;
+      }
+      consume((ByteBuf) msg);
+    }
+
+    /**
+     * Reads the records of {@code in}, at most {@value #RECORDS_PER_TASK} of them: if more are
+     * left, the socket pauses and the rest is read in a task of its own, so that a burst of small
+     * frames (one-way puts, thousands to a read) never holds the event loop for long.
+     */
+    private void consume(ByteBuf in) {
+      int records = 0;
       try {
         while (!failed && in.isReadable()) {
+          if (records == RECORDS_PER_TASK) {
+            yieldWith(in);
+            return;
+          }
           if (body == null) {
             while (lengthBytes < 4 && in.isReadable()) {
               length = length << 8 | in.readUnsignedByte();
               lengthBytes++;
             }
             if (lengthBytes < 4 || !lengthRead()) {
+              records++;
               continue;
             }
           }
@@ -520,11 +547,41 @@ final class DataLink {
             ByteBuf b = body;
             body = null;
             length = 0;
+            records++;
             body(b);
           }
         }
-      } finally {
+      } catch (RuntimeException e) {
         in.release();
+        throw e;
+      }
+      in.release();
+    }
+
+    /** Pauses the socket and reads the rest of {@code rest}, then what arrived meanwhile, in a later task. */
+    private void yieldWith(ByteBuf rest) {
+      yielded = true;
+      backlog.addFirst(rest);
+      socket.pause();
+      io.vertx.core.Context here = io.vertx.core.Vertx.currentContext();
+      Runnable resume = () -> {
+        yielded = false;
+        while (!yielded && !backlog.isEmpty()) {
+          ByteBuf next = backlog.poll();
+          if (failed) {
+            next.release();
+          } else {
+            consume(next);
+          }
+        }
+        if (!yielded) {
+          socket.resume();
+        }
+      };
+      if (here != null) {
+        here.runOnContext(v -> resume.run());
+      } else {
+        plane.onHome(resume);
       }
     }
 
