@@ -295,8 +295,7 @@ class StartupTest {
   @Test
   void encodingAFrameThatReferencesLocalMemoryIsRefused() {
     Frame f = Frame.of(FrameType.SEND, 0, 0);
-    f.localBase = new byte[8];
-    f.localAddress = 16;
+    f.local = new Frame.LocalBytes(new byte[8], 16);
     assertThrows(IllegalStateException.class, () -> FrameCodec.encode(Buffer.buffer(), f));
   }
 

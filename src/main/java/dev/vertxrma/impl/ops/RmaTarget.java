@@ -62,10 +62,10 @@ public final class RmaTarget {
         return write(f, t, wBase, wAddr, op);
       }
       case FrameType.GET:
-        if (f.isLocalTransfer()) {
-          TypeMap ot = (TypeMap) f.localOriginType;
-          DatatypeEngine.checkSignatures(t, f.count, ot, f.localOriginCount, false);
-          DatatypeEngine.transfer(wBase, wAddr, t, f.count, f.localBase, f.localAddress, ot, f.localOriginCount,
+        if (f.local instanceof LocalTransfer) { // same JVM: into the get's buffer in place
+          LocalTransfer l = (LocalTransfer) f.local;
+          DatatypeEngine.checkSignatures(t, f.count, l.resultType, l.resultCount, false);
+          DatatypeEngine.transfer(wBase, wAddr, t, f.count, l.resultBase, l.resultAddress, l.resultType, l.resultCount,
               Op.REPLACE);
           return null;
         }
@@ -73,17 +73,17 @@ public final class RmaTarget {
       case FrameType.GET_ACC: {
         Op op = Op.ofCode(f.code);
         DatatypeEngine.checkOp(op, t);
-        if (f.isLocalTransfer()) {
-          TypeMap rt = (TypeMap) f.localResultType;
-          DatatypeEngine.checkSignatures(t, f.count, rt, f.localResultCount, false);
+        if (f.local instanceof LocalTransfer) { // same JVM: origin and result buffers in place
+          LocalTransfer l = (LocalTransfer) f.local;
+          DatatypeEngine.checkSignatures(t, f.count, l.resultType, l.resultCount, false);
           if (op != Op.NO_OP) {
-            checkOrigin(f, t, true);
+            checkOrigin(l, f, t, true);
           }
-          DatatypeEngine.transfer(wBase, wAddr, t, f.count, f.localBase2, f.localAddress2, rt, f.localResultCount,
+          DatatypeEngine.transfer(wBase, wAddr, t, f.count, l.resultBase, l.resultAddress, l.resultType, l.resultCount,
               Op.REPLACE);
           if (op != Op.NO_OP) {
-            DatatypeEngine.transfer(f.localBase, f.localAddress, (TypeMap) f.localOriginType, f.localOriginCount,
-                wBase, wAddr, t, f.count, op);
+            DatatypeEngine.transfer(l.originBase, l.originAddress, l.originType, l.originCount, wBase, wAddr, t, f.count,
+                op);
           }
           return null;
         }
@@ -101,9 +101,10 @@ public final class RmaTarget {
         if (f.count != 1) {
           throw RmaException.of(ErrorClass.COUNT, "compare-and-swap takes one element, got count %d", f.count);
         }
-        if (f.isLocalTransfer()) { // same JVM: origin, compare and result buffers read and written in place
-          ReductionKernel.compareAndSwap(t.homogeneousType(), f.localBase2, f.localAddress2, f.localBase,
-              f.localAddress, wBase, wAddr, f.localBase3, f.localAddress3);
+        if (f.local instanceof LocalTransfer) { // same JVM: origin, compare and result buffers read and written in place
+          LocalTransfer l = (LocalTransfer) f.local;
+          ReductionKernel.compareAndSwap(t.homogeneousType(), l.compareBase, l.compareAddress, l.originBase,
+              l.originAddress, wBase, wAddr, l.resultBase, l.resultAddress);
           return null;
         }
         int size = (int) t.size();
@@ -144,10 +145,10 @@ public final class RmaTarget {
   }
 
   private static byte[] write(Frame f, TypeMap t, Object wBase, long wAddr, Op op) {
-    if (f.isLocalTransfer()) {
-      checkOrigin(f, t, op != Op.REPLACE || f.type == FrameType.ACC);
-      DatatypeEngine.transfer(f.localBase, f.localAddress, (TypeMap) f.localOriginType, f.localOriginCount, wBase, wAddr,
-          t, f.count, op);
+    if (f.local instanceof LocalTransfer) { // same JVM: from the origin's buffer in place
+      LocalTransfer l = (LocalTransfer) f.local;
+      checkOrigin(l, f, t, op != Op.REPLACE || f.type == FrameType.ACC);
+      DatatypeEngine.transfer(l.originBase, l.originAddress, l.originType, l.originCount, wBase, wAddr, t, f.count, op);
     } else {
       checkPayload(f, t);
       unpackPayload(f, wBase, wAddr, t, op);
@@ -177,8 +178,8 @@ public final class RmaTarget {
     }
   }
 
-  private static void checkOrigin(Frame f, TypeMap t, boolean accumulate) {
-    DatatypeEngine.checkSignatures((TypeMap) f.localOriginType, f.localOriginCount, t, f.count, accumulate);
+  private static void checkOrigin(LocalTransfer l, Frame f, TypeMap t, boolean accumulate) {
+    DatatypeEngine.checkSignatures(l.originType, l.originCount, t, f.count, accumulate);
   }
 
   private static void checkPayload(Frame f, TypeMap t) {
@@ -191,8 +192,8 @@ public final class RmaTarget {
   }
 
   private static TypeMap targetType(Frame f) {
-    if (f.localType != null) {
-      return (TypeMap) f.localType;
+    if (f.local instanceof LocalTransfer) {
+      return ((LocalTransfer) f.local).targetType;
     }
     if (f.typeBytes == null) {
       throw new RmaException(ErrorClass.TYPE, "RMA frame without a target datatype");

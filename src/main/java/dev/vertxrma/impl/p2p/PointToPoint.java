@@ -224,8 +224,7 @@ public final class PointToPoint {
     f.count = Math.toIntExact(bytes);
     if (ep.isLocal(dest)) {
       // same JVM: the receiver copies straight out of the attached buffer
-      f.localBase = region.base();
-      f.localAddress = at;
+      f.local = new Frame.LocalBytes(region.base(), at);
     } else {
       f.payload = new byte[f.count];
       Memory.copy(region.base(), at, f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, bytes);
@@ -379,10 +378,10 @@ public final class PointToPoint {
     if (f.isLocalTransfer()) {
       // data still lives in the sender's attached buffer: take a copy so it can be freed
       byte[] copy = new byte[f.count];
-      Memory.copy(f.localBase, f.localAddress, copy, Memory.ARRAY_BYTE_BASE_OFFSET, f.count);
+      Frame.LocalBytes in = (Frame.LocalBytes) f.local;
+      Memory.copy(in.base(), in.address(), copy, Memory.ARRAY_BYTE_BASE_OFFSET, f.count);
       f.payload = copy;
-      f.localBase = null;
-      f.localAddress = 0;
+      f.local = null;
     }
     unexpected.addLast(f);
     if (f.type == FrameType.SEND) {
@@ -403,8 +402,9 @@ public final class PointToPoint {
   }
 
   private void complete(PostedRecv r, Frame f) {
-    Object srcBase = f.isLocalTransfer() ? f.localBase : f.payload;
-    long srcAddr = f.isLocalTransfer() ? f.localAddress : Memory.ARRAY_BYTE_BASE_OFFSET;
+    Frame.LocalBytes in = f.local instanceof Frame.LocalBytes ? (Frame.LocalBytes) f.local : null;
+    Object srcBase = in != null ? in.base() : f.payload;
+    long srcAddr = in != null ? in.address() : Memory.ARRAY_BYTE_BASE_OFFSET;
     if (r.raw != null) {
       byte[] data = f.payload;
       if (data == null) {

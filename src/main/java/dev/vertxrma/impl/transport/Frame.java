@@ -4,9 +4,9 @@ package dev.vertxrma.impl.transport;
  * One message between two ranks of a job: a fixed header plus an optional packed payload.
  *
  * <p>On the same-JVM path a frame object is handed to the target rank as it is (no encoding,
- * no copy); the {@code local*} fields may then reference origin memory that the target copies
- * from or into directly. Across JVMs {@link FrameCodec} writes the header and payload in binary
- * and never the {@code local*} fields: a frame that needs them is built with a payload instead.
+ * no copy); its {@link #local} attachment may then reference origin memory that the target
+ * copies from or into directly. Across JVMs {@link FrameCodec} writes the header and payload in
+ * binary and refuses a frame with an attachment: such a frame is built with a payload instead.
  *
  * <p>The meaning of the numeric fields depends on {@link #type}; see {@link FrameType}.
  */
@@ -37,28 +37,26 @@ public final class Frame {
   public PayloadSource payloadSource;
 
   // ---- same-JVM only: never encoded ----
-  /** Decoded target datatype when origin and target share a JVM (skips encode/decode). */
-  public Object localType;
-  /** Origin memory base object (Unsafe convention) for a same-JVM transfer. */
-  public Object localBase;
-  /** Origin memory address for a same-JVM transfer. */
-  public long localAddress;
-  /** Origin datatype (a TypeMap) for a same-JVM transfer. */
-  public Object localOriginType;
-  /** Origin element count for a same-JVM transfer. */
-  public int localOriginCount;
-  /** Second origin memory (compare buffer of compare-and-swap, result buffer of get-accumulate). */
-  public Object localBase2;
-  /** Address in {@link #localBase2}. */
-  public long localAddress2;
-  /** Result datatype for get-accumulate on the same-JVM path. */
-  public Object localResultType;
-  /** Result count for get-accumulate on the same-JVM path. */
-  public int localResultCount;
-  /** Third origin memory (the result buffer of compare-and-swap). */
-  public Object localBase3;
-  /** Address in {@link #localBase3}. */
-  public long localAddress3;
+  /**
+   * What a same-JVM frame references in this JVM's memory, read or written by its receiver in
+   * place (an RMA operation's buffers and decoded datatypes, a buffered send's data); {@code null}
+   * for a frame that can leave the JVM.
+   */
+  public Local local;
+
+  /** A frame's same-JVM attachment ({@link #local}): never encoded. */
+  public interface Local {
+    /** A copy the frame's copy keeps, valid when this one is reused (the memory it references is not copied). */
+    Local copy();
+  }
+
+  /** Bytes at {@code base}/{@code address} (Unsafe convention) in this JVM. */
+  public record LocalBytes(Object base, long address) implements Local {
+    @Override
+    public Local copy() {
+      return this;
+    }
+  }
 
   /** A frame of the given type from rank {@code src} in context {@code ctx}. */
   public static Frame of(byte type, int src, int ctx) {
@@ -84,17 +82,7 @@ public final class Frame {
     c.typeBytes = typeBytes;
     c.payload = payload;
     c.payloadSource = payloadSource;
-    c.localType = localType;
-    c.localBase = localBase;
-    c.localAddress = localAddress;
-    c.localOriginType = localOriginType;
-    c.localOriginCount = localOriginCount;
-    c.localBase2 = localBase2;
-    c.localAddress2 = localAddress2;
-    c.localResultType = localResultType;
-    c.localResultCount = localResultCount;
-    c.localBase3 = localBase3;
-    c.localAddress3 = localAddress3;
+    c.local = local == null ? null : local.copy();
     return c;
   }
 
@@ -112,17 +100,7 @@ public final class Frame {
     typeBytes = null;
     payload = null;
     payloadSource = null;
-    localType = null;
-    localBase = null;
-    localAddress = 0;
-    localOriginType = null;
-    localOriginCount = 0;
-    localBase2 = null;
-    localAddress2 = 0;
-    localResultType = null;
-    localResultCount = 0;
-    localBase3 = null;
-    localAddress3 = 0;
+    local = null;
     return this;
   }
 
@@ -138,7 +116,7 @@ public final class Frame {
 
   /** Whether this frame is in its same-JVM form (decoded type, references to origin memory). */
   public boolean isLocalTransfer() {
-    return localType != null || localBase != null || localAddress != 0;
+    return local != null;
   }
 
   @Override

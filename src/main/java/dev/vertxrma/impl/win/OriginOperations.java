@@ -10,6 +10,7 @@ import dev.vertxrma.impl.memory.MemoryRef;
 import dev.vertxrma.impl.memory.MemoryView;
 import dev.vertxrma.impl.observe.RankObserver;
 import dev.vertxrma.impl.ops.DatatypeEngine;
+import dev.vertxrma.impl.ops.LocalTransfer;
 import dev.vertxrma.impl.ops.RmaTarget;
 import dev.vertxrma.impl.ops.TypeMap;
 import dev.vertxrma.impl.runtime.CommImpl;
@@ -58,6 +59,8 @@ final class OriginOperations {
   private final TargetWindow[] peers;
   /** The frame same-JVM operations are built in (see {@link #frame}); used on the rank's context only. */
   private final Frame scratch = new Frame();
+  /** The same-JVM side of the scratch frame ({@link Frame#local}); a frame that waits keeps a copy. */
+  private final LocalTransfer scratchLocal = new LocalTransfer();
   /** The call the rank's own thread fills (see {@link #call()}), and whether one is being issued in it. */
   private final RmaCall reusable = new RmaCall();
   private boolean reusableTaken;
@@ -371,7 +374,7 @@ final class OriginOperations {
     f.disp = disp;
     f.count = count;
     if (local) {
-      f.localType = tt;
+      f.local = scratchLocal.reset(tt);
     } else {
       f.typeBytes = tt.wireBytes();
     }
@@ -386,10 +389,11 @@ final class OriginOperations {
    */
   private io.vertx.core.Promise<Void> attachOrigin(Frame f, boolean local, MemoryView o, TypeMap type, int count) {
     if (local) {
-      f.localBase = o.base();
-      f.localAddress = o.address();
-      f.localOriginType = type;
-      f.localOriginCount = count;
+      LocalTransfer l = (LocalTransfer) f.local;
+      l.originBase = o.base();
+      l.originAddress = o.address();
+      l.originType = type;
+      l.originCount = count;
       return null;
     }
     PackedOrigin p = new PackedOrigin(o.base(), o.address(), type, count, rp.context());
@@ -549,8 +553,12 @@ final class OriginOperations {
     boolean local = rp.isLocal(targetRank);
     Frame f = frame(FrameType.GET, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
     MemoryRef into = local ? null : o.toRef(); // kept until the reply comes
-    if (local) {
-      attachOrigin(f, true, o, ot, c.resultCount);
+    if (local) { // the target writes the get's buffer in place
+      LocalTransfer l = (LocalTransfer) f.local;
+      l.resultBase = o.base();
+      l.resultAddress = o.address();
+      l.resultType = ot;
+      l.resultCount = c.resultCount;
     }
     return track(targetRank, issuedIn, receive(send(targetRank, f, local), into, ot, c.resultCount));
   }
@@ -584,11 +592,12 @@ final class OriginOperations {
       attachOrigin(f, local, o, ot, c.originCount);
     }
     MemoryRef into = local ? null : r.toRef(); // kept until the reply comes
-    if (local) {
-      f.localBase2 = r.base();
-      f.localAddress2 = r.address();
-      f.localResultType = rt;
-      f.localResultCount = c.resultCount;
+    if (local) { // the target writes the result in place
+      LocalTransfer l = (LocalTransfer) f.local;
+      l.resultBase = r.base();
+      l.resultAddress = r.address();
+      l.resultType = rt;
+      l.resultCount = c.resultCount;
     }
     return track(targetRank, issuedIn, receive(send(targetRank, f, local), into, rt, c.resultCount));
   }
@@ -609,12 +618,13 @@ final class OriginOperations {
     Frame f = frame(FrameType.CAS, targetRank, issuedIn, c.targetDisp, 1, t, local);
     MemoryRef into = null;
     if (local) { // the target reads origin and compare, and writes the result, in place
-      f.localBase = o.base();
-      f.localAddress = o.address();
-      f.localBase2 = cmp.base();
-      f.localAddress2 = cmp.address();
-      f.localBase3 = r.base();
-      f.localAddress3 = r.address();
+      LocalTransfer l = (LocalTransfer) f.local;
+      l.originBase = o.base();
+      l.originAddress = o.address();
+      l.compareBase = cmp.base();
+      l.compareAddress = cmp.address();
+      l.resultBase = r.base();
+      l.resultAddress = r.address();
     } else {
       int size = (int) t.size();
       f.payload = new byte[2 * size];
