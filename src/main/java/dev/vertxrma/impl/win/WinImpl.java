@@ -40,7 +40,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * {@link PassiveTargetSync}, attach/detach and the memory's lifetime to the single-owner
  * {@link TargetWindow} — and keeps the window's attributes, info and error handler.
  */
-final class WinImpl implements Win {
+final class WinImpl implements Win, RegisteredWindow {
 
   private static final int WINDOW_CTX_BASE = 1 << 20;
 
@@ -119,7 +119,8 @@ final class WinImpl implements Win {
     return i;
   }
 
-  int id() {
+  @Override
+  public int id() {
     return id;
   }
 
@@ -137,7 +138,8 @@ final class WinImpl implements Win {
   }
 
   /** This rank's window as a target. */
-  TargetWindow targetWindow() {
+  @Override
+  public TargetWindow targetWindow() {
     return targetWindow;
   }
 
@@ -627,7 +629,8 @@ final class WinImpl implements Win {
    * A frame for this window's target side, from any thread: its source becomes a rank of the
    * window's communicator, the numbering of the whole window engine.
    */
-  void onFrame(Frame f) {
+  @Override
+  public void onFrame(Frame f) {
     int src = rp.rankOf(f.src);
     if (src < 0) {
       throw new RmaException(ErrorClass.RANK, "job rank " + f.src + " is not a member of the communicator of window "
@@ -683,7 +686,8 @@ final class WinImpl implements Win {
    * Leaves the registry at once and releases the memory through the target's owner (free, rank
    * shutdown): the future completes when no operation can touch the memory any more.
    */
-  Future<Void> releaseNow() {
+  @Override
+  public Future<Void> releaseNow() {
     if (state.markFreed()) {
       observer.windowFreed(id);
     }
@@ -693,7 +697,8 @@ final class WinImpl implements Win {
   }
 
   /** The job failed: fail pending synchronizations. */
-  void fail(RmaException cause) {
+  @Override
+  public void fail(RmaException cause) {
     targetWindow.fail(cause);
   }
 

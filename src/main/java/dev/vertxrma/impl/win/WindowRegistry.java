@@ -25,8 +25,8 @@ final class WindowRegistry {
 
   private final RankProcess process;
   /** Read by origin threads delivering same-JVM operations inline, hence concurrent. */
-  private final Map<Integer, WinImpl> windows = new java.util.concurrent.ConcurrentHashMap<>();
-  /** Window ids: agreed, from 1; a window's own traffic uses context 2^20 + id (WinImpl). */
+  private final Map<Integer, RegisteredWindow> windows = new java.util.concurrent.ConcurrentHashMap<>();
+  /** Window ids: agreed, from 1; a window's own traffic uses context 2^20 + id. */
   private final AgreedIds ids;
 
   private WindowRegistry(RankProcess process) {
@@ -54,11 +54,11 @@ final class WindowRegistry {
     return ids;
   }
 
-  void register(WinImpl w) {
+  void register(RegisteredWindow w) {
     windows.put(w.id(), w);
   }
 
-  void unregister(WinImpl w) {
+  void unregister(RegisteredWindow w) {
     windows.remove(w.id());
   }
 
@@ -69,12 +69,12 @@ final class WindowRegistry {
   TargetWindow peer(int r, int id) {
     RankProcess p = process.job().localRank(r);
     WindowRegistry peerRegistry = p == null ? null : p.existingService(WindowRegistry.class);
-    WinImpl w = peerRegistry == null ? null : peerRegistry.windows.get(id);
+    RegisteredWindow w = peerRegistry == null ? null : peerRegistry.windows.get(id);
     return w == null ? null : w.targetWindow();
   }
 
   private void onFrame(Frame f) {
-    WinImpl w = windows.get(f.ctx);
+    RegisteredWindow w = windows.get(f.ctx);
     if (w == null) {
       // a frame from the network: no formatter, no stack trace (junk can come in floods)
       throw new RmaException(ErrorClass.WIN, "rank " + process.rank() + " has no window " + f.ctx
@@ -88,11 +88,11 @@ final class WindowRegistry {
     if (windows.isEmpty()) {
       return null;
     }
-    List<WinImpl> left = new ArrayList<>(windows.values());
-    left.sort(java.util.Comparator.comparingInt(WinImpl::id));
+    List<RegisteredWindow> left = new ArrayList<>(windows.values());
+    left.sort(java.util.Comparator.comparingInt(RegisteredWindow::id));
     StringBuilder sb = new StringBuilder().append(left.size()).append(left.size() == 1 ? " window" : " windows")
         .append(" not freed:");
-    for (WinImpl w : left) {
+    for (RegisteredWindow w : left) {
       sb.append(' ').append('\'').append(w.name()).append('\'').append(" (id ").append(w.id()).append(", ")
           .append(w.flavor()).append(" flavor)");
     }
@@ -103,7 +103,7 @@ final class WindowRegistry {
     if (!windows.isEmpty() && process.failure() == null) {
       LOG.log(System.Logger.Level.WARNING, "rank " + process.rank() + " ended with " + windows.size() + " window(s) not freed; releasing them");
     }
-    for (WinImpl w : new ArrayList<>(windows.values())) {
+    for (RegisteredWindow w : new ArrayList<>(windows.values())) {
       w.releaseNow();
     }
     windows.clear();
