@@ -997,6 +997,50 @@ class RmaOpsTest {
   }
 
   /**
+   * 20 gets of 1 MiB issued at once, without awaiting, into buffers of their own: more than the
+   * 16 MiB a target is asked for at a time across JVMs, so the later ones wait for earlier replies.
+   * Every get's data is the target's, byte for byte, and the flush covers them all.
+   */
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void manyLargeGetsInFlightAllReturnTheTargetsData(Jobs.Mode mode) {
+    int gets = 20;
+    int longs = 128 * 1024; // 1 MiB each
+    long[][] windowData = new long[2][longs * gets];
+    for (int r = 0; r < 2; r++) {
+      for (int i = 0; i < windowData[r].length; i++) {
+        windowData[r][i] = (long) i * 31 + 1_000_000_000L * r;
+      }
+    }
+    Jobs.run(mode, 2, (world, args) -> Win.allocate(world, 8L * longs * gets, 8, Info.NULL).compose(win -> {
+      int r = world.rank();
+      int other = 1 - r;
+      dev.vertxrma.impl.memory.Memory.copy(windowData[r], dev.vertxrma.impl.memory.Memory.arrayBaseOffset(long[].class),
+          null, win.memory().addressForWrite(0), 8L * longs * gets);
+      long[][] got = new long[gets][longs];
+      return world.barrier().compose(v -> win.lockAll()).compose(v -> {
+        List<Future<?>> ops = new ArrayList<>();
+        for (int k = 0; k < gets; k++) {
+          ops.add(win.get(Buf.of(got[k]), 0, longs, Datatype.LONG, other, (long) k * longs));
+        }
+        Future<Void> flushed = win.flush(other);
+        return Future.all(ops).compose(x -> flushed);
+      }).compose(v -> win.unlockAll()).map(v -> {
+        for (int k = 0; k < gets; k++) {
+          long[] want = Arrays.copyOfRange(windowData[other], k * longs, (k + 1) * longs);
+          int i = Arrays.mismatch(got[k], want);
+          if (i >= 0) {
+            throw new AssertionError("rank " + r + " get " + k + " element " + i + " is " + got[k][i] + ", expected "
+                + want[i]);
+          }
+        }
+        return null;
+      }).compose(v -> world.barrier()).compose(v -> win.free());
+    }));
+    assertEquals(0, WindowMemory.live());
+  }
+
+  /**
    * Large data that is not one contiguous replace: a 256 KiB accumulate (SUM, twice) and a put and
    * a get of every other long of 512 KiB (a vector type at the target), between JVMs the payloads
    * arrive in many socket buffers and are gathered before being combined or scattered. Every

@@ -55,6 +55,8 @@ final class OriginOperations {
   private final PassiveEpoch passive;
   private final ActiveTargetSync active;
   private final RankObserver observer;
+  /** Gets of large data to other JVMs, paced so that a target packs a few replies at a time. */
+  private final PacedGets largeGets;
   /** Same-JVM peers' target windows, resolved on first use (the fast path). */
   private final TargetWindow[] peers;
   /** The frame same-JVM operations are built in (see {@link #frame}); used on the rank's context only. */
@@ -95,6 +97,7 @@ final class OriginOperations {
     this.active = active;
     this.observer = observer;
     this.peers = new TargetWindow[rp.size()];
+    this.largeGets = new PacedGets(rp);
     this.done = RankFuture.succeeded(rp.context());
   }
 
@@ -560,7 +563,9 @@ final class OriginOperations {
       l.resultType = ot;
       l.resultCount = c.resultCount;
     }
-    return track(targetRank, issuedIn, receive(send(targetRank, f, local), into, ot, c.resultCount));
+    Future<Frame> reply = local ? send(targetRank, f, true)
+        : largeGets.request(targetRank, f, DatatypeEngine.packedSize(tt, c.targetCount));
+    return track(targetRank, issuedIn, receive(reply, into, ot, c.resultCount));
   }
 
   private Future<Void> getAccumulate(RmaCall c, int issuedIn) {
