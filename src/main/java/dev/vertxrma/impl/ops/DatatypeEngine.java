@@ -412,6 +412,17 @@ public final class DatatypeEngine {
     return -1;
   }
 
+  /**
+   * {@code dst = dst op src} over {@code n} consecutive elements of {@code type} ({@link
+   * Op#REPLACE} copies): the kernel of every transfer, for callers that walk their own runs.
+   */
+  public static void combine(Op op, BasicType type, Object srcBase, long srcAddr, Object dstBase, long dstAddr,
+      long n) {
+    if (op != Op.NO_OP && n > 0) {
+      move(op, type, srcBase, srcAddr, dstBase, dstAddr, n);
+    }
+  }
+
   private static void move(Op op, BasicType type, Object srcBase, long srcAddr, Object dstBase, long dstAddr, long n) {
     if (op == Op.REPLACE) {
       Memory.copy(srcBase, srcAddr, dstBase, dstAddr, n * type.size());

@@ -167,14 +167,65 @@ public final class RmaTarget {
 
   /**
    * Combines a received payload into {@code count} of {@code t} at {@code dstBase}/{@code
-   * dstAddr} ({@code dst = dst op payload}): straight from the socket's buffers it arrived in when
-   * it replaces one contiguous run, else from the payload gathered into one piece.
+   * dstAddr} ({@code dst = dst op payload}). Into one contiguous run it goes straight from the
+   * socket's buffers it arrived in, segment by segment (an element split between two segments is
+   * put together first); anything else is unpacked from the payload gathered into one piece.
    */
   public static void unpack(ReceivedPayload in, Object dstBase, long dstAddr, TypeMap t, int count, Op op) {
-    if (!in.isOnePiece() && op == Op.REPLACE && t.isContiguous() && count > 0) {
+    if (in.isOnePiece() || !t.isContiguous() || count <= 0 || op == Op.NO_OP) {
+      DatatypeEngine.unpack(in.base(), in.address(), dstBase, dstAddr, t, count, op);
+    } else if (op == Op.REPLACE) {
       in.packInto(dstBase, dstAddr + t.segmentDisp(0));
     } else {
-      DatatypeEngine.unpack(in.base(), in.address(), dstBase, dstAddr, t, count, op);
+      new SegmentCombiner(op, t.segmentType(0), dstBase, dstAddr + t.segmentDisp(0)).combine(in);
+    }
+  }
+
+  /** Combines a payload's segments into consecutive elements of one basic type, carrying a split element over. */
+  private static final class SegmentCombiner implements ReceivedPayload.SegmentSink {
+    private final Op op;
+    private final BasicType type;
+    private final Object dstBase;
+    private long dst;
+    private final byte[] carry;
+    private int carried;
+
+    SegmentCombiner(Op op, BasicType type, Object dstBase, long dstAddr) {
+      this.op = op;
+      this.type = type;
+      this.dstBase = dstBase;
+      this.dst = dstAddr;
+      this.carry = new byte[type.size()];
+    }
+
+    void combine(ReceivedPayload in) {
+      in.forEachSegment(this);
+    }
+
+    @Override
+    public void segment(Object base, long address, int length) {
+      int size = carry.length;
+      int p = 0;
+      if (carried > 0) { // the rest of an element the previous segment began
+        int take = Math.min(size - carried, length);
+        Memory.copy(base, address, carry, Memory.ARRAY_BYTE_BASE_OFFSET + carried, take);
+        carried += take;
+        p = take;
+        if (carried < size) {
+          return;
+        }
+        DatatypeEngine.combine(op, type, carry, Memory.ARRAY_BYTE_BASE_OFFSET, dstBase, dst, 1);
+        dst += size;
+        carried = 0;
+      }
+      long whole = (length - p) / size;
+      DatatypeEngine.combine(op, type, base, address + p, dstBase, dst, whole);
+      dst += whole * size;
+      p += (int) (whole * size);
+      if (p < length) {
+        Memory.copy(base, address + p, carry, Memory.ARRAY_BYTE_BASE_OFFSET, length - p);
+        carried = length - p;
+      }
     }
   }
 

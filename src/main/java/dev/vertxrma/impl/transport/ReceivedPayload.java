@@ -88,27 +88,43 @@ public final class ReceivedPayload implements PayloadSource {
     return length;
   }
 
-  /** Copies the bytes, in order, to {@code base}/{@code address} (Unsafe convention), segment by segment. */
-  @Override
-  public void packInto(Object base, long address) {
+  /** Where the bytes are, piece by piece, in order ({@link #forEachSegment}). */
+  public interface SegmentSink {
+    /** The next {@code length} bytes, at {@code base}/{@code address} (Unsafe convention). */
+    void segment(Object base, long address, int length);
+  }
+
+  /** Hands the bytes to {@code sink}, in order: one piece, or each segment they arrived in. */
+  public void forEachSegment(SegmentSink sink) {
     if (segments == null) {
-      Memory.copy(array, this.address, base, address, length);
+      sink.segment(array, address, length);
       return;
     }
-    long at = address;
     for (ByteBuffer b : segments.nioBuffers(from, length)) {
       int n = b.remaining();
+      if (n == 0) {
+        continue;
+      }
       if (b.isDirect()) {
-        Memory.copy(null, PlatformDependent.directBufferAddress(b) + b.position(), base, at, n);
+        sink.segment(null, PlatformDependent.directBufferAddress(b) + b.position(), n);
       } else if (b.hasArray()) {
-        Memory.copy(b.array(), Memory.ARRAY_BYTE_BASE_OFFSET + b.arrayOffset() + b.position(), base, at, n);
+        sink.segment(b.array(), Memory.ARRAY_BYTE_BASE_OFFSET + b.arrayOffset() + b.position(), n);
       } else {
         byte[] tmp = new byte[n];
         b.duplicate().get(tmp);
-        Memory.copy(tmp, Memory.ARRAY_BYTE_BASE_OFFSET, base, at, n);
+        sink.segment(tmp, Memory.ARRAY_BYTE_BASE_OFFSET, n);
       }
-      at += n;
     }
+  }
+
+  /** Copies the bytes, in order, to {@code base}/{@code address} (Unsafe convention), segment by segment. */
+  @Override
+  public void packInto(Object base, long address) {
+    long[] at = {address};
+    forEachSegment((b, a, n) -> {
+      Memory.copy(b, a, base, at[0], n);
+      at[0] += n;
+    });
   }
 
   /** Gives the segments back to the socket's pool (the bytes are gone after); idempotent. */
