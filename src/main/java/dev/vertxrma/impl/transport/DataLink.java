@@ -82,14 +82,7 @@ final class DataLink {
       record.release();
       return; // the job is failing: the origin's call fails with PROC_FAILED, not here
     }
-    outbox.add(record);
-    if (lost) {
-      discardOutbox(); // lost meanwhile: nobody else may drain what was just queued
-      return;
-    }
-    if (socket != null && drainScheduled.compareAndSet(false, true)) {
-      plane.onHome(this::drain);
-    }
+    enqueue(record);
   }
 
   /**
@@ -103,9 +96,14 @@ final class DataLink {
       f.payloadSource.dropped(); // as for send: the job is failing, and the call with it
       return;
     }
-    outbox.add(new Later(dst, f));
+    enqueue(new Later(dst, f));
+  }
+
+  /** Queues {@code record} (a ByteBuf or a {@link Later}) and has the home context drain it. */
+  private void enqueue(Object record) {
+    outbox.add(record);
     if (lost) {
-      discardOutbox();
+      discardOutbox(); // lost meanwhile: nobody else may drain what was just queued
       return;
     }
     if (socket != null && drainScheduled.compareAndSet(false, true)) {
@@ -440,17 +438,16 @@ final class DataLink {
    * records ({@code i32 destination rank | frame}) delivered to the job. One reader throughout, so
    * that frames arriving in the same read as the last proof record are not lost.
    *
-   * <p>It reads the socket's own buffers (Netty's, released here) and copies each record's bytes
-   * once, into an array of the record's own size, however many reads it spans: the frame decoded
-   * from it keeps its payload there until the target has applied it.
+   * <p>It reads the socket's own buffers (Netty's, released here). A record shorter than {@value
+   * #SEGMENTED_FROM} bytes is copied once, into an array of its own size, however many reads it
+   * spans; a longer one is not copied: it is kept as retained slices of the buffers it arrived in.
+   * The frame decoded from it keeps its payload there until it has been applied.
    */
   static final class Proof {
     interface Step {
       boolean accept(Buffer record);
     }
 
-    /** Capacity a record's array starts with at most; a longer one grows as its bytes arrive. */
-    private static final int FIRST_CAPACITY = 16 << 20;
     /**
      * A frame record at least this long is not copied: it is kept as the list of the socket's own
      * buffers it arrived in (retained slices), and its payload is unpacked from there.
@@ -602,7 +599,7 @@ final class DataLink {
         return false;
       }
       body = peer != null && len >= SEGMENTED_FROM ? io.netty.buffer.Unpooled.compositeBuffer(Integer.MAX_VALUE)
-          : io.netty.buffer.Unpooled.buffer(Math.min(len, FIRST_CAPACITY), len);
+          : io.netty.buffer.Unpooled.buffer(len, len); // under SEGMENTED_FROM, or a proof record (at most 1 KiB)
       return true;
     }
 

@@ -73,7 +73,7 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
 
   /** Appends the wire form of {@code f} to {@code out}; the frame must not reference local memory. */
   public static void encode(Buffer out, Frame f) {
-    ByteBuf b = Unpooled.buffer(HEADER_BYTES + 12 + (f.typeBytes == null ? 0 : f.typeBytes.length) + f.payloadLength());
+    ByteBuf b = Unpooled.buffer(frameHeadBytes(f) + f.payloadLength());
     writeHeader(b, f);
     writeBytes(b, f.payloadBytes());
     out.appendBuffer(BufferInternal.buffer(b));
@@ -98,7 +98,7 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
     int payload = f.payloadLength();
     if (f.payloadSource instanceof PackedPayload) {
       // packed already, in native memory: a native header, and the payload written after it as it is
-      int head = 12 + HEADER_BYTES + 4 + (f.typeBytes == null ? 0 : f.typeBytes.length) + 4;
+      int head = 8 + frameHeadBytes(f);
       ByteBuf header = PooledByteBufAllocator.DEFAULT.directBuffer(head, head);
       header.writeInt(head - 4 + payload).writeInt(dst);
       writeHeader(header, f);
@@ -106,7 +106,7 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
       return Unpooled.wrappedBuffer(header, ((PackedPayload) f.payloadSource).take());
     }
     // record length, destination, frame length, header, datatype length and bytes, payload length and bytes
-    int size = 12 + HEADER_BYTES + 4 + (f.typeBytes == null ? 0 : f.typeBytes.length) + 4 + payload;
+    int size = 8 + frameHeadBytes(f) + payload;
     ByteBuf out = direct ? PooledByteBufAllocator.DEFAULT.directBuffer(size, size) : Unpooled.buffer(size, size);
     if (direct && !out.hasMemoryAddress()) { // no Unsafe: pack into a heap record
       out.release();
@@ -132,6 +132,14 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
       out.release();
       throw e;
     }
+  }
+
+  /**
+   * Bytes of a frame's wire form before its payload: its length, the header, the datatype with its
+   * length, and the payload's length.
+   */
+  private static int frameHeadBytes(Frame f) {
+    return 4 + HEADER_BYTES + 4 + (f.typeBytes == null ? 0 : f.typeBytes.length) + 4;
   }
 
   /** The header and the datatype: everything before the payload's length. */
