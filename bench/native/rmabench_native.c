@@ -30,12 +30,12 @@
 
 enum bench {
     B_PUT_LAT, B_GET_LAT, B_ACC_LAT, B_GACC_LAT, B_FOP_LAT, B_CAS_LAT,
-    B_PUT_BW, B_GET_BW, B_BARRIER, B_ALLREDUCE, B_FENCE, B_COUNT
+    B_PUT_BW, B_GET_BW, B_BARRIER, B_ALLREDUCE, B_FENCE, B_NET_LAT, B_COUNT
 };
 static const char *const bench_names[B_COUNT] = {
     "put-latency", "get-latency", "acc-latency", "get-acc-latency",
     "fop-latency", "cas-latency", "put-bw", "get-bw",
-    "barrier", "allreduce", "fence"
+    "barrier", "allreduce", "fence", "net-latency"
 };
 
 enum sync { S_LOCKALL, S_LOCK, S_FENCE, S_PSCW, S_COUNT };
@@ -52,7 +52,7 @@ static void usage_exit(const char *fmt, const char *arg)
         fprintf(stderr,
                 "\nusage: rmabench_native -b BENCH -s SYNC -z SIZES -i ITERS -w WARMUP [-j JVMS]\n"
                 "  BENCH: put-latency get-latency acc-latency get-acc-latency fop-latency\n"
-                "         cas-latency put-bw get-bw barrier allreduce fence\n"
+                "         cas-latency put-bw get-bw barrier allreduce fence net-latency\n"
                 "  SYNC:  lockall|lock|fence|pscw\n"
                 "  SIZES: comma-separated byte counts (0 .. 67108864)\n");
         fflush(stderr);
@@ -166,7 +166,7 @@ int main(int argc, char **argv)
     const char *sync_col;
     if (bench == B_PUT_LAT || bench == B_GET_LAT) {
         sync_col = sync_names[sync];
-    } else if (bench == B_BARRIER || bench == B_ALLREDUCE || bench == B_FENCE) {
+    } else if (bench == B_BARRIER || bench == B_ALLREDUCE || bench == B_FENCE || bench == B_NET_LAT) {
         sync_col = "-";
     } else {
         sync = S_LOCKALL;
@@ -238,7 +238,7 @@ int main(int argc, char **argv)
     double *samples = (rank == 0) ? xmalloc(sizeof(double) * (size_t) iters) : NULL;
     const int total = warmup + iters;
     const int tgt = nranks - 1;
-    const int is_rma = bench != B_BARRIER && bench != B_ALLREDUCE && bench != B_FENCE;
+    const int is_rma = bench != B_BARRIER && bench != B_ALLREDUCE && bench != B_FENCE && bench != B_NET_LAT;
 
     /* Make sure every rank's zeroed window is in place before any access. */
     MPI_Barrier(MPI_COMM_WORLD);
@@ -328,6 +328,11 @@ int main(int argc, char **argv)
                 case B_FENCE:
                     MPI_Win_fence(0, win);
                     break;
+                case B_NET_LAT:
+                    /* osu_latency's exchange, timed there and back (not halved) */
+                    MPI_Send(origin, count, MPI_BYTE, tgt, 1, MPI_COMM_WORLD);
+                    MPI_Recv(origin, count, MPI_BYTE, tgt, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    break;
                 }
                 double t1 = MPI_Wtime();
                 if (it >= warmup)
@@ -340,6 +345,10 @@ int main(int argc, char **argv)
                 else if (bench == B_ALLREDUCE)
                     MPI_Allreduce(ar_send, ar_recv, acount, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
                 else if (bench == B_FENCE || sync == S_FENCE) MPI_Win_fence(0, win);
+                else if (bench == B_NET_LAT && rank == nranks - 1) {
+                    MPI_Recv(origin, count, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    MPI_Send(origin, count, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+                }
                 else if (sync == S_PSCW && rank == nranks - 1) {
                     MPI_Win_post(grp0, 0, win);
                     MPI_Win_wait(win);

@@ -32,14 +32,23 @@ enum Bench {
   /** {@code osu_allreduce}: allreduce SUM of {@code bytes/8} doubles over all ranks. */
   ALLREDUCE("allreduce", Kind.SIZED_COLLECTIVE, false),
   /** An empty fence epoch: one {@code fence} of all ranks. */
-  FENCE("fence", Kind.COLLECTIVE, false);
+  FENCE("fence", Kind.COLLECTIVE, false),
+  /**
+   * The round trip beneath RMA, as {@code osu_latency} times it (there and back, not halved):
+   * {@code bytes} sent from rank 0 to the last rank and echoed back over a bare Vert.x TCP
+   * connection between the two ranks' threads, made by the ranks' Vert.x instance with the data
+   * plane's transport and TCP options, with no RMA code and no framing in the path: the floor
+   * under every operation that needs a reply. MPICH: {@code MPI_Send} and {@code MPI_Recv} there
+   * and back.
+   */
+  NET_LATENCY("net-latency", Kind.ROUND_TRIP, false);
 
   /** Operations per flush of the bandwidth benches (OSU's window size). */
   static final int BW_WINDOW = 64;
   /** The most window memory a bandwidth bench uses: its 64 operations wrap around this. */
   static final long MAX_WINDOW_BYTES = 64L << 20;
 
-  enum Kind { LATENCY, SINGLE_ELEMENT, BANDWIDTH, COLLECTIVE, SIZED_COLLECTIVE }
+  enum Kind { LATENCY, SINGLE_ELEMENT, BANDWIDTH, COLLECTIVE, SIZED_COLLECTIVE, ROUND_TRIP }
 
   final String id;
   final Kind kind;
@@ -67,7 +76,7 @@ enum Bench {
 
   /** Whether this bench needs an origin and a distinct target rank. */
   boolean oneSided() {
-    return kind == Kind.LATENCY || kind == Kind.SINGLE_ELEMENT || kind == Kind.BANDWIDTH;
+    return kind == Kind.LATENCY || kind == Kind.SINGLE_ELEMENT || kind == Kind.BANDWIDTH || kind == Kind.ROUND_TRIP;
   }
 
   /** The message sizes this bench runs at, given the requested ones. */
@@ -87,7 +96,7 @@ enum Bench {
     if (takesSync) {
       return requested.id;
     }
-    return kind == Kind.COLLECTIVE || kind == Kind.SIZED_COLLECTIVE ? "-" : Sync.LOCKALL.id;
+    return kind == Kind.COLLECTIVE || kind == Kind.SIZED_COLLECTIVE || kind == Kind.ROUND_TRIP ? "-" : Sync.LOCKALL.id;
   }
 
   /** Default measured iterations at {@code bytes} (OSU-like: fewer for large messages). */

@@ -94,6 +94,8 @@ public final class BenchProgram implements RankProgram {
       Supplier<Future<?>> op = steps(collective(world, win, bench, bytes));
       Future<Void> loop = warmup.run(op).compose(v -> lat.measure(iters, op));
       measured = bench == Bench.FENCE ? loop.compose(v -> win.fence(Mode.NOSUCCEED)) : loop;
+    } else if (bench == Bench.NET_LATENCY) {
+      measured = NetRoundTrip.run(world, bytes, rank, target, iters, warmup, lat);
     } else {
       measured = oneSided(world, win, p, rank, target, iters, warmup, lat);
     }
@@ -115,7 +117,7 @@ public final class BenchProgram implements RankProgram {
    * allreduce that goes on while any rank has warmed up for less than {@code nanos}, so every rank
    * runs the same number of rounds (the synchronizations of a round match across ranks).
    */
-  private static final class Warmup {
+  static final class Warmup {
     private final Comm world;
     private final int phase;
     private final long nanos;

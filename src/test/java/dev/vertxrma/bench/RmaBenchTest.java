@@ -108,6 +108,8 @@ class RmaBenchTest {
       expected.add(impl + "fence|-|2|1|0");
       expected.add(impl + "allreduce|-|2|1|8");
       expected.add(impl + "allreduce|-|2|1|4096");
+      expected.add(impl + "net-latency|-|2|1|8");
+      expected.add(impl + "net-latency|-|2|1|4096");
     }
     assertEquals(expected, keys(rows));
     rows.forEach(f -> assertEquals("40", f[5], "iterations of " + String.join(",", f)));
@@ -130,19 +132,20 @@ class RmaBenchTest {
   void twoJvmsBesideMpichOverTcpAndHazelcastWithAChart(@TempDir Path dir) throws Exception {
     Path png = dir.resolve("sub/bench.png");
     Outcome o = rmabench("--jvms", "2", "--iterations", "30", "--warmup", "5", "--sizes", "8,65536",
-        "--baseline", "mpich,hazelcast", "--plot", png.toString(), "put-latency", "fop-latency", "put-bw");
+        "--baseline", "mpich,hazelcast", "--plot", png.toString(), "put-latency", "fop-latency", "put-bw", "net-latency");
     assertEquals(0, o.status(), "rmabench failed:\n" + o.err());
     String table = o.out();
     assertTrue(table.contains("## 2 JVMs (clustered, loopback); MPICH over TCP loopback; Hazelcast with 2 members"),
         table);
     // every vertx-rma row has its MPICH ratio; put and fop rows also a Hazelcast one
-    List<String> data = table.lines().filter(l -> l.matches("^(put-latency|fop-latency|put-bw) .*")).toList();
-    assertEquals(5, data.size(), table);
+    List<String> data = table.lines().filter(l -> l.matches("^(put-latency|fop-latency|put-bw|net-latency) .*")).toList();
+    assertEquals(7, data.size(), table);
     for (String l : data) {
       String[] sides = l.split("\\|");
       assertEquals(3, sides.length, l);
       assertTrue(sides[1].trim().matches("[0-9.]+ +[0-9.]+ +([0-9]+ +)?[0-9.]+"), "MPICH side of " + l);
-      assertEquals(!l.startsWith("put-bw"), sides[2].trim().matches("[0-9.]+ +[0-9.]+ +[0-9.]+"), "Hazelcast side of " + l);
+      boolean paired = l.startsWith("put-latency") || l.startsWith("fop-latency");
+      assertEquals(paired, sides[2].trim().matches("[0-9.]+ +[0-9.]+ +[0-9.]+"), "Hazelcast side of " + l);
     }
     BufferedImage image = ImageIO.read(png.toFile());
     // three charts one above the other: latency against size, bandwidth against size, single-size benches
