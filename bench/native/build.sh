@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds build/rmabench_native (the MPICH baseline of rmabench) from rmabench_native.c when the
-# binary is missing or older than the source. Installs Debian's mpich and libmpich-dev first when
+# Builds build/rmabench_native (the MPICH baseline of rmabench) from rmabench_native.c, and
+# build/copy_ceiling (this machine's memory-copy bandwidth, see copy_ceiling.c), each when the
+# binary is missing or older than its source. Installs Debian's mpich and libmpich-dev first when
 # the MPICH compiler or launcher is missing. Silent on success. MPICC overrides the compiler.
 set -euo pipefail
 
@@ -23,4 +24,13 @@ if [[ ! -x "$out" || "$src" -nt "$out" ]]; then
     trap 'rm -f "$tmp"' EXIT
     "$mpicc" -std=c99 -O2 -Wall -Wextra -o "$tmp" "$src" -lm
     mv -f "$tmp" "$out"
+fi
+
+ceiling="$here/build/copy_ceiling"
+if [[ ! -x "$ceiling" || "$here/copy_ceiling.c" -nt "$ceiling" ]]; then
+    mkdir -p "$here/build"
+    tmp2="$ceiling.tmp.$$"
+    trap 'rm -f "$tmp2"' EXIT
+    "$mpicc" -std=c11 -O2 -Wall -Wextra -pthread -o "$tmp2" "$here/copy_ceiling.c"
+    mv -f "$tmp2" "$ceiling"
 fi

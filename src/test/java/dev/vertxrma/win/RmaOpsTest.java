@@ -1027,11 +1027,10 @@ class RmaOpsTest {
         return Future.all(ops).compose(x -> flushed);
       }).compose(v -> win.unlockAll()).map(v -> {
         for (int k = 0; k < gets; k++) {
-          long[] want = Arrays.copyOfRange(windowData[other], k * longs, (k + 1) * longs);
-          int i = Arrays.mismatch(got[k], want);
+          int i = Arrays.mismatch(got[k], 0, longs, windowData[other], k * longs, (k + 1) * longs);
           if (i >= 0) {
             throw new AssertionError("rank " + r + " get " + k + " element " + i + " is " + got[k][i] + ", expected "
-                + want[i]);
+                + windowData[other][k * longs + i]);
           }
         }
         return null;

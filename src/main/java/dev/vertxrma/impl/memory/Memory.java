@@ -188,10 +188,20 @@ public final class Memory {
 
   /**
    * Copies {@code bytes} bytes (Unsafe.copyMemory): native to native, array to array, and
-   * between arrays and native memory. HotSpot copies overlapping ranges like {@code memmove}, but
-   * callers should not depend on it.
+   * between arrays and native memory. A copy of a megabyte or more between ranges apart is
+   * shared with this JVM's copy threads ({@link ParallelCopy}); it is complete when this returns.
+   * HotSpot copies overlapping ranges like {@code memmove}, but callers should not depend on it.
    */
   public static void copy(Object srcBase, long srcAddr, Object dstBase, long dstAddr, long bytes) {
+    if (ParallelCopy.splits(srcBase, srcAddr, dstBase, dstAddr, bytes)) {
+      ParallelCopy.copy(srcBase, srcAddr, dstBase, dstAddr, bytes);
+    } else {
+      UNSAFE.copyMemory(srcBase, srcAddr, dstBase, dstAddr, bytes);
+    }
+  }
+
+  /** {@link #copy} by the calling thread alone. */
+  static void copyOnThisThread(Object srcBase, long srcAddr, Object dstBase, long dstAddr, long bytes) {
     UNSAFE.copyMemory(srcBase, srcAddr, dstBase, dstAddr, bytes);
   }
 
