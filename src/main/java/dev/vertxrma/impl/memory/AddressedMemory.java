@@ -40,14 +40,17 @@ public final class AddressedMemory {
    */
   public static boolean covers(long address, long bytes) {
     Map.Entry<Long, WeakReference<BytesStore<?, ?>>> e = STORES.floorEntry(address);
-    if (e == null) {
-      return false;
+    while (e != null) {
+      BytesStore<?, ?> s = e.getValue().get();
+      if (s != null && s.refCount() > 0) {
+        // live stores do not overlap: this is the only one that can hold the address
+        long end = e.getKey() + Math.min(s.capacity(), s.realCapacity());
+        return address + bytes <= end && address + bytes >= address;
+      }
+      // a dead store's memory may now be inside a live store that starts lower: forget it, look below
+      STORES.remove(e.getKey(), e.getValue());
+      e = STORES.lowerEntry(e.getKey());
     }
-    BytesStore<?, ?> s = e.getValue().get();
-    if (s == null || s.refCount() <= 0) {
-      return false;
-    }
-    long end = e.getKey() + Math.min(s.capacity(), s.realCapacity());
-    return address + bytes <= end && address + bytes >= address;
+    return false;
   }
 }
