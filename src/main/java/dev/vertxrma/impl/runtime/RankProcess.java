@@ -53,6 +53,8 @@ public final class RankProcess implements Endpoint {
   private RmaException failure;
   /** This rank's trace recorder, {@link RankObserver#NOOP} when the job is not traced. */
   private final RankObserver trace;
+  /** The deadlines of the waits begun on the rank's context. */
+  private final WaitDeadlines deadlines;
 
   RankProcess(JobRuntime job, int rank, ContextInternal context) {
     this.job = job;
@@ -60,6 +62,7 @@ public final class RankProcess implements Endpoint {
     this.context = context;
     this.transport = job.transport();
     this.trace = job.traceRecorder(rank);
+    this.deadlines = new WaitDeadlines(context, rank);
     this.eventLoop = context.threadingModel() == io.vertx.core.ThreadingModel.EVENT_LOOP ? context.nettyEventLoop() : null;
     this.sink = frame -> {
       queued.incrementAndGet();
@@ -374,6 +377,9 @@ public final class RankProcess implements Endpoint {
   public <T> Future<T> withTimeout(Future<T> f, String what) {
     if (f.isComplete()) {
       return f;
+    }
+    if (context.isRunningOnContext()) {
+      return deadlines.bound(f, job.waitTimeoutMs(), what);
     }
     Promise<T> p = context.promise();
     long ms = job.waitTimeoutMs();

@@ -1,0 +1,111 @@
+package dev.vertxrma.impl.runtime;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.RmaException;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.internal.ContextInternal;
+import java.util.ArrayDeque;
+
+/**
+ * The deadlines of one rank's waits ({@code JobOptions.waitTimeoutMs}), kept on the rank's own
+ * context. Every wait has the same length, so deadlines fall in the order waits begin: they queue
+ * in that order, and one timer, armed for the earliest, serves them all. A wait costs a queue entry
+ * instead of a timer of its own (a Vert.x timer is a map entry and a scheduled task, set and
+ * cancelled: a fifth of an empty fence's time with 64 ranks in one JVM).
+ *
+ * <p>Waits that ended are dropped from the head when the next wait begins, and all at once when
+ * they outnumber the open ones behind a long wait at the head.
+ */
+final class WaitDeadlines {
+
+  private static final int COMPACT_FROM = 64;
+
+  private final ContextInternal context;
+  private final int rank;
+  private final ArrayDeque<Wait<?>> waits = new ArrayDeque<>();
+  /** The armed timer, or -1. */
+  private long timer = -1;
+  private int compactAt = COMPACT_FROM;
+
+  WaitDeadlines(ContextInternal context, int rank) {
+    this.context = context;
+    this.rank = rank;
+  }
+
+  /** One wait: its result, when it is due, what it waits for. */
+  private static final class Wait<T> {
+    final Promise<T> result;
+    final long due;
+    final String what;
+
+    Wait(Promise<T> result, long due, String what) {
+      this.result = result;
+      this.due = due;
+      this.what = what;
+    }
+
+    boolean ended() {
+      return result.future().isComplete();
+    }
+
+    void expire(long ms, int rank) {
+      result.tryFail(new RmaException(ErrorClass.TIMEOUT,
+          what + " at rank " + rank + " did not complete within " + ms + " ms (JobOptions.waitTimeoutMs)"));
+    }
+  }
+
+  /**
+   * {@code f}, failed with {@code TIMEOUT} if it has not completed {@code ms} milliseconds from now.
+   * Call on the rank's context; {@code ms} must be the same on every call.
+   */
+  <T> Future<T> bound(Future<T> f, long ms, String what) {
+    Promise<T> p = context.promise();
+    f.onComplete(p::tryComplete, p::tryFail);
+    if (p.future().isComplete()) {
+      return p.future();
+    }
+    while (!waits.isEmpty() && waits.peekFirst().ended()) {
+      waits.pollFirst();
+    }
+    waits.addLast(new Wait<>(p, System.nanoTime() + ms * 1_000_000L, what));
+    if (waits.size() >= compactAt) {
+      waits.removeIf(Wait::ended);
+      compactAt = Math.max(COMPACT_FROM, 2 * waits.size());
+    }
+    if (timer == -1) {
+      arm(ms);
+    }
+    return p.future();
+  }
+
+  /** Waits queued (open, or ended and not dropped yet). */
+  int queued() {
+    return waits.size();
+  }
+
+  private void arm(long ms) {
+    long delayNanos = waits.peekFirst().due - System.nanoTime();
+    timer = context.setTimer(Math.max(1, (delayNanos + 999_999) / 1_000_000), id -> expire(ms));
+  }
+
+  /** The timer fired: fails the waits that are due and still open, and arms for the next. */
+  private void expire(long ms) {
+    timer = -1;
+    long now = System.nanoTime();
+    while (!waits.isEmpty()) {
+      Wait<?> w = waits.peekFirst();
+      if (w.ended()) {
+        waits.pollFirst();
+      } else if (w.due - now <= 0) {
+        waits.pollFirst();
+        w.expire(ms, rank);
+      } else {
+        break;
+      }
+    }
+    if (!waits.isEmpty()) {
+      arm(ms);
+    }
+  }
+}

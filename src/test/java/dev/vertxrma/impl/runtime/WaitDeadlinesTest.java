@@ -1,0 +1,88 @@
+package dev.vertxrma.impl.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.RmaException;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A rank's wait deadlines: a wait that does not end fails with TIMEOUT after its time (not
+ * before), a wait that ends in time keeps its result, waits that ended are not kept behind a long
+ * one, and waits begun after an expiry are timed again.
+ */
+@ExtendWith(VertxExtension.class)
+class WaitDeadlinesTest {
+
+  private static final long MS = 80;
+
+  @Test
+  void aWaitThatDoesNotEndFailsWithTimeoutAfterItsTimeAndOneThatEndsKeepsItsResult(Vertx vertx,
+      VertxTestContext test) {
+    ContextInternal ctx = (ContextInternal) vertx.getOrCreateContext();
+    ctx.runOnContext(v -> {
+      WaitDeadlines deadlines = new WaitDeadlines(ctx, 3);
+      long start = System.nanoTime();
+      Promise<String> ends = Promise.promise();
+      Future<String> kept = deadlines.bound(ends.future(), MS, "lock on rank 1");
+      Future<Void> never = deadlines.bound(Promise.<Void>promise().future(), MS, "fence");
+      vertx.setTimer(MS / 4, id -> ends.complete("granted"));
+      Future.join(kept, never).onComplete(ar -> test.verify(() -> {
+        long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+        assertEquals("granted", kept.result());
+        assertTrue(never.failed());
+        RmaException e = (RmaException) never.cause();
+        assertEquals(ErrorClass.TIMEOUT, e.errorClass());
+        assertEquals("TIMEOUT: fence at rank 3 did not complete within " + MS + " ms (JobOptions.waitTimeoutMs)",
+            e.getMessage());
+        assertTrue(elapsedMs >= MS - 1, "failed after " + elapsedMs + " ms");
+        assertEquals(0, deadlines.queued(), "nothing left queued");
+        test.completeNow();
+      }));
+    });
+  }
+
+  @Test
+  void waitsThatEndedAreNotKeptBehindALongOneAndLaterWaitsAreTimedAgain(Vertx vertx, VertxTestContext test) {
+    ContextInternal ctx = (ContextInternal) vertx.getOrCreateContext();
+    ctx.runOnContext(v -> {
+      WaitDeadlines deadlines = new WaitDeadlines(ctx, 0);
+      Future<Void> head = deadlines.bound(Promise.<Void>promise().future(), MS, "start (waiting for posts)");
+      List<Future<Integer>> quick = new ArrayList<>();
+      int most = 0;
+      for (int i = 0; i < 10_000; i++) {
+        Promise<Integer> p = Promise.promise();
+        quick.add(deadlines.bound(p.future(), MS, "flush"));
+        p.complete(i);
+        most = Math.max(most, deadlines.queued());
+      }
+      int mostQueued = most;
+      head.onComplete(ar -> test.verify(() -> {
+        assertTrue(ar.failed(), "the long wait timed out");
+        for (int i = 0; i < quick.size(); i++) {
+          assertEquals(i, quick.get(i).result());
+        }
+        assertTrue(mostQueued <= 130, "at most " + mostQueued + " waits queued at once");
+        // after the expiry, a new wait is timed again
+        long start = System.nanoTime();
+        deadlines.bound(Promise.<Void>promise().future(), MS, "barrier").onComplete(late -> test.verify(() -> {
+          assertFalse(late.succeeded());
+          assertEquals(ErrorClass.TIMEOUT, ((RmaException) late.cause()).errorClass());
+          assertTrue((System.nanoTime() - start) / 1_000_000 >= MS - 1);
+          test.completeNow();
+        }));
+      }));
+    });
+  }
+}
