@@ -11,7 +11,8 @@ import net.openhft.chronicle.bytes.BytesStore;
  * pooled direct-buffer chunk (it registers Java Flight Recorder event types, tens of
  * milliseconds, at the first frame written to another JVM), Jackson's JSON codec (the
  * clustered start-up handshake decodes JSON) and the classes of Vert.x's future combinators
- * (loaded by the first {@code map} or {@code compose}, tens of milliseconds on a loaded machine).
+ * (loaded by the first {@code map} or {@code compose}, tens of milliseconds on a loaded machine), and
+ * the copy threads that large copies share (started by the first).
  */
 final class JvmWarmup {
 
@@ -46,6 +47,10 @@ final class JvmWarmup {
         store.releaseLast();
       }
       io.netty.buffer.ByteBufAllocator.DEFAULT.directBuffer(64).release();
+      // the first copy of a megabyte starts the JVM's copy threads (dev.vertxrma.impl.memory.ParallelCopy)
+      byte[] mib = new byte[1 << 20];
+      dev.vertxrma.impl.memory.Memory.copy(mib, dev.vertxrma.impl.memory.Memory.ARRAY_BYTE_BASE_OFFSET, new byte[1 << 20],
+          dev.vertxrma.impl.memory.Memory.ARRAY_BYTE_BASE_OFFSET, mib.length);
       // the data plane's records and batches come from Netty's pooled allocator: its thread caches'
       // classes load at its first use (tens of ms on a loaded machine), and so do composite buffers
       io.netty.buffer.ByteBuf small = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(64);

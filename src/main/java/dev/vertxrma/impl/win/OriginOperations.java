@@ -387,10 +387,12 @@ final class OriginOperations {
 
   /**
    * Same JVM: the target reads the origin in place; otherwise its packed bytes travel as the
-   * payload. Returns, for a payload packed later (see {@link PayloadSource#PACKED_LATER_FROM}),
-   * the promise that completes once it is packed, else {@code null}.
+   * payload. Returns, if {@code tellPacked} and the payload is packed later (see
+   * {@link PayloadSource#PACKED_LATER_FROM}), the promise that completes once it is packed, else
+   * {@code null}.
    */
-  private io.vertx.core.Promise<Void> attachOrigin(Frame f, boolean local, MemoryView o, TypeMap type, int count) {
+  private io.vertx.core.Promise<Void> attachOrigin(Frame f, boolean local, MemoryView o, TypeMap type, int count,
+      boolean tellPacked) {
     if (local) {
       LocalTransfer l = (LocalTransfer) f.local;
       l.originBase = o.base();
@@ -399,7 +401,7 @@ final class OriginOperations {
       l.originCount = count;
       return null;
     }
-    PackedOrigin p = new PackedOrigin(o.base(), o.address(), type, count, rp.context());
+    PackedOrigin p = new PackedOrigin(o.base(), o.address(), type, count, tellPacked ? rp.context() : null);
     f.payloadSource = p;
     return p.packed;
   }
@@ -415,16 +417,17 @@ final class OriginOperations {
     private final TypeMap type;
     private final int count;
     private final int length;
-    /** Completes once packed, for a payload packed later; else {@code null}. */
+    /** Completes once packed, for a payload packed later that the caller wants told of; else {@code null}. */
     final io.vertx.core.Promise<Void> packed;
 
+    /** {@code context} null: nobody waits for the packing (the call completes with its reply). */
     PackedOrigin(Object base, long address, TypeMap type, int count, io.vertx.core.internal.ContextInternal context) {
       this.base = base;
       this.address = address;
       this.type = type;
       this.count = count;
       this.length = Math.toIntExact(DatatypeEngine.packedSize(type, count));
-      this.packed = length >= PACKED_LATER_FROM ? context.promise() : null;
+      this.packed = context != null && length >= PACKED_LATER_FROM ? context.promise() : null;
     }
 
     @Override
@@ -526,7 +529,7 @@ final class OriginOperations {
     boolean local = rp.isLocal(targetRank);
     Frame f = frame(c.type, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
     f.code = c.op.code();
-    io.vertx.core.Promise<Void> packed = attachOrigin(f, local, o, ot, c.originCount);
+    io.vertx.core.Promise<Void> packed = attachOrigin(f, local, o, ot, c.originCount, true);
     if (!local) {
       if (issuedIn != TargetWindow.SYNC_PASSIVE) {
         tracker.sentInEpoch(targetRank);
@@ -594,7 +597,7 @@ final class OriginOperations {
     Frame f = frame(FrameType.GET_ACC, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
     f.code = op.code();
     if (o != null) {
-      attachOrigin(f, local, o, ot, c.originCount);
+      attachOrigin(f, local, o, ot, c.originCount, false);
     }
     MemoryRef into = local ? null : r.toRef(); // kept until the reply comes
     if (local) { // the target writes the result in place
