@@ -124,7 +124,8 @@ public final class PointToPoint {
     final int count;
     final Promise<Status> promise;
     final Promise<byte[]> raw;
-    long timer = -1;
+    /** Matched or failed: its deadline no longer matters. */
+    boolean ended;
 
     PostedRecv(Channel ch, int source, int tag, MemoryRef buf, TypeMap type, int count, Promise<Status> promise,
         Promise<byte[]> raw) {
@@ -159,7 +160,8 @@ public final class PointToPoint {
     final int source;
     final int tag;
     final Promise<Status> promise;
-    long timer = -1;
+    /** Answered or failed: its deadline no longer matters. */
+    boolean ended;
 
     PendingProbe(Channel ch, int source, int tag, Promise<Status> promise) {
       this.ch = ch;
@@ -307,8 +309,9 @@ public final class PointToPoint {
     PendingProbe probe = new PendingProbe(ch, source, tag, p);
     probes.addLast(probe);
     long ms = ep.waitTimeoutMs();
-    probe.timer = ep.context().owner().setTimer(ms, id -> {
+    ep.atDeadline(() -> probe.ended, () -> {
       if (probes.remove(probe)) {
+        probe.ended = true;
         p.tryFail(RmaException.of(ErrorClass.TIMEOUT, "probe at rank %d for a message from %s with tag %s found none "
             + "within %d ms", ch.myRank(), sourceName(ch, source),
             tag == Comm.ANY_TAG ? "ANY_TAG" : String.valueOf(tag), ms));
@@ -349,8 +352,9 @@ public final class PointToPoint {
     }
     posted.addLast(r);
     long ms = ep.waitTimeoutMs();
-    r.timer = ep.context().owner().setTimer(ms, id -> {
+    ep.atDeadline(() -> r.ended, () -> {
       if (posted.remove(r)) {
+        r.ended = true;
         r.fail(RmaException.of(ErrorClass.TIMEOUT, "receive at rank %d from %s with tag %s matched no message "
             + "within %d ms", r.ch.myRank(), sourceName(r.ch, r.source),
             r.tag == Comm.ANY_TAG ? "ANY_TAG" : String.valueOf(r.tag), ms));
@@ -368,9 +372,7 @@ public final class PointToPoint {
       PostedRecv r = it.next();
       if (r.matches(f)) {
         it.remove();
-        if (r.timer >= 0) {
-          ep.context().owner().cancelTimer(r.timer);
-        }
+        r.ended = true;
         complete(r, f);
         return;
       }
@@ -392,9 +394,7 @@ public final class PointToPoint {
         PendingProbe p = it.next();
         if (p.matches(f)) {
           it.remove();
-          if (p.timer >= 0) {
-            ep.context().owner().cancelTimer(p.timer);
-          }
+          p.ended = true;
           p.promise.tryComplete(probeStatus(p.ch, f));
         }
       }
@@ -489,17 +489,13 @@ public final class PointToPoint {
     List<PostedRecv> all = new ArrayList<>(posted);
     posted.clear();
     for (PostedRecv r : all) {
-      if (r.timer >= 0) {
-        ep.context().owner().cancelTimer(r.timer);
-      }
+      r.ended = true;
       r.fail(cause);
     }
     List<PendingProbe> waiting = new ArrayList<>(probes);
     probes.clear();
     for (PendingProbe p : waiting) {
-      if (p.timer >= 0) {
-        ep.context().owner().cancelTimer(p.timer);
-      }
+      p.ended = true;
       p.promise.tryFail(cause);
     }
     if (bsend != null) {

@@ -134,6 +134,11 @@ final class CommEndpoint implements Endpoint {
   }
 
   @Override
+  public void atDeadline(java.util.function.BooleanSupplier ended, Runnable onExpiry) {
+    process.atDeadline(ended, onExpiry);
+  }
+
+  @Override
   public String toString() {
     return name + Arrays.toString(members);
   }

@@ -374,6 +374,15 @@ public final class RankProcess implements Endpoint {
   }
 
   @Override
+  public void atDeadline(java.util.function.BooleanSupplier ended, Runnable onExpiry) {
+    if (context.isRunningOnContext()) {
+      deadlines.atDeadline(job.waitTimeoutMs(), ended, onExpiry);
+    } else {
+      context.runOnContext(v -> deadlines.atDeadline(job.waitTimeoutMs(), ended, onExpiry));
+    }
+  }
+
+  @Override
   public <T> Future<T> withTimeout(Future<T> f, String what) {
     if (f.isComplete()) {
       return f;

@@ -6,6 +6,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.internal.ContextInternal;
 import java.util.ArrayDeque;
+import java.util.function.BooleanSupplier;
 
 /**
  * The deadlines of one rank's waits ({@code JobOptions.waitTimeoutMs}), kept on the rank's own
@@ -23,7 +24,7 @@ final class WaitDeadlines {
 
   private final ContextInternal context;
   private final int rank;
-  private final ArrayDeque<Wait<?>> waits = new ArrayDeque<>();
+  private final ArrayDeque<Entry> waits = new ArrayDeque<>();
   /** The armed timer, or -1. */
   private long timer = -1;
   private int compactAt = COMPACT_FROM;
@@ -33,25 +34,67 @@ final class WaitDeadlines {
     this.rank = rank;
   }
 
-  /** One wait: its result, when it is due, what it waits for. */
-  private static final class Wait<T> {
-    final Promise<T> result;
+  /** One wait: when it is due, whether it ended, what its expiry does. */
+  private abstract static class Entry {
     final long due;
-    final String what;
 
-    Wait(Promise<T> result, long due, String what) {
-      this.result = result;
+    Entry(long due) {
       this.due = due;
-      this.what = what;
     }
 
+    abstract boolean ended();
+
+    abstract void expire();
+  }
+
+  /** A wait for a future: its bounded result fails with TIMEOUT at expiry. */
+  private static final class Wait<T> extends Entry {
+    final Promise<T> result;
+    final String what;
+    final long ms;
+    final int rank;
+
+    Wait(long due, Promise<T> result, String what, long ms, int rank) {
+      super(due);
+      this.result = result;
+      this.what = what;
+      this.ms = ms;
+      this.rank = rank;
+    }
+
+    @Override
     boolean ended() {
       return result.future().isComplete();
     }
 
-    void expire(long ms, int rank) {
+    @Override
+    void expire() {
       result.tryFail(new RmaException(ErrorClass.TIMEOUT,
           what + " at rank " + rank + " did not complete within " + ms + " ms (JobOptions.waitTimeoutMs)"));
+    }
+  }
+
+  /** A wait that says itself whether it ended and what its expiry does (a posted receive, a probe). */
+  private static final class Callback extends Entry {
+    final BooleanSupplier ended;
+    final Runnable onExpiry;
+
+    Callback(long due, BooleanSupplier ended, Runnable onExpiry) {
+      super(due);
+      this.ended = ended;
+      this.onExpiry = onExpiry;
+    }
+
+    @Override
+    boolean ended() {
+      return ended.getAsBoolean();
+    }
+
+    @Override
+    void expire() {
+      if (!ended.getAsBoolean()) {
+        onExpiry.run();
+      }
     }
   }
 
@@ -65,18 +108,30 @@ final class WaitDeadlines {
     if (p.future().isComplete()) {
       return p.future();
     }
+    add(new Wait<>(System.nanoTime() + ms * 1_000_000L, p, what, ms, rank), ms);
+    return p.future();
+  }
+
+  /**
+   * Runs {@code onExpiry} on the rank's context {@code ms} milliseconds from now unless {@code ended}
+   * says the wait ended before. Call on the rank's context; {@code ms} as for {@link #bound}.
+   */
+  void atDeadline(long ms, BooleanSupplier ended, Runnable onExpiry) {
+    add(new Callback(System.nanoTime() + ms * 1_000_000L, ended, onExpiry), ms);
+  }
+
+  private void add(Entry e, long ms) {
     while (!waits.isEmpty() && waits.peekFirst().ended()) {
       waits.pollFirst();
     }
-    waits.addLast(new Wait<>(p, System.nanoTime() + ms * 1_000_000L, what));
+    waits.addLast(e);
     if (waits.size() >= compactAt) {
-      waits.removeIf(Wait::ended);
+      waits.removeIf(Entry::ended);
       compactAt = Math.max(COMPACT_FROM, 2 * waits.size());
     }
     if (timer == -1) {
       arm(ms);
     }
-    return p.future();
   }
 
   /** Waits queued (open, or ended and not dropped yet). */
@@ -94,12 +149,12 @@ final class WaitDeadlines {
     timer = -1;
     long now = System.nanoTime();
     while (!waits.isEmpty()) {
-      Wait<?> w = waits.peekFirst();
+      Entry w = waits.peekFirst();
       if (w.ended()) {
         waits.pollFirst();
       } else if (w.due - now <= 0) {
         waits.pollFirst();
-        w.expire(ms, rank);
+        w.expire();
       } else {
         break;
       }

@@ -80,4 +80,11 @@ public interface Endpoint {
    * within {@link #waitTimeoutMs()}; {@code what} names the wait in the message.
    */
   <T> Future<T> withTimeout(Future<T> f, String what);
+
+  /**
+   * Runs {@code onExpiry} on the rank's context once {@link #waitTimeoutMs()} has passed, unless
+   * {@code ended} says by then that the wait ended (a posted receive matched, a probe answered).
+   * Call on the rank's context.
+   */
+  void atDeadline(java.util.function.BooleanSupplier ended, Runnable onExpiry);
 }

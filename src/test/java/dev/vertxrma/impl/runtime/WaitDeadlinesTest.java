@@ -85,4 +85,30 @@ class WaitDeadlinesTest {
       }));
     });
   }
+
+  @Test
+  void aCallbackWaitRunsItsExpiryOnceUnlessItEndedFirst(Vertx vertx, VertxTestContext test) {
+    ContextInternal ctx = (ContextInternal) vertx.getOrCreateContext();
+    ctx.runOnContext(v -> {
+      WaitDeadlines deadlines = new WaitDeadlines(ctx, 1);
+      boolean[] matched = {false};
+      int[] expiries = {0, 0};
+      long start = System.nanoTime();
+      deadlines.atDeadline(MS, () -> matched[0], () -> expiries[0]++); // a receive matched in time
+      deadlines.atDeadline(MS, () -> false, () -> {                    // one that never is
+        expiries[1]++;
+        test.verify(() -> {
+          assertTrue((System.nanoTime() - start) / 1_000_000 >= MS - 1);
+          assertEquals(0, expiries[0], "the matched receive's expiry did not run");
+          assertEquals(1, expiries[1]);
+        });
+        vertx.setTimer(MS, id -> test.verify(() -> {
+          assertEquals(1, expiries[1], "run once");
+          assertEquals(0, deadlines.queued());
+          test.completeNow();
+        }));
+      });
+      vertx.setTimer(MS / 4, id -> matched[0] = true);
+    });
+  }
 }
