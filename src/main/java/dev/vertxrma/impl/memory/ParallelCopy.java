@@ -16,7 +16,8 @@ import java.util.concurrent.locks.LockSupport;
  * not running (the cores busy elsewhere) costs nothing but the call that offered it the work.
  * Copy threads spin for {@value #SPIN_NANOS} ns after their last part (a run of large puts then
  * finds them awake), then sleep until offered more. There are {@code min(cores - 1, 3)} of them,
- * or {@code -Drma.copyThreads=N} (0: every copy on the caller's thread); none on one core.
+ * none on one core or with busy-polling event loops, or {@code -Drma.copyThreads=N} (0: every copy
+ * on the caller's thread).
  */
 final class ParallelCopy {
 
@@ -36,7 +37,10 @@ final class ParallelCopy {
 
   private static int threads() {
     int cores = Runtime.getRuntime().availableProcessors();
-    int n = Math.min(cores - 1, 3);
+    // busy-polling event loops (-Drma.busyPoll=true, see BusyPollTransport) keep their cores: a copy
+    // thread would only take turns with them (4 MiB put bandwidth between two such JVMs on 2 cores:
+    // 2.8-3.0 GB/s without copy threads, 2.0-2.1 with one)
+    int n = Boolean.getBoolean("rma.busyPoll") ? 0 : Math.min(cores - 1, 3);
     String v = System.getProperty(THREADS_PROPERTY);
     if (v != null && !v.isBlank()) {
       try {
