@@ -360,16 +360,12 @@ class RmaOpsTest {
 
   static byte[] read(BytesStore<?, ?> s, long from, int len) {
     byte[] out = new byte[len];
-    for (int i = 0; i < len; i++) {
-      out[i] = s.readByte(from + i);
-    }
+    s.read(from, out, 0, len); // one bulk copy, as write
     return out;
   }
 
   static void write(BytesStore<?, ?> s, long at, byte[] data) {
-    for (int i = 0; i < data.length; i++) {
-      s.writeByte(at + i, data[i]);
-    }
+    s.write(at, data, 0, data.length); // one bulk copy: a byte loop runs interpreted on a cold JVM's event loop
   }
 
   static void assertBytes(byte[] expected, byte[] actual, String what) {
@@ -957,17 +953,21 @@ class RmaOpsTest {
     int longs = 1 << 20; // 8 MiB each way
     // every rank's data made here, off the event loops: 8 MiB through a cold loop would hold a
     // rank's loop for tens of milliseconds (the same for the checks, which are intrinsic array compares)
+    // (and so are the buffers: zeroing or cloning 8 MiB on a loop takes it tens of ms too)
     long[][] sent = new long[2][longs];
     for (int r = 0; r < 2; r++) {
       for (int i = 0; i < longs; i++) {
         sent[r][i] = (long) i * 0x9E3779B97F4A7C15L + r;
       }
     }
+    long[][] origins = {sent[0].clone(), sent[1].clone()};
+    long[][] results = new long[2][longs];
+    long[][] windows = new long[2][longs];
     Jobs.run(mode, 2, (world, args) -> Win.allocate(world, 8L * longs + 8, 8, Info.NULL).compose(win -> {
       int r = world.rank();
       int other = 1 - r;
-      long[] data = sent[r].clone();
-      long[] back = new long[longs];
+      long[] data = origins[r];
+      long[] back = results[r];
       return win.fence()
           .compose(v -> win.put(Buf.of(data), 0, longs, Datatype.LONG, other, 1))
           .compose(v -> win.fence())
@@ -976,7 +976,7 @@ class RmaOpsTest {
           .map(v -> {
             BytesStore<?, ?> mem = win.memory();
             assertEquals(0L, mem.readLong(0), "the byte range before the put is untouched");
-            long[] window = new long[longs];
+            long[] window = windows[r];
             dev.vertxrma.impl.memory.Memory.copy(null, mem.addressForRead(8), window,
                 dev.vertxrma.impl.memory.Memory.arrayBaseOffset(long[].class), 8L * longs);
             int i = Arrays.mismatch(window, sent[other]);
@@ -1012,12 +1012,13 @@ class RmaOpsTest {
         windowData[r][i] = (long) i * 31 + 1_000_000_000L * r;
       }
     }
+    long[][][] results = new long[2][gets][longs]; // made here: zeroing 20 MiB would hold a rank's loop
     Jobs.run(mode, 2, (world, args) -> Win.allocate(world, 8L * longs * gets, 8, Info.NULL).compose(win -> {
       int r = world.rank();
       int other = 1 - r;
       dev.vertxrma.impl.memory.Memory.copy(windowData[r], dev.vertxrma.impl.memory.Memory.arrayBaseOffset(long[].class),
           null, win.memory().addressForWrite(0), 8L * longs * gets);
-      long[][] got = new long[gets][longs];
+      long[][] got = results[r];
       return world.barrier().compose(v -> win.lockAll()).compose(v -> {
         List<Future<?>> ops = new ArrayList<>();
         for (int k = 0; k < gets; k++) {

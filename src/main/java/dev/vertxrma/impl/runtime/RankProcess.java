@@ -375,33 +375,11 @@ public final class RankProcess implements Endpoint {
 
   @Override
   public void atDeadline(java.util.function.BooleanSupplier ended, Runnable onExpiry) {
-    if (context.isRunningOnContext()) {
-      deadlines.atDeadline(job.waitTimeoutMs(), ended, onExpiry);
-    } else {
-      context.runOnContext(v -> deadlines.atDeadline(job.waitTimeoutMs(), ended, onExpiry));
-    }
+    deadlines.atDeadline(job.waitTimeoutMs(), ended, onExpiry);
   }
 
   @Override
   public <T> Future<T> withTimeout(Future<T> f, String what) {
-    if (f.isComplete()) {
-      return f;
-    }
-    if (context.isRunningOnContext()) {
-      return deadlines.bound(f, job.waitTimeoutMs(), what);
-    }
-    Promise<T> p = context.promise();
-    long ms = job.waitTimeoutMs();
-    long timer = job.vertx().setTimer(ms, id -> p.tryFail(new RmaException(ErrorClass.TIMEOUT,
-        what + " at rank " + rank + " did not complete within " + ms + " ms (JobOptions.waitTimeoutMs)")));
-    f.onComplete(ar -> {
-      job.vertx().cancelTimer(timer);
-      if (ar.succeeded()) {
-        p.tryComplete(ar.result());
-      } else {
-        p.tryFail(ar.cause());
-      }
-    });
-    return p.future();
+    return f.isComplete() ? f : deadlines.bound(f, job.waitTimeoutMs(), what);
   }
 }

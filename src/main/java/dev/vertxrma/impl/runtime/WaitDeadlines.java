@@ -100,7 +100,8 @@ final class WaitDeadlines {
 
   /**
    * {@code f}, failed with {@code TIMEOUT} if it has not completed {@code ms} milliseconds from now.
-   * Call on the rank's context; {@code ms} must be the same on every call.
+   * Any thread (the deadline is queued on the rank's context); {@code ms} must be the same on every
+   * call.
    */
   <T> Future<T> bound(Future<T> f, long ms, String what) {
     Promise<T> p = context.promise();
@@ -114,13 +115,17 @@ final class WaitDeadlines {
 
   /**
    * Runs {@code onExpiry} on the rank's context {@code ms} milliseconds from now unless {@code ended}
-   * says the wait ended before. Call on the rank's context; {@code ms} as for {@link #bound}.
+   * says the wait ended before. Any thread; {@code ms} as for {@link #bound}.
    */
   void atDeadline(long ms, BooleanSupplier ended, Runnable onExpiry) {
     add(new Callback(System.nanoTime() + ms * 1_000_000L, ended, onExpiry), ms);
   }
 
   private void add(Entry e, long ms) {
+    if (!context.isRunningOnContext()) {
+      context.runOnContext(v -> add(e, ms));
+      return;
+    }
     while (!waits.isEmpty() && waits.peekFirst().ended()) {
       waits.pollFirst();
     }
