@@ -68,6 +68,12 @@ final class ParallelCopy {
     while (job.done.get() < job.parts) {
       Thread.onSpinWait(); // only parts being copied right now are left
     }
+    Throwable failed = job.failure;
+    if (failed instanceof RuntimeException) {
+      throw (RuntimeException) failed;
+    } else if (failed instanceof Error) {
+      throw (Error) failed;
+    }
   }
 
   /** One split copy: its parts are claimed in order by whoever copies. */
@@ -80,6 +86,8 @@ final class ParallelCopy {
     final int parts;
     final AtomicInteger next = new AtomicInteger();
     final AtomicInteger done = new AtomicInteger();
+    /** What a part's copy threw, rethrown to the caller once every part is accounted for. */
+    volatile Throwable failure;
 
     Job(Object srcBase, long srcAddr, Object dstBase, long dstAddr, long bytes) {
       this.srcBase = srcBase;
@@ -90,13 +98,18 @@ final class ParallelCopy {
       this.parts = (int) ((bytes + PART - 1) / PART);
     }
 
-    /** Copies parts until none is left to claim. */
+    /** Copies parts until none is left to claim; a part that fails still counts as done (see {@link #failure}). */
     void copyParts() {
       int p;
       while ((p = next.getAndIncrement()) < parts) {
         long at = (long) p * PART;
-        Memory.copyOnThisThread(srcBase, srcAddr + at, dstBase, dstAddr + at, Math.min(PART, bytes - at));
-        done.incrementAndGet(); // publishes the part's bytes to the thread that waits for it
+        try {
+          Memory.copyOnThisThread(srcBase, srcAddr + at, dstBase, dstAddr + at, Math.min(PART, bytes - at));
+        } catch (RuntimeException | Error e) {
+          failure = e;
+        } finally {
+          done.incrementAndGet(); // publishes the part's bytes to the thread that waits for it
+        }
       }
     }
   }

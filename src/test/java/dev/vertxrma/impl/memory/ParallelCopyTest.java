@@ -129,4 +129,15 @@ class ParallelCopyTest {
     Memory.copy(shifted, base, shifted, base + 1, n);
     assertEquals(-1, Arrays.mismatch(expected, shifted));
   }
+
+  @Test
+  void aPartThatFailsFailsTheCopyOnceEveryPartIsAccountedFor() {
+    // not a primitive array: Unsafe refuses every part before touching memory
+    Object notAnArray = new Object();
+    byte[] dst = new byte[(int) SPLIT + 9];
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> Memory.copy(notAnArray, 16, dst, Memory.ARRAY_BYTE_BASE_OFFSET, SPLIT + 9));
+    // and the copy threads still serve the next copy
+    copiesExactly((int) SPLIT + 3, 42);
+  }
 }
