@@ -54,6 +54,12 @@ final class DataLink {
    */
   private final ConcurrentLinkedQueue<Object> outbox = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
+  /**
+   * {@link #drain} as a plain task of the data plane's event loop: no allocation and no Vert.x
+   * context dispatch per record sent (about 1 µs less per fetchAndOp between two busy-polling JVMs
+   * on this project's VM). What needs the context (the goodbye at the end) goes through it.
+   */
+  private final Runnable drainTask = this::drain;
   private volatile NetSocketInternal socket;
   private volatile boolean lost;
   /** The job ended here: close the connection once what is queued is written. */
@@ -107,7 +113,7 @@ final class DataLink {
       return;
     }
     if (socket != null && drainScheduled.compareAndSet(false, true)) {
-      plane.onHome(this::drain);
+      plane.homeLoop().execute(drainTask);
     }
   }
 
@@ -209,6 +215,10 @@ final class DataLink {
     }
     flush(s, lone, batch);
     if (closeWhenOpen && !lost && outbox.isEmpty()) {
+      if (io.vertx.core.Vertx.currentContext() == null) {
+        plane.onHome(this::drain); // a plain task (drainTask): say goodbye from the plane's own context
+        return;
+      }
       lost = true;
       bye(s);
       ended.tryComplete();
