@@ -56,6 +56,9 @@ final class JvmWarmup {
       io.netty.buffer.ByteBuf small = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(64);
       io.netty.buffer.ByteBuf normal = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(64 * 1024);
       io.netty.buffer.Unpooled.wrappedBuffer(small, normal).release();
+      // the reader copies small records into heap buffers: the first one links Netty's
+      // uninitialized-array allocation (54 ms once on a cold JVM's event loop)
+      io.netty.buffer.Unpooled.buffer(64, 64).release();
       new io.vertx.core.json.JsonObject(new io.vertx.core.json.JsonObject().put("warm", 1).toBuffer());
       // the first string concatenation bootstraps invokedynamic's machinery (tens of ms on a cold
       // JVM); loading the engine's larger classes here keeps their class loading off the loops too
