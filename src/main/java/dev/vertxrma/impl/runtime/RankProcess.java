@@ -62,7 +62,7 @@ public final class RankProcess implements Endpoint {
     this.context = context;
     this.transport = job.transport();
     this.trace = job.traceRecorder(rank);
-    this.deadlines = new WaitDeadlines(context, rank);
+    this.deadlines = new WaitDeadlines(context, rank, job.waitTimeoutMs());
     this.eventLoop = context.threadingModel() == io.vertx.core.ThreadingModel.EVENT_LOOP ? context.nettyEventLoop() : null;
     this.sink = frame -> {
       queued.incrementAndGet();
@@ -375,11 +375,11 @@ public final class RankProcess implements Endpoint {
 
   @Override
   public void atDeadline(java.util.function.BooleanSupplier ended, Runnable onExpiry) {
-    deadlines.atDeadline(job.waitTimeoutMs(), ended, onExpiry);
+    deadlines.atDeadline(ended, onExpiry);
   }
 
   @Override
   public <T> Future<T> withTimeout(Future<T> f, String what) {
-    return f.isComplete() ? f : deadlines.bound(f, job.waitTimeoutMs(), what);
+    return f.isComplete() ? f : deadlines.bound(f, what);
   }
 }

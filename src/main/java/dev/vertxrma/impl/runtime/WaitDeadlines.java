@@ -24,14 +24,17 @@ final class WaitDeadlines {
 
   private final ContextInternal context;
   private final int rank;
+  /** Every wait's length: deadlines fall in the order waits begin. */
+  private final long ms;
   private final ArrayDeque<Entry> waits = new ArrayDeque<>();
   /** The armed timer, or -1. */
   private long timer = -1;
   private int compactAt = COMPACT_FROM;
 
-  WaitDeadlines(ContextInternal context, int rank) {
+  WaitDeadlines(ContextInternal context, int rank, long ms) {
     this.context = context;
     this.rank = rank;
+    this.ms = ms;
   }
 
   /** One wait: when it is due, whether it ended, what its expiry does. */
@@ -48,18 +51,14 @@ final class WaitDeadlines {
   }
 
   /** A wait for a future: its bounded result fails with TIMEOUT at expiry. */
-  private static final class Wait<T> extends Entry {
+  private final class Wait<T> extends Entry {
     final Promise<T> result;
     final String what;
-    final long ms;
-    final int rank;
 
-    Wait(long due, Promise<T> result, String what, long ms, int rank) {
+    Wait(long due, Promise<T> result, String what) {
       super(due);
       this.result = result;
       this.what = what;
-      this.ms = ms;
-      this.rank = rank;
     }
 
     @Override
@@ -99,31 +98,30 @@ final class WaitDeadlines {
   }
 
   /**
-   * {@code f}, failed with {@code TIMEOUT} if it has not completed {@code ms} milliseconds from now.
-   * Any thread (the deadline is queued on the rank's context); {@code ms} must be the same on every
-   * call.
+   * {@code f}, failed with {@code TIMEOUT} if it has not completed a wait's length from now. Any
+   * thread (the deadline is queued on the rank's context).
    */
-  <T> Future<T> bound(Future<T> f, long ms, String what) {
+  <T> Future<T> bound(Future<T> f, String what) {
     Promise<T> p = context.promise();
     f.onComplete(p::tryComplete, p::tryFail);
     if (p.future().isComplete()) {
       return p.future();
     }
-    add(new Wait<>(System.nanoTime() + ms * 1_000_000L, p, what, ms, rank), ms);
+    add(new Wait<>(System.nanoTime() + ms * 1_000_000L, p, what));
     return p.future();
   }
 
   /**
-   * Runs {@code onExpiry} on the rank's context {@code ms} milliseconds from now unless {@code ended}
-   * says the wait ended before. Any thread; {@code ms} as for {@link #bound}.
+   * Runs {@code onExpiry} on the rank's context a wait's length from now unless {@code ended} says
+   * the wait ended before. Any thread.
    */
-  void atDeadline(long ms, BooleanSupplier ended, Runnable onExpiry) {
-    add(new Callback(System.nanoTime() + ms * 1_000_000L, ended, onExpiry), ms);
+  void atDeadline(BooleanSupplier ended, Runnable onExpiry) {
+    add(new Callback(System.nanoTime() + ms * 1_000_000L, ended, onExpiry));
   }
 
-  private void add(Entry e, long ms) {
+  private void add(Entry e) {
     if (!context.isRunningOnContext()) {
-      context.runOnContext(v -> add(e, ms));
+      context.runOnContext(v -> add(e));
       return;
     }
     while (!waits.isEmpty() && waits.peekFirst().ended()) {
@@ -135,7 +133,7 @@ final class WaitDeadlines {
       compactAt = Math.max(COMPACT_FROM, 2 * waits.size());
     }
     if (timer == -1) {
-      arm(ms);
+      arm();
     }
   }
 
@@ -144,13 +142,13 @@ final class WaitDeadlines {
     return waits.size();
   }
 
-  private void arm(long ms) {
+  private void arm() {
     long delayNanos = waits.peekFirst().due - System.nanoTime();
-    timer = context.setTimer(Math.max(1, (delayNanos + 999_999) / 1_000_000), id -> expire(ms));
+    timer = context.setTimer(Math.max(1, (delayNanos + 999_999) / 1_000_000), id -> expireDue());
   }
 
   /** The timer fired: fails the waits that are due and still open, and arms for the next. */
-  private void expire(long ms) {
+  private void expireDue() {
     timer = -1;
     long now = System.nanoTime();
     while (!waits.isEmpty()) {
@@ -165,7 +163,7 @@ final class WaitDeadlines {
       }
     }
     if (!waits.isEmpty()) {
-      arm(ms);
+      arm();
     }
   }
 }

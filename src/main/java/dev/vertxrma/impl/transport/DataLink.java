@@ -112,7 +112,14 @@ final class DataLink {
       discardOutbox(); // lost meanwhile: nobody else may drain what was just queued
       return;
     }
-    if (socket != null && drainScheduled.compareAndSet(false, true)) {
+    if (socket != null) {
+      drainSoon();
+    }
+  }
+
+  /** Schedules a drain on the data plane's event loop unless one is scheduled already. */
+  private void drainSoon() {
+    if (drainScheduled.compareAndSet(false, true)) {
       plane.homeLoop().execute(drainTask);
     }
   }
@@ -135,8 +142,8 @@ final class DataLink {
 
   /** The socket can take more again: drain what waits. */
   private void writable() {
-    if (!outbox.isEmpty() && drainScheduled.compareAndSet(false, true)) {
-      plane.onHome(this::drain);
+    if (!outbox.isEmpty()) {
+      drainSoon();
     }
   }
 
@@ -206,10 +213,7 @@ final class DataLink {
       }
       if (++n == DRAIN_BATCH && !outbox.isEmpty()) {
         flush(s, lone, batch);
-        // let the event loop breathe: the rest in a task of its own
-        if (drainScheduled.compareAndSet(false, true)) {
-          plane.onHome(this::drain);
-        }
+        drainSoon(); // let the event loop breathe: the rest in a task of its own
         return;
       }
     }

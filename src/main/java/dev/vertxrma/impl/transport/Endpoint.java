@@ -84,7 +84,7 @@ public interface Endpoint {
   /**
    * Runs {@code onExpiry} on the rank's context once {@link #waitTimeoutMs()} has passed, unless
    * {@code ended} says by then that the wait ended (a posted receive matched, a probe answered).
-   * Call on the rank's context.
+   * Any thread.
    */
   void atDeadline(java.util.function.BooleanSupplier ended, Runnable onExpiry);
 }

@@ -32,11 +32,11 @@ class WaitDeadlinesTest {
       VertxTestContext test) {
     ContextInternal ctx = (ContextInternal) vertx.getOrCreateContext();
     ctx.runOnContext(v -> {
-      WaitDeadlines deadlines = new WaitDeadlines(ctx, 3);
+      WaitDeadlines deadlines = new WaitDeadlines(ctx, 3, MS);
       long start = System.nanoTime();
       Promise<String> ends = Promise.promise();
-      Future<String> kept = deadlines.bound(ends.future(), MS, "lock on rank 1");
-      Future<Void> never = deadlines.bound(Promise.<Void>promise().future(), MS, "fence");
+      Future<String> kept = deadlines.bound(ends.future(), "lock on rank 1");
+      Future<Void> never = deadlines.bound(Promise.<Void>promise().future(), "fence");
       vertx.setTimer(MS / 4, id -> ends.complete("granted"));
       Future.join(kept, never).onComplete(ar -> test.verify(() -> {
         long elapsedMs = (System.nanoTime() - start) / 1_000_000;
@@ -57,13 +57,13 @@ class WaitDeadlinesTest {
   void waitsThatEndedAreNotKeptBehindALongOneAndLaterWaitsAreTimedAgain(Vertx vertx, VertxTestContext test) {
     ContextInternal ctx = (ContextInternal) vertx.getOrCreateContext();
     ctx.runOnContext(v -> {
-      WaitDeadlines deadlines = new WaitDeadlines(ctx, 0);
-      Future<Void> head = deadlines.bound(Promise.<Void>promise().future(), MS, "start (waiting for posts)");
+      WaitDeadlines deadlines = new WaitDeadlines(ctx, 0, MS);
+      Future<Void> head = deadlines.bound(Promise.<Void>promise().future(), "start (waiting for posts)");
       List<Future<Integer>> quick = new ArrayList<>();
       int most = 0;
       for (int i = 0; i < 10_000; i++) {
         Promise<Integer> p = Promise.promise();
-        quick.add(deadlines.bound(p.future(), MS, "flush"));
+        quick.add(deadlines.bound(p.future(), "flush"));
         p.complete(i);
         most = Math.max(most, deadlines.queued());
       }
@@ -76,7 +76,7 @@ class WaitDeadlinesTest {
         assertTrue(mostQueued <= 130, "at most " + mostQueued + " waits queued at once");
         // after the expiry, a new wait is timed again
         long start = System.nanoTime();
-        deadlines.bound(Promise.<Void>promise().future(), MS, "barrier").onComplete(late -> test.verify(() -> {
+        deadlines.bound(Promise.<Void>promise().future(), "barrier").onComplete(late -> test.verify(() -> {
           assertFalse(late.succeeded());
           assertEquals(ErrorClass.TIMEOUT, ((RmaException) late.cause()).errorClass());
           assertTrue((System.nanoTime() - start) / 1_000_000 >= MS - 1);
@@ -90,12 +90,12 @@ class WaitDeadlinesTest {
   void aCallbackWaitRunsItsExpiryOnceUnlessItEndedFirst(Vertx vertx, VertxTestContext test) {
     ContextInternal ctx = (ContextInternal) vertx.getOrCreateContext();
     ctx.runOnContext(v -> {
-      WaitDeadlines deadlines = new WaitDeadlines(ctx, 1);
+      WaitDeadlines deadlines = new WaitDeadlines(ctx, 1, MS);
       boolean[] matched = {false};
       int[] expiries = {0, 0};
       long start = System.nanoTime();
-      deadlines.atDeadline(MS, () -> matched[0], () -> expiries[0]++); // a receive matched in time
-      deadlines.atDeadline(MS, () -> false, () -> {                    // one that never is
+      deadlines.atDeadline(() -> matched[0], () -> expiries[0]++); // a receive matched in time
+      deadlines.atDeadline(() -> false, () -> {                    // one that never is
         expiries[1]++;
         test.verify(() -> {
           assertTrue((System.nanoTime() - start) / 1_000_000 >= MS - 1);
