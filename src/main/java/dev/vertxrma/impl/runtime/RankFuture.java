@@ -148,6 +148,32 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
     return true;
   }
 
+  /**
+   * Adds a listener that runs after every other listener of this future, those added before it
+   * and those added after it while the future is pending: when the future completes, the
+   * operators chained on it ({@code map}, {@code compose}, …) and the caller's own listeners have
+   * run (or, past the depth bound, were queued on the context before it). The engine counts an
+   * operation complete this way, so that no synchronization completes before the operation's
+   * future and what its listeners do (ARCHITECTURE decision 14).
+   */
+  public void addTailListener(Completable<? super T> listener) {
+    addListener(new Tail<>(listener));
+  }
+
+  /** A listener kept behind every other one ({@link #addTailListener}). */
+  private static final class Tail<T> implements Completable<T> {
+    private final Completable<T> listener;
+
+    Tail(Completable<T> listener) {
+      this.listener = listener;
+    }
+
+    @Override
+    public void complete(T result, Throwable failure) {
+      listener.complete(result, failure);
+    }
+  }
+
   @Override
   public void addListener(Completable<? super T> listener) {
     RankFuture<T> r = root();
@@ -167,11 +193,11 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
           if (r.listeners == null) {
             r.listeners = listener;
           } else if (r.listeners instanceof Listeners) {
-            ((Listeners<T>) r.listeners).add(listener);
+            ((Listeners<T>) r.listeners).addBeforeTails(listener);
           } else {
             Listeners<T> list = new Listeners<>();
             list.add((Completable<? super T>) r.listeners);
-            list.add(listener);
+            list.addBeforeTails(listener);
             r.listeners = list;
           }
           return;
@@ -304,6 +330,17 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
   private static final class Listeners<T> extends ArrayList<Completable<? super T>> {
     Listeners() {
       super(4);
+    }
+
+    /** Appends {@code l}; a listener that is not a {@link Tail} goes in front of the tails at the end. */
+    void addBeforeTails(Completable<? super T> l) {
+      int at = size();
+      if (!(l instanceof Tail)) {
+        while (at > 0 && get(at - 1) instanceof Tail) {
+          at--;
+        }
+      }
+      add(at, l);
     }
   }
 

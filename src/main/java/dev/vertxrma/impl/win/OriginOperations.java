@@ -25,7 +25,9 @@ import dev.vertxrma.impl.transport.FrameType;
 import dev.vertxrma.impl.transport.PayloadSource;
 import dev.vertxrma.impl.transport.ReceivedPayload;
 import io.vertx.core.Future;
+import io.vertx.core.internal.ContextInternal;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The origin side of RMA communication on one window: put, accumulate, get, getAccumulate and
@@ -73,12 +75,6 @@ final class OriginOperations {
   private final Future<Void> done;
   /** {@link #issueNow} as a function, made once. */
   private final Function<RmaCall, Future<Void>> issueNow = this::issueNow;
-  /** The reply future of the frame the running operation body sent (see {@link #track} and {@link #runNow}). */
-  private Future<?> lastSent;
-  /** The issue number of the operation whose body runs now (for the observer). */
-  private long issuing;
-  /** The running operation body sent its frame one way: the acknowledgement completes it (see {@link #issueNow}). */
-  private boolean sentOneWay;
 
   OriginOperations(Endpoint rp, CommImpl comm, ErrorHandling errors, WindowRegistry registry, WindowState state,
       boolean dynamic, CompletionTracker tracker, PscwEpoch pscw, PassiveEpoch passive, ActiveTargetSync active,
@@ -119,8 +115,24 @@ final class OriginOperations {
    * error handler.
    */
   Future<Void> issue(RmaCall c) {
+    return issue(c, null);
+  }
+
+  /**
+   * {@link #issue(RmaCall)}, the future completing with {@code value.get()} once the operation
+   * has completed ({@code null}: with nothing). The operation counts as complete for the
+   * synchronizations that cover it only after that future has completed and its listeners have
+   * run (ARCHITECTURE decision 14): a value read in a synchronization's callback is in place.
+   */
+  <T> Future<T> issue(RmaCall c, Supplier<T> value) {
+    ContextInternal ctx = rp.context();
+    if (!ctx.isRunningOnContext()) { // c is a call of its own here, never the reusable one
+      RankFuture<T> p = RankFuture.promise(ctx);
+      ctx.runOnContext(v -> issueHere(c, value).onComplete(p)); // p settles before the count's tail listener
+      return p;
+    }
     try {
-      return observer.failures(id, comm.call(errors, issueNow, c));
+      return issueHere(c, value);
     } finally {
       if (c == reusable) { // issued on the rank's thread, so done with (a held call runs a copy)
         c.clear();
@@ -129,6 +141,54 @@ final class OriginOperations {
         compareView.clear();
         reusableTaken = false;
       }
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T> Future<T> issueHere(RmaCall c, Supplier<T> value) {
+    Future<Void> op = comm.call(errors, issueNow, c);
+    Future<T> visible = observer.failures(id, value == null ? (Future<T>) op : op.map(v -> value.get()));
+    if (c.seq != 0) {
+      countWhenComplete(c, visible);
+    }
+    return visible;
+  }
+
+  /**
+   * Counts issued call {@code c} complete for the synchronizations that wait for it once the
+   * future its caller holds has completed, after that future's listeners (a tail listener): at
+   * once if it has. A call sent one way is counted by the acknowledgement that covers it instead.
+   */
+  private void countWhenComplete(RmaCall c, Future<?> visible) {
+    int target = c.target;
+    long seq = c.seq;
+    RmaCall held = c.held;
+    if (held == null) {
+      if (c.oneWay) {
+        return;
+      }
+      Future<?> sent = c.sent; // c may be the reusable call: read now
+      if (visible.isComplete()) {
+        completeCounted(target, seq, sent);
+      } else {
+        whenListenersRan(visible, () -> completeCounted(target, seq, sent));
+      }
+      return;
+    }
+    // the body runs later, on the held copy: its outcome is read there once the future completed
+    whenListenersRan(visible, () -> {
+      if (!held.oneWay) {
+        completeCounted(target, seq, held.sent);
+      }
+    });
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void whenListenersRan(Future<?> f, Runnable action) {
+    if (f instanceof RankFuture) {
+      ((RankFuture<Object>) f).addTailListener((v, e) -> action.run());
+    } else {
+      f.onComplete(ar -> action.run());
     }
   }
 
@@ -146,7 +206,7 @@ final class OriginOperations {
       return runNow(c, 0); // PROC_NULL (no-op) or a bad rank (the body fails): nothing to count
     }
     int issuedIn = syncFor(targetRank, c.name);
-    long seq = tracker.issue(targetRank);
+    c.seq = tracker.issue(targetRank);
     Future<?> gate = null;
     if (pscw.accessGroup() != null) {
       gate = pscw.startedOrFail("operation");
@@ -154,44 +214,13 @@ final class OriginOperations {
       gate = passive.granted(targetRank);
     }
     if (gate == null || gate.succeeded()) {
-      // the common case, allocation-free when the body completes at once (same-JVM fast path)
-      issuing = seq;
-      Future<Void> result = runNow(c, issuedIn);
-      Future<?> sent = takeLastSent();
-      if (takeSentOneWay()) {
-        return result; // completed by the acknowledgement that covers it
-      }
-      if (result.isComplete() && (sent == null || sent.isComplete())) {
-        tracker.complete(targetRank, seq, sent == null ? null : sent.cause());
-      } else {
-        result.onComplete(ar -> completeIssued(targetRank, seq, sent));
-      }
-      return result;
+      return runNow(c, issuedIn); // the common case, allocation-free when the body completes at once
     }
     RmaCall held = c == reusable ? c.copy() : c;
-    Future<?>[] sent = new Future<?>[1];
-    boolean[] oneWay = new boolean[1];
-    Future<Void> result = gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
-        : comm.call(errors, () -> {
-          issuing = seq;
-          Future<Void> f = runNow(held, issuedIn);
-          sent[0] = takeLastSent();
-          oneWay[0] = takeSentOneWay();
-          return f;
-        }));
-    result.onComplete(ar -> {
-      if (!oneWay[0]) {
-        completeIssued(targetRank, seq, sent[0]);
-      }
-    });
-    return result;
-  }
-
-  /** Whether the body just run sent its frame one way; cleared. */
-  private boolean takeSentOneWay() {
-    boolean b = sentOneWay;
-    sentOneWay = false;
-    return b;
+    held.seq = c.seq;
+    c.held = held;
+    return gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
+        : comm.call(errors, () -> runNow(held, issuedIn)));
   }
 
   /**
@@ -199,10 +228,10 @@ final class OriginOperations {
    * acknowledgement that covers it ({@link CompletionTracker#oneWay}), and a failure at the
    * target comes as an {@link FrameType#OP_FAILED} notice.
    */
-  private void sendOneWay(int targetRank, Frame f) {
-    long n = tracker.oneWay(targetRank, issuing);
+  private void sendOneWay(RmaCall c, int targetRank, Frame f) {
+    long n = tracker.oneWay(targetRank, c.seq);
     f.corr = -n;
-    sentOneWay = true;
+    c.oneWay = true;
     rp.send(targetRank, f);
     tracker.oneWaySent(targetRank);
   }
@@ -224,18 +253,11 @@ final class OriginOperations {
     }
   }
 
-  /** The reply future of the frame the body just run sent, or {@code null}; cleared. */
-  private Future<?> takeLastSent() {
-    Future<?> sent = lastSent;
-    lastSent = null;
-    return sent;
-  }
-
   /**
    * Issued operation {@code seq}'s future completed: it is complete once the frame it sent (if
    * any) is answered.
    */
-  private void completeIssued(int targetRank, long seq, Future<?> sent) {
+  private void completeCounted(int targetRank, long seq, Future<?> sent) {
     if (sent == null) {
       tracker.complete(targetRank, seq, null); // nothing sent: the operation's own future has the error
     } else if (sent.isComplete()) {
@@ -250,7 +272,7 @@ final class OriginOperations {
    * an exception, so the operation counted as issued is always counted as complete too.
    */
   private Future<Void> runNow(RmaCall c, int issuedIn) {
-    lastSent = null;
+    c.sent = null;
     try {
       switch (c.type) {
         case FrameType.PUT:
@@ -368,7 +390,7 @@ final class OriginOperations {
     return p;
   }
 
-  private Frame frame(byte type, int target, int issuedIn, long disp, int count, TypeMap tt, boolean local) {
+  private Frame frame(RmaCall c, byte type, int target, int issuedIn, long disp, int count, TypeMap tt, boolean local) {
     // a same-JVM operation is built in the scratch frame: applied at once it is never kept, and
     // {@link #send} copies it when it has to wait at the target
     Frame f = local ? scratch.reset(type, rank, id) : Frame.of(type, rank, id);
@@ -381,7 +403,7 @@ final class OriginOperations {
     } else {
       f.typeBytes = tt.wireBytes();
     }
-    observer.opIssued(id, type, target, tt.size() * (long) count, issuing);
+    observer.opIssued(id, type, target, tt.size() * (long) count, c.seq);
     return f;
   }
 
@@ -495,11 +517,11 @@ final class OriginOperations {
    * Operations of fence and PSCW epochs are also counted for the epoch ({@code complete}
    * announces the counts).
    */
-  private <T> Future<T> track(int targetRank, int sync, Future<T> op) {
+  private <T> Future<T> track(RmaCall c, int targetRank, int sync, Future<T> op) {
     if (sync != TargetWindow.SYNC_PASSIVE) {
       tracker.sentInEpoch(targetRank);
     }
-    lastSent = op;
+    c.sent = op;
     return op;
   }
 
@@ -527,7 +549,7 @@ final class OriginOperations {
     DatatypeEngine.checkSignatures(ot, c.originCount, tt, c.targetCount, accumulate);
     checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, call);
     boolean local = rp.isLocal(targetRank);
-    Frame f = frame(c.type, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
+    Frame f = frame(c, c.type, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
     f.code = c.op.code();
     io.vertx.core.Promise<Void> packed = attachOrigin(f, local, o, ot, c.originCount, true);
     if (!local) {
@@ -537,12 +559,12 @@ final class OriginOperations {
       if (rp.failure() != null) {
         throw rp.failure();
       }
-      sendOneWay(targetRank, f);
+      sendOneWay(c, targetRank, f);
       // packed at once, or when the connection can take it (the origin buffer is free once it is,
       // or once the connection is gone without it: the failure is the synchronization's to report)
       return packed == null ? done : packed.future();
     }
-    return track(targetRank, issuedIn, empty(send(targetRank, f, local)));
+    return track(c, targetRank, issuedIn, empty(send(targetRank, f, local)));
   }
 
   private Future<Void> get(RmaCall c, int issuedIn) {
@@ -557,7 +579,7 @@ final class OriginOperations {
     DatatypeEngine.checkSignatures(tt, c.targetCount, ot, c.resultCount, false);
     checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, "get");
     boolean local = rp.isLocal(targetRank);
-    Frame f = frame(FrameType.GET, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
+    Frame f = frame(c, FrameType.GET, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
     MemoryRef into = local ? null : o.toRef(); // kept until the reply comes
     if (local) { // the target writes the get's buffer in place
       LocalTransfer l = (LocalTransfer) f.local;
@@ -568,7 +590,7 @@ final class OriginOperations {
     }
     Future<Frame> reply = local ? send(targetRank, f, true)
         : largeGets.request(targetRank, f, DatatypeEngine.packedSize(tt, c.targetCount));
-    return track(targetRank, issuedIn, receive(reply, into, ot, c.resultCount));
+    return track(c, targetRank, issuedIn, receive(reply, into, ot, c.resultCount));
   }
 
   private Future<Void> getAccumulate(RmaCall c, int issuedIn) {
@@ -594,7 +616,7 @@ final class OriginOperations {
     DatatypeEngine.checkSignatures(tt, c.targetCount, rt, c.resultCount, true);
     checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, "getAccumulate");
     boolean local = rp.isLocal(targetRank);
-    Frame f = frame(FrameType.GET_ACC, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
+    Frame f = frame(c, FrameType.GET_ACC, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
     f.code = op.code();
     if (o != null) {
       attachOrigin(f, local, o, ot, c.originCount, false);
@@ -607,7 +629,7 @@ final class OriginOperations {
       l.resultType = rt;
       l.resultCount = c.resultCount;
     }
-    return track(targetRank, issuedIn, receive(send(targetRank, f, local), into, rt, c.resultCount));
+    return track(c, targetRank, issuedIn, receive(send(targetRank, f, local), into, rt, c.resultCount));
   }
 
   private Future<Void> compareAndSwap(RmaCall c, int issuedIn) {
@@ -623,7 +645,7 @@ final class OriginOperations {
     state.checkRank(targetRank, "compareAndSwap");
     checkTargetRange(targetRank, c.targetDisp, t, 1, "compareAndSwap");
     boolean local = rp.isLocal(targetRank);
-    Frame f = frame(FrameType.CAS, targetRank, issuedIn, c.targetDisp, 1, t, local);
+    Frame f = frame(c, FrameType.CAS, targetRank, issuedIn, c.targetDisp, 1, t, local);
     MemoryRef into = null;
     if (local) { // the target reads origin and compare, and writes the result, in place
       LocalTransfer l = (LocalTransfer) f.local;
@@ -640,6 +662,6 @@ final class OriginOperations {
       Memory.copy(cmp.base(), cmp.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET + size, size);
       into = r.toRef(); // kept until the reply comes
     }
-    return track(targetRank, issuedIn, receive(send(targetRank, f, local), into, t, 1));
+    return track(c, targetRank, issuedIn, receive(send(targetRank, f, local), into, t, 1));
   }
 }

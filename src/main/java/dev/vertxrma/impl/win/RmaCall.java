@@ -102,7 +102,18 @@ final class RmaCall {
     this.resultType = resultType;
   }
 
-  /** A copy that outlives this instance's reuse (the call waits for its epoch). */
+  // what issuing the call did: call-scoped results the origin reads right after issuing it
+
+  /** Its issue number at its target (1 for the first), {@code 0} while it is not counted. */
+  long seq;
+  /** The future of the frame its body sent and awaits an answer for, or {@code null}. */
+  io.vertx.core.Future<?> sent;
+  /** Its body sent its frame one way: the acknowledgement that covers it completes it. */
+  boolean oneWay;
+  /** The instance that waits for the call's epoch and runs its body later, or {@code null}. */
+  RmaCall held;
+
+  /** A copy of the arguments that outlives this instance's reuse (the call waits for its epoch). */
   RmaCall copy() {
     RmaCall c = new RmaCall();
     c.type = type;
@@ -134,5 +145,9 @@ final class RmaCall {
     resultType = null;
     targetType = null;
     op = null;
+    seq = 0;
+    sent = null;
+    oneWay = false;
+    held = null;
   }
 }

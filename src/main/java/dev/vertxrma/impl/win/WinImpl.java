@@ -352,7 +352,9 @@ final class WinImpl implements Win, RegisteredWindow {
   public Future<Long> fetchAndOp(long value, int targetRank, long targetDisp, Op op) {
     long[] in = {value};
     long[] out = new long[1];
-    return fetchAndOp(Buf.of(in), 0, Buf.of(out), 0, Datatype.LONG, targetRank, targetDisp, op).map(v -> out[0]);
+    // the value is the future's: the operation counts as complete only once the future has it
+    return this.origin.issue(this.origin.call().getAccumulate(op, Buf.of(in), 0, 1, Datatype.LONG, Buf.of(out), 0, 1,
+        Datatype.LONG, targetRank, targetDisp, 1, Datatype.LONG), () -> out[0]);
   }
 
   @Override
@@ -367,7 +369,8 @@ final class WinImpl implements Win, RegisteredWindow {
     long[] in = {value};
     long[] cmp = {compare};
     long[] out = new long[1];
-    return compareAndSwap(Buf.of(in), 0, Buf.of(cmp), 0, Buf.of(out), 0, Datatype.LONG, targetRank, targetDisp).map(v -> out[0]);
+    return this.origin.issue(this.origin.call().compareAndSwap(Buf.of(in), 0, Buf.of(cmp), 0, Buf.of(out), 0,
+        Datatype.LONG, targetRank, targetDisp), () -> out[0]);
   }
 
   // ------------------------------------------------------------------ fence and post/start/complete/wait
