@@ -24,6 +24,15 @@ final class JvmWarmup {
     "dev.vertxrma.impl.win.PassiveTargetSync", "dev.vertxrma.impl.sync.PscwEpoch", "dev.vertxrma.impl.sync.CompletionTracker",
     "dev.vertxrma.impl.coll.Collectives", "dev.vertxrma.impl.p2p.PointToPoint", "dev.vertxrma.impl.ops.DatatypeEngine",
     "dev.vertxrma.impl.ops.ReductionKernel", "dev.vertxrma.impl.ops.TypeMap", "dev.vertxrma.impl.transport.FrameCodec",
+    // a rank's start (RankHost: the rank process, its communicators and point-to-point) ran 54 ms
+    // on a cold JVM's event loop while they loaded
+    "dev.vertxrma.impl.runtime.RankProcess", "dev.vertxrma.impl.runtime.CommImpl", "dev.vertxrma.impl.runtime.CommFactory",
+    "dev.vertxrma.impl.runtime.CommEndpoint", "dev.vertxrma.impl.runtime.RankFuture", "dev.vertxrma.impl.runtime.ErrorHandling",
+    "dev.vertxrma.impl.runtime.WaitDeadlines", "dev.vertxrma.impl.runtime.Handshake", "dev.vertxrma.impl.p2p.BsendBuffer",
+    "dev.vertxrma.impl.win.OriginOperations", "dev.vertxrma.impl.win.ActiveTargetSync", "dev.vertxrma.impl.win.RmaCall",
+    "dev.vertxrma.impl.sync.FenceEpoch", "dev.vertxrma.impl.sync.LockManager", "dev.vertxrma.impl.sync.PassiveEpoch",
+    "dev.vertxrma.impl.transport.DataLink", "dev.vertxrma.impl.transport.DataPlane", "dev.vertxrma.impl.transport.PendingReplies",
+    "dev.vertxrma.impl.transport.Frame", "dev.vertxrma.impl.memory.WindowMemory", "dev.vertxrma.impl.memory.AddressedMemory",
   };
 
   private static int one() {

@@ -64,7 +64,14 @@ public final class CompletionTracker {
   private final RankObserver observer;
   private final int win;
   private final long[] issued;
+  /**
+   * Per target: every operation numbered up to this one is complete. Operations complete in any
+   * order (a reply may overtake an acknowledgement, a same-JVM operation one held for a lock), so
+   * a synchronization waits for this prefix, never for a mere count of completions.
+   */
   private final long[] completed;
+  /** Per target: operations complete ahead of an earlier one still pending ({@code null} while none ever was). */
+  private final java.util.TreeSet<Long>[] ahead;
   private final int[] sentInEpoch;
   private final List<Waiter> waiters = new ArrayList<>();
   /** Unreported failures, in the order they occurred. */
@@ -84,6 +91,9 @@ public final class CompletionTracker {
     this.win = win;
     this.issued = new long[size];
     this.completed = new long[size];
+    @SuppressWarnings("unchecked")
+    java.util.TreeSet<Long>[] a = new java.util.TreeSet[size];
+    this.ahead = a;
     this.sentInEpoch = new int[size];
     this.oneWaySent = new long[size];
     this.oneWayAcked = new long[size];
@@ -182,7 +192,7 @@ public final class CompletionTracker {
    * kept for the first synchronization that completes the operation ({@link #takeError}).
    */
   public void complete(int target, long seq, Throwable failure) {
-    completed[target]++;
+    advance(target, seq);
     observer.opCompleted(win, target, seq, failure != null);
     if (failure != null) {
       failures.add(new Failure(target, seq, failure instanceof RmaException ? (RmaException) failure
@@ -207,6 +217,26 @@ public final class CompletionTracker {
     }
     if (ready != null) {
       ready.forEach(w -> w.done.complete());
+    }
+  }
+
+  /**
+   * Operation {@code seq} to {@code target} is complete: the complete prefix grows past it and
+   * every operation kept ahead that now follows on; kept ahead if an earlier one is pending. At
+   * most the operations in flight to a target are kept ahead.
+   */
+  private void advance(int target, long seq) {
+    if (seq != completed[target] + 1) {
+      if (ahead[target] == null) {
+        ahead[target] = new java.util.TreeSet<>();
+      }
+      ahead[target].add(seq);
+      return;
+    }
+    completed[target] = seq;
+    java.util.TreeSet<Long> next = ahead[target];
+    while (next != null && !next.isEmpty() && next.first() == completed[target] + 1) {
+      completed[target] = next.pollFirst();
     }
   }
 
