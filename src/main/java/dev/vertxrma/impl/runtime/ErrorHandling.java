@@ -18,8 +18,12 @@ public final class ErrorHandling {
   private final String owner;
   private final Consumer<RmaException> abort;
   private volatile ErrorHandler handler = ErrorHandler.ERRORS_RETURN;
-  /** The error last handed to the handler: a failure that travels through nested calls is handled once. */
+  /**
+   * The error a failed call last handed to a handler, and that handler: a failure that travels
+   * through nested calls is handled once by one handler.
+   */
   private RmaException lastHandled;
+  private ErrorHandler lastHandler;
 
   /**
    * @param owner what the slot belongs to, for log messages (e.g. "window w3 of rank 1")
@@ -51,24 +55,36 @@ public final class ErrorHandling {
     }
     return f.transform(ar -> {
       if (ar.failed()) {
-        call(h, ar.cause());
+        callOnce(h, ar.cause());
       }
       return f;
     });
   }
 
-  /** MPI_*_call_errhandler: runs the handler in place with {@code error}. */
+  /**
+   * MPI_*_call_errhandler: runs the handler in place with {@code error}, every time it is called
+   * (the same exception twice runs the handler twice; a handler set in between sees the second).
+   */
   public void call(RmaException error) {
-    call(handler, error);
+    invoke(handler, error);
   }
 
-  private void call(ErrorHandler h, Throwable cause) {
+  /** The handler {@code h} sees a failed call's error, unless it has seen that error already. */
+  private void callOnce(ErrorHandler h, Throwable cause) {
     RmaException e = cause instanceof RmaException ? (RmaException) cause
         : new RmaException(ErrorClass.OTHER, String.valueOf(cause), cause);
-    if (h == ErrorHandler.ERRORS_RETURN || e == lastHandled) {
+    if (e == lastHandled && h == lastHandler) {
       return;
     }
     lastHandled = e;
+    lastHandler = h;
+    invoke(h, e);
+  }
+
+  private void invoke(ErrorHandler h, RmaException e) {
+    if (h == ErrorHandler.ERRORS_RETURN) {
+      return;
+    }
     if (h == ErrorHandler.ERRORS_ARE_FATAL) {
       abort.accept(e);
       return;

@@ -259,6 +259,26 @@ public final class PscwEpoch {
     return waitPromise.future();
   }
 
+  /** Access side: the target {@code src} withdrew a post (its waitFor timed out): forgotten unless a start took it. */
+  public void onPostWithdrawn(int src) {
+    if (src >= 0 && src < postsReceived.length && postsReceived[src] > 0) {
+      postsReceived[src]--;
+    }
+  }
+
+  /**
+   * Exposure side: the waitFor of the current exposure timed out: the epoch ends here, its wait
+   * fails with {@code cause}, and what its members still send is refused (RMA_SYNC).
+   */
+  public void withdrawExposure(RmaException cause) {
+    exposureGroup = null;
+    Promise<Void> p = waitPromise;
+    waitPromise = null;
+    if (p != null) {
+      p.tryFail(cause);
+    }
+  }
+
   /** Ends the exposure epoch after waitFor completed. */
   public void endExposure() {
     exposureGroup = null;

@@ -54,6 +54,11 @@ public final class FrameType {
    * payload = message. No reply.
    */
   public static final byte OP_FAILED = 26;
+  /**
+   * PSCW: the sender withdrew its post to the receiver (its waitFor timed out and its exposure
+   * epoch is closed): the receiver forgets that post if no start has matched it yet. No reply.
+   */
+  public static final byte POST_WITHDRAWN = 27;
 
   /** Whether the frame is an RMA operation on a window (put, get, accumulate, get-accumulate, CAS). */
   public static boolean isOperation(byte type) {
@@ -80,6 +85,7 @@ public final class FrameType {
       case LOCK_CANCEL: return "LOCK_CANCEL";
       case ACK_REQ: return "ACK_REQ";
       case OP_FAILED: return "OP_FAILED";
+      case POST_WITHDRAWN: return "POST_WITHDRAWN";
       default: return "type#" + type;
     }
   }

@@ -44,6 +44,8 @@ final class ActiveTargetSync {
    * behind while the owner has queued work; checks made at call time use this one.
    */
   private Group exposure;
+  /** The current exposure's post told its members (POST frames; not so under NOCHECK). */
+  private boolean exposureAnnounced;
 
   ActiveTargetSync(Endpoint rp, WindowState state, CompletionTracker tracker, Collectives coll, PscwEpoch pscw,
       PassiveEpoch passive, TargetWindow targetWindow, RankObserver observer) {
@@ -135,6 +137,7 @@ final class ActiveTargetSync {
     pscw.checkMembers(members, "post");
     leaveFenceMode("post");
     exposure = members;
+    exposureAnnounced = (bits & Mode.NOCHECK.bit()) == 0;
     // the exposure is open at this target before any origin learns of the post
     return observer.sync(state.id, Sync.POST, -1, targetWindow.post(members)).map(v -> {
       if ((bits & Mode.NOCHECK.bit()) == 0) {
@@ -189,8 +192,19 @@ final class ActiveTargetSync {
       throw RmaException.of(ErrorClass.RMA_SYNC, "waitFor at rank %d without a matching post", rank);
     }
     exposure = null;
-    return observer.sync(state.id, Sync.WAIT, -1, rp.withTimeout(targetWindow.waitFor(),
-        "waitFor (waiting for complete from " + group + ")"));
+    boolean announced = exposureAnnounced;
+    Future<Void> waited = rp.withTimeout(targetWindow.waitFor(), "waitFor (waiting for complete from " + group + ")");
+    return observer.sync(state.id, Sync.WAIT, -1, waited.onFailure(e -> {
+      if (e instanceof RmaException && ((RmaException) e).errorClass() == ErrorClass.TIMEOUT) {
+        // withdrawn here and at the members, before the caller hears of it: its next post is a new epoch
+        targetWindow.withdrawExposure((RmaException) e);
+        if (announced) {
+          for (int m : group.ranks()) {
+            rp.send(m, Frame.of(FrameType.POST_WITHDRAWN, rank, state.id));
+          }
+        }
+      }
+    }));
   }
 
   /** MPI_Win_test. */

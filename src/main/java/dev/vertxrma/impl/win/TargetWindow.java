@@ -171,6 +171,9 @@ final class TargetWindow {
         case FrameType.POST:
           pscw.onPost(f.src);
           return;
+        case FrameType.POST_WITHDRAWN:
+          pscw.onPostWithdrawn(f.src);
+          return;
         case FrameType.COMPLETE:
           pscw.onComplete(f.src, f.count);
           return;
@@ -380,7 +383,7 @@ final class TargetWindow {
    * future completes on the rank's context once ownership is released, failed with the body's
    * {@link RmaException}. Called on the home context.
    */
-  private <T> Future<T> owned(Supplier<T> body) {
+  <T> Future<T> owned(Supplier<T> body) {
     Promise<T> p = endpoint.context().promise();
     owner.execute(() -> {
       T v;
@@ -388,6 +391,16 @@ final class TargetWindow {
         v = body.get();
       } catch (RmaException e) {
         owner.defer(() -> p.tryFail(e));
+        return;
+      } catch (RuntimeException | Error e) {
+        // a bug, not bad input: the caller's future fails with it (never waits for ever); an
+        // Error then goes on to the rank's context, which fails the rank by name
+        RmaException internal = new RmaException(ErrorClass.INTERN, "internal error at rank " + rank + " on window "
+            + name.get() + ": " + e, e);
+        owner.defer(() -> p.tryFail(internal));
+        if (e instanceof Error) {
+          throw (Error) e;
+        }
         return;
       }
       owner.defer(() -> p.tryComplete(v));
@@ -450,6 +463,15 @@ final class TargetWindow {
       pscw.endExposure();
       return null;
     }));
+  }
+
+  /**
+   * Closes the exposure epoch whose waitFor timed out: {@code waitFor}'s own future fails with
+   * {@code cause}, a later post is accepted, and a COMPLETE or an operation that still comes
+   * from a member of the withdrawn group is refused with RMA_SYNC.
+   */
+  void withdrawExposure(RmaException cause) {
+    owner.execute(() -> pscw.withdrawExposure(cause));
   }
 
   /** MPI_Win_test. */

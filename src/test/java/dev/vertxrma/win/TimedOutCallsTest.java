@@ -1,0 +1,84 @@
+package dev.vertxrma.win;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.vertxrma.Buf;
+import dev.vertxrma.Datatype;
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.Info;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.Win;
+import dev.vertxrma.testing.Jobs;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * What a call that failed leaves behind: a waitFor that timed out closes its exposure epoch at
+ * the target and withdraws its post at the members, so the next post and start match; and
+ * call_errhandler runs the handler at every call, even with the same exception.
+ */
+class TimedOutCallsTest {
+
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void aWaitForThatTimedOutLeavesNoExposureOpen(Jobs.Mode mode) {
+    // every wait of the job is bounded by 1 s; rank 1 stays out of the way for 1.5 s by a timer
+    Throwable failed = Jobs.runExpectingFailure(mode, Jobs.options(2).setWaitTimeoutMs(1000), (world, args) ->
+        Win.allocate(world, 64, 8, Info.NULL).compose(win -> {
+          io.vertx.core.Vertx vertx = io.vertx.core.Vertx.currentContext().owner();
+          if (world.rank() == 0) {
+            // nobody starts an epoch on this post: waitFor times out
+            return win.post(world.group().incl(1)).compose(v -> win.waitFor()).transform(ar -> {
+              assertTrue(ar.failed(), "waitFor without a matching complete succeeded");
+              assertEquals(ErrorClass.TIMEOUT, ((RmaException) ar.cause()).errorClass(), ar.cause().toString());
+              return win.post(world.group().incl(1)); // refused with RMA_SYNC before the fix
+            }).compose(v -> win.waitFor())
+                .map(v -> {
+                  assertEquals(42L, win.memory().readLong(8), "the put of the epoch that matched the second post");
+                  return null;
+                })
+                .compose(v -> vertx.timer(1500)) // while rank 1's last start times out
+                .compose(v -> win.free());
+          }
+          return vertx.timer(1500)
+              .compose(v -> win.start(world.group().incl(0))) // the first post was withdrawn: matches the second
+              .compose(v -> win.put(Buf.of(new long[] {42}), 0, 1, Datatype.LONG, 0, 1))
+              .compose(v -> win.complete())
+              .compose(v -> win.start(world.group().incl(0))) // matches no post: the withdrawn one is forgotten
+              .transform(ar -> {
+                assertTrue(ar.failed(), "a start matched the post that was withdrawn");
+                assertEquals(ErrorClass.TIMEOUT, ((RmaException) ar.cause()).errorClass(), ar.cause().toString());
+                return win.free();
+              });
+        }));
+    assertEquals(null, failed, "the job failed: " + failed);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void callErrhandlerRunsTheHandlerEveryTime(Jobs.Mode mode) {
+    Jobs.run(mode, 2, (world, args) -> Win.allocate(world, 8, 8, Info.NULL).compose(win -> {
+      List<String> seen = new ArrayList<>();
+      RmaException error = new RmaException(ErrorClass.OTHER, "raised by the program");
+      win.setErrhandler(e -> seen.add("first " + e.getMessage()));
+      world.setErrhandler(e -> seen.add("comm " + e.getMessage()));
+      return win.callErrhandler(error)
+          .compose(v -> win.callErrhandler(error))
+          .compose(v -> {
+            win.setErrhandler(e -> seen.add("second " + e.getMessage()));
+            return win.callErrhandler(error);
+          })
+          .compose(v -> world.callErrhandler(error))
+          .compose(v -> world.callErrhandler(error))
+          .map(v -> {
+            assertEquals(List.of("first OTHER: raised by the program", "first OTHER: raised by the program",
+                "second OTHER: raised by the program", "comm OTHER: raised by the program",
+                "comm OTHER: raised by the program"), seen);
+            return null;
+          }).compose(v -> world.barrier()).compose(v -> win.free());
+    }));
+  }
+}
