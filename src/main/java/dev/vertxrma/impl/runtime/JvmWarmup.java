@@ -81,6 +81,11 @@ final class JvmWarmup {
       }
       // java.util.logging loads its level names' resource bundle at the first record it formats
       // (a rejected-input warning, from an event loop): tens of ms on a cold JVM
+      // error messages are String.format'ed (RmaException.of): the first one loads the locale's
+      // number symbols (DecimalFormatSymbols, 51 ms once on a cold JVM's event loop)
+      if (String.format("%s %d %x %.1f", concat, 1, 2, 0.5).isEmpty()) {
+        throw new IllegalStateException("warm-up");
+      }
       java.util.logging.Level.WARNING.getLocalizedName();
       java.util.logging.Level.INFO.getLocalizedName();
       dev.vertxrma.impl.transport.RejectedInput.warmUp();

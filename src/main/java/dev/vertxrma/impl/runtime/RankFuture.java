@@ -88,9 +88,13 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
     return f;
   }
 
-  /** {@code future} as a rank future of {@code context}: itself if it is one, else one completed with it. */
+  /**
+   * {@code future} as a rank future of {@code context}: itself if it is one of that context, else
+   * one completed with it (a future of another rank's context is never handed out as this one's:
+   * its listeners would run on the other rank's thread).
+   */
   public static <T> Future<T> of(Context context, Future<T> future) {
-    if (future instanceof RankFuture) {
+    if (future instanceof RankFuture && ((RankFuture<T>) future).ctx == context) {
       return future;
     }
     RankFuture<T> p = promise(context);
@@ -251,7 +255,8 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
    * is a pending rank future, else listens to it.
    */
   private void follow(Future<T> inner) {
-    if (inner instanceof RankFuture && ((RankFuture<T>) inner).mergeInto(this)) {
+    // only futures of one context merge: listeners always run on the context of the rank whose call made them
+    if (inner instanceof RankFuture && ((RankFuture<T>) inner).ctx == ctx && ((RankFuture<T>) inner).mergeInto(this)) {
       return;
     }
     inner.onComplete((v, e) -> settle(v, e));
