@@ -59,6 +59,37 @@ class TimedOutCallsTest {
 
   @ParameterizedTest
   @EnumSource(Jobs.Mode.class)
+  void aLockRequestThatTimedOutLeavesNoPendingReply(Jobs.Mode mode) {
+    // waits bounded by 1 s; rank 0 holds the lock for 1.5 s (a timer), rank 2 asks for it at 0.3 s
+    Throwable failed = Jobs.runExpectingFailure(mode, Jobs.options(3).setWaitTimeoutMs(1000), (world, args) ->
+        Win.allocate(world, 8, 8, Info.NULL).compose(win -> {
+          io.vertx.core.Vertx vertx = io.vertx.core.Vertx.currentContext().owner();
+          dev.vertxrma.impl.runtime.RankProcess process = ((dev.vertxrma.impl.runtime.CommImpl) world).process();
+          io.vertx.core.Future<Void> part;
+          if (world.rank() == 0) {
+            part = win.lock(dev.vertxrma.LockType.EXCLUSIVE, 1).compose(v -> vertx.timer(1500))
+                .compose(v -> win.unlock(1));
+          } else if (world.rank() == 2) {
+            part = vertx.timer(300).compose(v -> win.lock(dev.vertxrma.LockType.EXCLUSIVE, 1)).transform(ar -> {
+              assertTrue(ar.failed(), "the lock was granted while rank 0 held it");
+              assertEquals(ErrorClass.TIMEOUT, ((RmaException) ar.cause()).errorClass(), ar.cause().toString());
+              assertEquals(0, process.pendingRequests(), "a reply is still waited for after the lock timed out");
+              return io.vertx.core.Future.succeededFuture();
+            });
+          } else {
+            part = vertx.timer(1500).mapEmpty();
+          }
+          return part.compose(v -> world.barrier())
+              // the cancelled request left nothing at the target: rank 2 locks it now
+              .compose(v -> world.rank() == 2 ? win.lock(dev.vertxrma.LockType.EXCLUSIVE, 1)
+                  .compose(x -> win.unlock(1)) : io.vertx.core.Future.succeededFuture())
+              .compose(v -> world.barrier()).compose(v -> win.free());
+        }));
+    assertEquals(null, failed, "the job failed: " + failed);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
   void callErrhandlerRunsTheHandlerEveryTime(Jobs.Mode mode) {
     Jobs.run(mode, 2, (world, args) -> Win.allocate(world, 8, 8, Info.NULL).compose(win -> {
       List<String> seen = new ArrayList<>();

@@ -85,6 +85,11 @@ final class CommEndpoint implements Endpoint {
   }
 
   @Override
+  public void withdraw(long corr) {
+    process.withdraw(corr);
+  }
+
+  @Override
   public void reply(Frame request, ErrorClass error, String message) {
     process.send(members[request.src], PendingReplies.replyTo(request, process.rank(), error, message));
   }

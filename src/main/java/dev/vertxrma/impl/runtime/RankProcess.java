@@ -325,6 +325,16 @@ public final class RankProcess implements Endpoint {
   }
 
   @Override
+  public void withdraw(long corr) {
+    pending.withdraw(corr);
+  }
+
+  /** Requests of this rank waiting for their answer (tests check none is left behind). */
+  public int pendingRequests() {
+    return pending.pendingCount();
+  }
+
+  @Override
   public void reply(Frame request, ErrorClass error, String message) {
     transport.send(request.src, PendingReplies.replyTo(request, rank, error, message));
   }

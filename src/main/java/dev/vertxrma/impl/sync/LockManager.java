@@ -21,11 +21,13 @@ public final class LockManager {
     final int origin;
     final LockType type;
     final Runnable grant;
+    final Runnable dropped;
 
-    Request(int origin, LockType type, Runnable grant) {
+    Request(int origin, LockType type, Runnable grant, Runnable dropped) {
       this.origin = origin;
       this.type = type;
       this.grant = grant;
+      this.dropped = dropped;
     }
   }
 
@@ -41,11 +43,19 @@ public final class LockManager {
 
   /** Queues a lock request from {@code origin}; {@code grant} runs when it is granted (maybe at once). */
   public void request(int origin, LockType type, Runnable grant) {
+    request(origin, type, grant, () -> { });
+  }
+
+  /**
+   * {@link #request(int, LockType, Runnable)}, with what to do if the request is dropped unanswered
+   * ({@link #clear}: the window is freed while it waits).
+   */
+  public void request(int origin, LockType type, Runnable grant, Runnable dropped) {
     if (holds(origin) || queued(origin)) {
       throw RmaException.of(ErrorClass.RMA_SYNC, "rank %d already holds or waits for a lock on the window at rank %d",
           origin, rank);
     }
-    queue.addLast(new Request(origin, type, grant));
+    queue.addLast(new Request(origin, type, grant, dropped));
     grantWaiting();
   }
 
@@ -134,10 +144,15 @@ public final class LockManager {
     }
   }
 
-  /** Drops every queued request, telling each through {@code onDropped} (window freed, job failed). */
+  /**
+   * Drops every queued request (window freed, job failed): each is told through the {@code
+   * dropped} action it was queued with, then {@code onDropped}.
+   */
   public void clear(IntConsumer onDropped) {
     while (!queue.isEmpty()) {
-      onDropped.accept(queue.pollFirst().origin);
+      Request r = queue.pollFirst();
+      r.dropped.run();
+      onDropped.accept(r.origin);
     }
     shared.clear();
     exclusive = -1;

@@ -48,6 +48,12 @@ public interface Endpoint {
    */
   Future<Frame> request(int dst, Frame frame);
 
+  /**
+   * Forgets the request whose correlation id {@code corr} is (set by {@link #request}): the
+   * caller withdrew it at its target, so no answer will come or be waited for.
+   */
+  void withdraw(long corr);
+
   /** Answers a request: {@code error == null} for success. */
   void reply(Frame request, dev.vertxrma.ErrorClass error, String message);
 

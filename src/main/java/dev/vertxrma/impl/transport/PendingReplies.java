@@ -66,6 +66,20 @@ public final class PendingReplies {
     return true;
   }
 
+  /**
+   * The request {@code corr} was withdrawn (its caller gave up, and the target was told so): its
+   * entry goes, so no answer is waited for any more; a late answer is then one nobody waits for.
+   * Returns whether it was pending.
+   */
+  public boolean withdraw(long corr) {
+    return pending.remove(corr) != null;
+  }
+
+  /** Number of requests waiting for their answer. */
+  public int pendingCount() {
+    return pending.size();
+  }
+
   /** Fails every pending request whose target matches with the given failure. */
   public void failAll(IntPredicate targets, RmaException failure) {
     List<Promise<Frame>> failed = new ArrayList<>();

@@ -191,6 +191,7 @@ final class PassiveTargetSync {
               if (e instanceof RmaException && ((RmaException) e).errorClass() == ErrorClass.TIMEOUT) {
                 // withdrawn at the target too: no lock left queued, or granted to a rank that gave up
                 rp.send(targetRank, Frame.of(FrameType.LOCK_CANCEL, rank, id));
+                rp.withdraw(f.corr); // the target answers a cancelled request never: nothing to wait for
               }
             });
       };

@@ -373,7 +373,9 @@ final class TargetWindow {
       return;
     }
     // the grant may run later, while an unlock is handled: always inside the owner
-    locks.request(f.src, LockType.values()[f.code], () -> replyLater(f, null));
+    // a request still queued when the window is freed is refused, not left unanswered
+    locks.request(f.src, LockType.values()[f.code], () -> replyLater(f, null), () -> answerError(f, ErrorClass.WIN,
+        "window " + name.get() + " at rank " + rank + " was freed before rank " + f.src + "'s lock request was granted"));
   }
 
   // ------------------------------------------------------------------ the target rank's own calls
