@@ -24,7 +24,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Each end checks the other's code (constant-time) and, on the connecting side, that the peer is
  * the node it meant to reach; a wrong or late proof closes the connection (5 s to prove), and
  * until the proof holds a record is at most {@value #MAX_PROOF_RECORD} bytes. A stranger who
- * connects learns a random nonce and nothing else.
+ * connects learns a random nonce and nothing else. The accepting side keeps at most {@value
+ * UnprovenConnections#DEFAULT_MAX_PER_SOURCE} unproven connections per source address and {@value
+ * UnprovenConnections#DEFAULT_MAX_TOTAL} in all ({@link UnprovenConnections}); a closed one keeps
+ * no timer, and every failure before the proof (a reset, a close, a wrong or late proof, a
+ * connection over the bounds) is counted in the rate-limited rejected-input log, not logged alone.
  */
 final class DataLink {
 
@@ -376,9 +380,9 @@ final class DataLink {
   // ------------------------------------------------------------------ accepting side
 
   /** Accepting side: challenge a new connection; bind it to its link once the peer proved the secret. */
-  static void accept(DataPlane plane, NetSocket s) {
+  static void accept(DataPlane plane, NetSocket s, String source) {
     byte[] a = nonce();
-    Proof proof = new Proof(plane, s);
+    Proof proof = new Proof(plane, s, source);
     s.write(record(MAGIC.getBytes(StandardCharsets.US_ASCII), a));
     proof.expect(answer -> {
       byte[][] p = parseProof(answer, 3);

@@ -32,7 +32,13 @@ final class Proof {
 
   private final DataPlane plane;
   private final NetSocket socket;
+  private static final System.Logger LOG = System.getLogger(DataPlane.class.getName());
+
   private final long timer;
+  /** An incoming connection's source address (see the constructor), else {@code null}. */
+  private final String source;
+  /** Whether the slot of an incoming connection was given back. */
+  private boolean released;
   private Step step;
   private boolean failed;
   /** The proven peer JVM, once the proof holds: records are frames from it. */
@@ -46,26 +52,79 @@ final class Proof {
   private final java.util.ArrayDeque<ByteBuf> backlog = new java.util.ArrayDeque<>();
 
   Proof(DataPlane plane, NetSocket socket) {
+    this(plane, socket, null);
+  }
+
+  /**
+   * @param source the source address of an incoming connection, which holds a slot of the plane's
+   *     {@link UnprovenConnections} until it proves the secret or closes; {@code null} for an
+   *     outgoing one
+   */
+  Proof(DataPlane plane, NetSocket socket, String source) {
     this.plane = plane;
     this.socket = socket;
+    this.source = source;
     ((NetSocketInternal) socket).messageHandler(this::read);
-    // a record cut short by the connection's end holds buffers of the socket's: give them back
-    ((NetSocketInternal) socket).channelHandlerContext().channel().closeFuture().addListener(x -> {
-      if (body != null) {
-        body.release();
-        body = null;
-      }
-      ByteBuf waiting;
-      while ((waiting = backlog.poll()) != null) {
-        waiting.release();
-      }
-    });
+    // a reset or another I/O error is counted (before the proof) or logged once (after it), never
+    // left to Vert.x, which would log each at ERROR; the close that follows is handled below
+    socket.exceptionHandler(this::broken);
     this.timer = plane.vertx().setTimer(DataLink.PROOF_TIMEOUT_MS, id -> {
+      plane.unproven().timerGone();
       if (peer == null && !failed) {
-        fail("a data-plane connection from " + socket.remoteAddress() + " that did not prove itself within "
-            + DataLink.PROOF_TIMEOUT_MS + " ms");
+        fail("a data-plane connection " + (source == null ? "to " : "from ") + socket.remoteAddress()
+            + " that did not prove itself within " + DataLink.PROOF_TIMEOUT_MS + " ms");
       }
     });
+    plane.unproven().timerArmed();
+    // runs at once if the connection is closed already; on the connection's event loop otherwise
+    ((NetSocketInternal) socket).channelHandlerContext().channel().closeFuture().addListener(x -> closed());
+  }
+
+  /**
+   * The connection closed: its proof timer goes (a dead connection must not stay reachable from a
+   * timer for the rest of its 5 s), its slot is given back, and an incoming connection that closed
+   * before it proved anything or failed otherwise is counted; a record cut short by the end holds
+   * buffers of the socket's, which go back.
+   */
+  private void closed() {
+    cancelTimer();
+    if (peer == null && !failed && source != null) {
+      failed = true;
+      plane.job().reject("a data-plane connection from " + source + " that closed before it proved the job's secret");
+    }
+    releaseSlot();
+    if (body != null) {
+      body.release();
+      body = null;
+    }
+    ByteBuf waiting;
+    while ((waiting = backlog.poll()) != null) {
+      waiting.release();
+    }
+  }
+
+  /** An I/O error on the connection (a reset, typically), which then closes. */
+  private void broken(Throwable e) {
+    if (peer != null) {
+      LOG.log(plane.isClosing() ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING,
+          "the data-plane connection with JVM " + peer + " failed: " + e);
+    } else if (!failed) {
+      fail("a data-plane connection " + (source == null ? "to " : "from ") + socket.remoteAddress()
+          + " that failed before it proved the job's secret: " + e);
+    }
+  }
+
+  private void cancelTimer() {
+    if (plane.vertx().cancelTimer(timer)) {
+      plane.unproven().timerGone();
+    }
+  }
+
+  private void releaseSlot() {
+    if (source != null && !released) {
+      released = true;
+      plane.unproven().release(source);
+    }
   }
 
   void expect(Step next) {
@@ -208,7 +267,7 @@ final class Proof {
       body.release();
       body = null;
     }
-    plane.vertx().cancelTimer(timer);
+    cancelTimer();
     plane.job().reject(what);
     socket.close();
     return false;
@@ -216,7 +275,8 @@ final class Proof {
 
   /** The peer proved the job's secret: records are frames from JVM {@code node} from now on. */
   void done(String node) {
-    plane.vertx().cancelTimer(timer);
+    cancelTimer();
     peer = node;
+    releaseSlot();
   }
 }
