@@ -16,6 +16,11 @@ import io.vertx.core.net.NetSocket;
  * #SEGMENTED_FROM} bytes is copied once, into an array of its own size, however many reads it
  * spans; a longer one is not copied: it is kept as retained slices of the buffers it arrived in.
  * The frame decoded from it keeps its payload there until it has been applied.
+ *
+ * <p>Before the proof holds, the connection's failures are the reader's: an I/O error (a reset),
+ * a close, a record the proof did not ask for, a wrong proof or the timeout each count once in the
+ * job's rate-limited rejected-input log, and the close cancels the proof timer and gives back the
+ * incoming connection's slot of {@link UnprovenConnections}. After it, an I/O error is logged once.
  */
 final class Proof {
   interface Step {
@@ -30,10 +35,10 @@ final class Proof {
   /** Records one task of the event loop reads before it lets other work in. */
   static final int RECORDS_PER_TASK = 256;
 
-  private final DataPlane plane;
-  private final NetSocket socket;
   private static final System.Logger LOG = System.getLogger(DataPlane.class.getName());
 
+  private final DataPlane plane;
+  private final NetSocket socket;
   private final long timer;
   /** An incoming connection's source address (see the constructor), else {@code null}. */
   private final String source;
