@@ -182,6 +182,11 @@ public final class JobRuntime {
     return nodes == null ? null : nodes[r];
   }
 
+  /** This JVM's data plane of the job (its bounds and counters, for tests), or {@code null} when not clustered. */
+  public DataPlane dataPlane() {
+    return dataPlane;
+  }
+
   /** The input this JVM's part of the job rejected before it reached a rank. */
   public RejectedInput rejectedInput() {
     return rejected;

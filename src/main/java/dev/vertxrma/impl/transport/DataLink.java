@@ -24,7 +24,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Each end checks the other's code (constant-time) and, on the connecting side, that the peer is
  * the node it meant to reach; a wrong or late proof closes the connection (5 s to prove), and
  * until the proof holds a record is at most {@value #MAX_PROOF_RECORD} bytes. A stranger who
- * connects learns a random nonce and nothing else.
+ * connects learns a random nonce and nothing else. The accepting side keeps at most {@value
+ * UnprovenConnections#DEFAULT_MAX_PER_SOURCE} unproven connections per source address and {@value
+ * UnprovenConnections#DEFAULT_MAX_TOTAL} in all ({@link UnprovenConnections}); a closed one keeps
+ * no timer, and every failure before the proof (a reset, a close, a wrong or late proof, a
+ * connection over the bounds) is counted in the rate-limited rejected-input log, not logged alone.
  */
 final class DataLink {
 
@@ -376,9 +380,9 @@ final class DataLink {
   // ------------------------------------------------------------------ accepting side
 
   /** Accepting side: challenge a new connection; bind it to its link once the peer proved the secret. */
-  static void accept(DataPlane plane, NetSocket s) {
+  static void accept(DataPlane plane, NetSocket s, String source) {
     byte[] a = nonce();
-    Proof proof = new Proof(plane, s);
+    Proof proof = new Proof(plane, s, source);
     s.write(record(MAGIC.getBytes(StandardCharsets.US_ASCII), a));
     proof.expect(answer -> {
       byte[][] p = parseProof(answer, 3);
@@ -443,221 +447,5 @@ final class DataLink {
       return null;
     }
     return p[1];
-  }
-
-  /**
-   * Reads one connection's records ({@code i32 length | body}) for its whole life: first the proof
-   * phase, records of at most {@value #MAX_PROOF_RECORD} bytes handed to the current step, closed
-   * on a failed step or after {@value #PROOF_TIMEOUT_MS} ms; then, once {@link #done proven}, frame
-   * records ({@code i32 destination rank | frame}) delivered to the job. One reader throughout, so
-   * that frames arriving in the same read as the last proof record are not lost.
-   *
-   * <p>It reads the socket's own buffers (Netty's, released here). A record shorter than {@value
-   * #SEGMENTED_FROM} bytes is copied once, into an array of its own size, however many reads it
-   * spans; a longer one is not copied: it is kept as retained slices of the buffers it arrived in.
-   * The frame decoded from it keeps its payload there until it has been applied.
-   */
-  static final class Proof {
-    interface Step {
-      boolean accept(Buffer record);
-    }
-
-    /**
-     * A frame record at least this long is not copied: it is kept as the list of the socket's own
-     * buffers it arrived in (retained slices), and its payload is unpacked from there.
-     */
-    static final int SEGMENTED_FROM = 64 * 1024;
-    /** Records one task of the event loop reads before it lets other work in. */
-    static final int RECORDS_PER_TASK = 256;
-
-    private final DataPlane plane;
-    private final NetSocket socket;
-    private final long timer;
-    private Step step;
-    private boolean failed;
-    /** The proven peer JVM, once the proof holds: records are frames from it. */
-    private String peer;
-    /** The length prefix being read ({@code lengthBytes} of its 4 so far), or the body once it is known. */
-    private int length;
-    private int lengthBytes;
-    private ByteBuf body;
-    /** Read on and yielded: what waits to be read, in order, while the socket is paused. */
-    private boolean yielded;
-    private final java.util.ArrayDeque<ByteBuf> backlog = new java.util.ArrayDeque<>();
-
-    Proof(DataPlane plane, NetSocket socket) {
-      this.plane = plane;
-      this.socket = socket;
-      ((NetSocketInternal) socket).messageHandler(this::read);
-      // a record cut short by the connection's end holds buffers of the socket's: give them back
-      ((NetSocketInternal) socket).channelHandlerContext().channel().closeFuture().addListener(x -> {
-        if (body != null) {
-          body.release();
-          body = null;
-        }
-        ByteBuf waiting;
-        while ((waiting = backlog.poll()) != null) {
-          waiting.release();
-        }
-      });
-      this.timer = plane.vertx().setTimer(PROOF_TIMEOUT_MS, id -> {
-        if (peer == null && !failed) {
-          fail("a data-plane connection from " + socket.remoteAddress() + " that did not prove itself within "
-              + PROOF_TIMEOUT_MS + " ms");
-        }
-      });
-    }
-
-    void expect(Step next) {
-      step = next;
-    }
-
-    /** What the socket read: a Netty buffer, which this reader owns and releases. */
-    private void read(Object msg) {
-      if (!(msg instanceof ByteBuf)) {
-        io.netty.util.ReferenceCountUtil.release(msg);
-        return;
-      }
-      if (yielded) {
-        backlog.add((ByteBuf) msg); // read before the pause took effect: after what waits
-        return;
-      }
-      consume((ByteBuf) msg);
-    }
-
-    /**
-     * Reads the records of {@code in}, at most {@value #RECORDS_PER_TASK} of them: if more are
-     * left, the socket pauses and the rest is read in a task of its own, so that a burst of small
-     * frames (one-way puts, thousands to a read) never holds the event loop for long.
-     */
-    private void consume(ByteBuf in) {
-      int records = 0;
-      try {
-        while (!failed && in.isReadable()) {
-          if (records == RECORDS_PER_TASK) {
-            yieldWith(in);
-            return;
-          }
-          if (body == null) {
-            while (lengthBytes < 4 && in.isReadable()) {
-              length = length << 8 | in.readUnsignedByte();
-              lengthBytes++;
-            }
-            if (lengthBytes < 4 || !lengthRead()) {
-              records++;
-              continue;
-            }
-          }
-          int n = Math.min(in.readableBytes(), length - body.writerIndex());
-          if (body instanceof io.netty.buffer.CompositeByteBuf) {
-            ((io.netty.buffer.CompositeByteBuf) body).addComponent(true, in.readRetainedSlice(n));
-          } else {
-            body.writeBytes(in, n);
-          }
-          if (body.writerIndex() == length) {
-            ByteBuf b = body;
-            body = null;
-            length = 0;
-            records++;
-            body(b);
-          }
-        }
-      } catch (RuntimeException e) {
-        in.release();
-        throw e;
-      }
-      in.release();
-    }
-
-    /** Pauses the socket and reads the rest of {@code rest}, then what arrived meanwhile, in a later task. */
-    private void yieldWith(ByteBuf rest) {
-      yielded = true;
-      backlog.addFirst(rest);
-      socket.pause();
-      io.vertx.core.Context here = io.vertx.core.Vertx.currentContext();
-      Runnable resume = () -> {
-        yielded = false;
-        while (!yielded && !backlog.isEmpty()) {
-          ByteBuf next = backlog.poll();
-          if (failed) {
-            next.release();
-          } else {
-            consume(next);
-          }
-        }
-        if (!yielded) {
-          socket.resume();
-        }
-      };
-      if (here != null) {
-        here.runOnContext(v -> resume.run());
-      } else {
-        plane.onHome(resume);
-      }
-    }
-
-    /** The length prefix is complete: checks it and starts the body; false if the reader failed. */
-    private boolean lengthRead() {
-      int len = length;
-      length = 0;
-      lengthBytes = 0;
-      int max = peer == null ? MAX_PROOF_RECORD : FrameCodec.MAX_PAYLOAD;
-      if (len < (peer == null ? 0 : 4) || len > max) {
-        fail("a data-plane record of " + (len & 0xFFFFFFFFL) + " bytes" + (peer == null
-            ? " before the peer proved the job's secret" : " from JVM " + peer));
-        return false;
-      }
-      length = len;
-      if (len == 0) {
-        body(io.netty.buffer.Unpooled.EMPTY_BUFFER);
-        return false;
-      }
-      body = peer != null && len >= SEGMENTED_FROM ? io.netty.buffer.Unpooled.compositeBuffer(Integer.MAX_VALUE)
-          : io.netty.buffer.Unpooled.buffer(len, len); // under SEGMENTED_FROM, or a proof record (at most 1 KiB)
-      return true;
-    }
-
-    /** A whole record, which this reader owns: handed to the job (which releases it), or to the proof step. */
-    private void body(ByteBuf b) {
-      if (peer != null) {
-        if (b.readableBytes() == 4 && b.getInt(b.readerIndex()) == BYE) {
-          b.release();
-          plane.peerEnded(peer);
-        } else {
-          plane.job().receive(peer, b);
-        }
-        return;
-      }
-      Step s = step;
-      step = null;
-      if (s == null) {
-        b.release();
-        fail("a data-plane record the proof did not ask for");
-        return;
-      }
-      try {
-        s.accept(io.vertx.core.internal.buffer.BufferInternal.buffer(io.netty.buffer.Unpooled.copiedBuffer(b)));
-      } finally {
-        b.release();
-      }
-    }
-
-    boolean fail(String what) {
-      failed = true;
-      if (body != null) {
-        body.release();
-        body = null;
-      }
-      plane.vertx().cancelTimer(timer);
-      plane.job().reject(what);
-      socket.close();
-      return false;
-    }
-
-    /** The peer proved the job's secret: records are frames from JVM {@code node} from now on. */
-    void done(String node) {
-      plane.vertx().cancelTimer(timer);
-      peer = node;
-    }
   }
 }

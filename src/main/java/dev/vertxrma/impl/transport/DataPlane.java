@@ -30,6 +30,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * that closes while the job runs makes every rank of its peer JVM unreachable: the job's pending
  * and later calls fail with PROC_FAILED at once, without waiting for Hazelcast.
  *
+ * <p>Strangers who reach the port: an incoming connection holds a slot of {@link
+ * UnprovenConnections} until it proves the secret or closes (at most {@value
+ * UnprovenConnections#DEFAULT_MAX_PER_SOURCE} per source address, {@value
+ * UnprovenConnections#DEFAULT_MAX_TOTAL} in all; one over either bound is closed at once,
+ * unchallenged), its proof timer is cancelled when it closes, and each one's failure is counted
+ * in the job's rate-limited rejected-input log ({@link Job#reject}). The listening socket's
+ * backlog is {@value #ACCEPT_BACKLOG}. Vert.x accepts on its acceptor event loop and hands each
+ * connection to the event loop of the plane's own context, which may be a rank's (see {@link
+ * #home}): the bounds are what keep a flood from loading that loop with more than a few hundred
+ * connections at a time.
+ *
  * <p>Record on the wire after the proof: {@code i32 length | i32 destination rank | frame} (the
  * frame as {@link FrameCodec} writes it); a JVM whose part of the job ended sends {@code i32 4 |
  * i32 -2} (goodbye) before it closes, so its peer does not take the close for a failure.
@@ -61,6 +72,11 @@ public final class DataPlane {
 
   /** How long a link whose connection is not yet proven stays to deliver what waits, once the job ended here. */
   static final long LINGER_MS = 2_000;
+  /**
+   * The listening socket's accept backlog: connections the kernel completes before the event loop
+   * takes them (Linux caps it at {@code net.core.somaxconn}, 4096 by default).
+   */
+  static final int ACCEPT_BACKLOG = 1024;
 
   private final Vertx vertx;
   private final String jobName;
@@ -69,6 +85,8 @@ public final class DataPlane {
   private final Job job;
   private final Map<String, DataLink> links = new ConcurrentHashMap<>();
   private final Map<String, String> addresses = new ConcurrentHashMap<>();
+  /** Bounds on incoming connections not proven yet, and the proof timers armed. */
+  private final UnprovenConnections unproven = new UnprovenConnections();
   /**
    * The context the server and client belong to, made when the plane starts to listen: one of the
    * data plane's own, not a rank's, so that Vert.x does not close them when a rank's verticle is
@@ -133,10 +151,12 @@ public final class DataPlane {
     h.runOnContext(v -> {
       NetClientOptions clientOptions = new NetClientOptions().setTcpNoDelay(true).setConnectTimeout(5_000);
       NetServerOptions serverOptions = new NetServerOptions().setHost(host).setPort(port).setTcpNoDelay(true)
-          .setAcceptBacklog(128);
+          .setAcceptBacklog(ACCEPT_BACKLOG);
       client = vertx.createNetClient(tls == null ? clientOptions : tls.apply(clientOptions));
       server = vertx.createNetServer(tls == null ? serverOptions : tls.apply(serverOptions));
       server.connectHandler(this::accepted);
+      // a connection that fails before it is handed over (its TLS handshake) is counted, not logged alone
+      server.exceptionHandler(e -> job.reject("a data-plane connection that failed before its challenge: " + e));
       boolean busy = BusyPollTransport.isBusy(vertx);
       server.listen().map(s -> {
         LOG.log(tls == null && !busy ? System.Logger.Level.DEBUG : System.Logger.Level.INFO, "data plane of job "
@@ -236,13 +256,60 @@ public final class DataPlane {
     return links.computeIfAbsent(node, n -> new DataLink(this, n));
   }
 
-  /** An incoming connection: its peer must prove the secret before anything else. */
+  /**
+   * An incoming connection: its peer must prove the secret before anything else. One over the
+   * bounds of {@link UnprovenConnections} is closed at once, unchallenged, and counted.
+   */
   private void accepted(NetSocket socket) {
     if (closed) {
+      socket.exceptionHandler(e -> { });
       socket.close();
       return;
     }
-    DataLink.accept(this, socket);
+    io.vertx.core.net.SocketAddress remote = socket.remoteAddress();
+    String source = remote == null ? "?" : remote.hostAddress() != null ? remote.hostAddress() : remote.host();
+    String over = unproven.admit(source);
+    if (over != null) {
+      socket.exceptionHandler(e -> { }); // a reset of a connection refused already is no news
+      socket.close();
+      job.reject("a data-plane connection from " + source + ", " + over);
+      return;
+    }
+    DataLink.accept(this, socket, source);
+  }
+
+  UnprovenConnections unproven() {
+    return unproven;
+  }
+
+  /** Incoming connections open now whose peer has not proved the job's secret yet (for tests and observation). */
+  public int unprovenConnections() {
+    return unproven.open();
+  }
+
+  /** The most unproven incoming connections ever open at a time (never above {@link #maxUnproven()}). */
+  public int unprovenHighWater() {
+    return unproven.highWater();
+  }
+
+  /** The most unproven incoming connections one source address ever held open at a time. */
+  public int unprovenPerSourceHighWater() {
+    return unproven.perSourceHighWater();
+  }
+
+  /** Proof timers armed and neither fired nor cancelled (a closed connection keeps none). */
+  public int proofTimers() {
+    return unproven.timers();
+  }
+
+  /** The bound on unproven incoming connections in all. */
+  public int maxUnproven() {
+    return unproven.maxTotal();
+  }
+
+  /** The bound on unproven incoming connections from one source address. */
+  public int maxUnprovenPerSource() {
+    return unproven.maxPerSource();
   }
 
   /** Peer JVM {@code node} said its part of the job ended normally. */
