@@ -63,7 +63,9 @@ public final class WindowMemory implements TargetMemory {
     }
     BytesStore<?, ?> store;
     try {
-      store = BytesStore.nativeStoreWithFixedCapacity(bytes);
+      // the lazy store: Chronicle's eager one zeroes in one Unsafe.setMemory call (from 128 KiB
+      // on the lazy one leaves it to us), which no safepoint can interrupt; Memory.zero steps
+      store = BytesStore.lazyNativeBytesStoreWithFixedCapacity(bytes);
     } catch (OutOfMemoryError | RuntimeException e) {
       // Chronicle refuses sizes beyond its limit with a bare IllegalArgumentException, the
       // allocator runs out with an OutOfMemoryError: to the caller both are "no memory"
