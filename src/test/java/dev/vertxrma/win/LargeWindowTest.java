@@ -116,9 +116,15 @@ class LargeWindowTest {
       String[] beyondParts = r == 1 ? new String[] {String.valueOf(beyond), "available"}
           : new String[] {String.valueOf(beyond), "available", "rank 1"};
       return expectError(Win.allocate(world, absurd, 1, Info.NULL), ErrorClass.NO_MEM, String.valueOf(absurd))
-          // only rank 1 asks for more than the host has: every rank fails, told the size and the rank
-          .compose(v -> expectError(Win.allocate(world, r == 1 ? beyond : 8, 1, Info.NULL), ErrorClass.NO_MEM,
+          // only rank 1 asks for more than the host has: every rank fails, told the size and the rank,
+          // and the 64 MiB the others had zeroed are released (on a worker) before their calls fail
+          .compose(v -> expectError(Win.allocate(world, r == 1 ? beyond : 64 * MIB, 1, Info.NULL), ErrorClass.NO_MEM,
               beyondParts))
+          .compose(v -> world.barrier())
+          .map(v -> {
+            assertEquals(liveBefore, WindowMemory.live(), "no window memory left after the failed creation");
+            return null;
+          })
           .compose(v -> expectError(Win.allocateShared(world, absurd, 1, Info.NULL), ErrorClass.NO_MEM,
               String.valueOf(absurd)))
           // the ranks still agree on windows afterwards
