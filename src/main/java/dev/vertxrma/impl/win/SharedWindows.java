@@ -17,6 +17,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -107,19 +108,24 @@ final class SharedWindows {
     Future<SharedMapping> mapping = blocking(ctx, () -> SharedMapping.map(path, total));
     return mapping.transform(mapped -> {
       byte[] flag = {(byte) (mapped.succeeded() ? 1 : 0)};
-      return coll.allgather(flag).compose(flags -> {
-        // every rank has tried to map the file by now: rank 0 removes it, whether or not all could
+      // a failure from here on (a rank could not map, the exchange timed out) unmaps this rank's mapping
+      java.util.function.Function<Throwable, Future<Win>> unmapThenFail = why -> (mapped.succeeded()
+          ? blocking(ctx, () -> {
+            mapped.result().unmap();
+            return null;
+          }) : Future.succeededFuture()).transform(u -> Future.failedFuture(why));
+      return coll.allgather(flag).transform(exchanged -> {
+        // every rank has tried to map the file by now (or the exchange failed): rank 0 removes it
         Future<Void> gone = wc.rank() == 0 ? removeFile(ctx, path) : Future.succeededFuture();
         return gone.compose(v -> {
+          if (exchanged.failed()) {
+            return unmapThenFail.apply(exchanged.cause());
+          }
+          List<byte[]> flags = exchanged.result();
           for (int r = 0; r < flags.size(); r++) {
             if (flags.get(r)[0] == 0) {
-              RmaException why = mapped.failed() ? asRma(mapped.cause()) : RmaException.of(ErrorClass.RMA_SHARED,
-                  "rank %d could not map the shared segment %s", r, path);
-              Future<Void> unmapped = mapped.succeeded() ? blocking(ctx, () -> {
-                mapped.result().unmap();
-                return null;
-              }) : Future.succeededFuture();
-              return unmapped.transform(u -> Future.<Win>failedFuture(why));
+              return unmapThenFail.apply(mapped.failed() ? asRma(mapped.cause()) : RmaException.of(
+                  ErrorClass.RMA_SHARED, "rank %d could not map the shared segment %s", r, path));
             }
           }
           SharedMapping m = mapped.result();
