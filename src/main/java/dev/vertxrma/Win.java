@@ -119,7 +119,9 @@ public interface Win {
 
   /**
    * MPI_Win_allocate: a window of zeroed off-heap memory owned by the library (a fixed native
-   * store, released by {@link #free()}), collective over {@code comm}.
+   * store, released by {@link #free()}), collective over {@code comm}. A part of 1 MiB or more is
+   * allocated and zeroed on a worker thread, in steps the JVM can reach a safepoint between (about
+   * a second per GiB), never on the rank's event loop; the future completes on the rank's context.
    *
    * @param comm the communicator whose ranks all call this
    * @param size this rank's part in bytes, {@code >= 0}
@@ -127,7 +129,9 @@ public interface Win {
    * @param info hints ({@link Info}), or {@code null} for none
    * @return completes with the window once every rank has created its part. Fails at every rank
    *     when it fails at one: {@link ErrorClass#NO_MEM}, naming the size, when a rank cannot get
-   *     that much native memory; {@link ErrorClass#ARG} for a negative size. Fails at the calling
+   *     that much native memory or its host has less memory available than that (Linux:
+   *     {@code MemAvailable + SwapFree}; the window is refused rather than the JVM killed by the
+   *     kernel as it is zeroed); {@link ErrorClass#ARG} for a negative size. Fails at the calling
    *     rank only, as for {@link #create}, for a displacement unit below 1 and with
    *     {@link ErrorClass#COMM}.
    */
@@ -151,7 +155,12 @@ public interface Win {
   /**
    * MPI_Win_allocate_shared: like {@link #allocate}, but every rank can also load and store
    * directly into every other rank's segment ({@link #sharedQuery}). All ranks of {@code comm}
-   * must run on one host: the segments live in one memory-mapped file.
+   * must run on one host: the segments live in one memory-mapped file, created zero-filled by
+   * rank 0 in {@code /dev/shm} (else the temporary directory) and removed once every rank has
+   * mapped it. Resolving the host name and creating, mapping, removing and (at {@link #free()})
+   * unmapping the file run on worker threads, never on an event loop. A file that cannot be
+   * removed is logged at WARNING and tried again twice, then logged at ERROR with its path and
+   * left to be deleted when the JVM exits; the window works all the same.
    *
    * @param comm the communicator whose ranks all call this
    * @param size this rank's segment in bytes, {@code >= 0}
@@ -865,7 +874,8 @@ public interface Win {
 
   /**
    * MPI_Win_free, collective: frees the window at every rank. Then the memory is released
-   * (allocate, shared), unreserved (create) or detached (dynamic).
+   * (allocate, shared), unreserved (create) or detached (dynamic); memory of 1 MiB or more is
+   * released on a worker thread, after which no operation touches it.
    *
    * @return completes once every rank has freed the window and the memory is no longer touched.
    *     Fails with {@link ErrorClass#RMA_SYNC} inside an access, exposure or lock epoch,

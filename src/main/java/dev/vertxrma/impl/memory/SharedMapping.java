@@ -40,7 +40,7 @@ public final class SharedMapping {
     return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Paths.get(System.getProperty("java.io.tmpdir"));
   }
 
-  /** Creates the zero-filled file of {@code length} bytes (at least 8); returns its path. */
+  /** Creates the zero-filled file of {@code length} bytes (at least 8); returns its path. Blocking file I/O. */
   public static Path createFile(String name, long length) {
     Path p = directory().resolve(name);
     try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
@@ -51,7 +51,7 @@ public final class SharedMapping {
     }
   }
 
-  /** Maps the file at {@code path} (created by {@link #createFile}). */
+  /** Maps the file at {@code path} (created by {@link #createFile}). Blocking file I/O. */
   public static SharedMapping map(Path path, long length) {
     long len = Math.max(length, 8);
     try (RandomAccessFile f = new RandomAccessFile(path.toFile(), "rw"); FileChannel ch = f.getChannel()) {
@@ -66,13 +66,27 @@ public final class SharedMapping {
     }
   }
 
-  /** Deletes the file; the mappings stay valid. */
-  public static void unlink(Path path) {
-    try {
-      Files.deleteIfExists(path);
-    } catch (IOException e) {
-      // the mapping keeps working; the file is only left behind in the shm directory
-    }
+  /**
+   * Deletes the file (blocking file I/O); the mappings stay valid. A file already gone is not an
+   * error.
+   *
+   * @throws IOException when the file is there but cannot be deleted (the caller reports it)
+   */
+  public static void unlink(Path path) throws IOException {
+    Files.deleteIfExists(path);
+  }
+
+  /** Bytes mapped. */
+  public long length() {
+    return length;
+  }
+
+  /**
+   * Whether {@link #unmap()} may take long enough to belong on a worker thread (unmapping is a
+   * system call whose cost grows with the pages touched).
+   */
+  public boolean unmapMayBlock() {
+    return length >= WindowMemory.OFF_LOOP_BYTES;
   }
 
   /** A store over {@code [offset, offset + size)} of the mapping (no ownership). */
@@ -84,7 +98,7 @@ public final class SharedMapping {
     return BytesStore.wrap(address + offset, Math.max(size, 0));
   }
 
-  /** Unmaps the file; idempotent. */
+  /** Unmaps the file; idempotent. Blocks as long as {@link #unmapMayBlock()} says. */
   public void unmap() {
     if (!unmapped) {
       unmapped = true;

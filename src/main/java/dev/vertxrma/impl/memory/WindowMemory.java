@@ -33,25 +33,46 @@ public final class WindowMemory implements TargetMemory {
   }
 
   /**
-   * Library-owned, zeroed native memory of {@code size} bytes (MPI_Win_allocate).
+   * Windows of at least this many bytes are allocated, zeroed and released on a worker thread,
+   * never on an event loop: zeroing takes about a millisecond per MiB touched for the first time.
+   */
+  public static final long OFF_LOOP_BYTES = 1L << 20;
+
+  /**
+   * Library-owned, zeroed native memory of {@code size} bytes (MPI_Win_allocate). From
+   * {@link #OFF_LOOP_BYTES} bytes on this blocks (it reads {@code /proc/meminfo} and zeroes the
+   * memory, about a second per GiB, in steps the JVM can reach a safepoint between): call it on a
+   * worker thread then.
    *
    * @throws RmaException ARG for a negative size; NO_MEM, naming the size, when the native
-   *     allocator cannot provide it
+   *     allocator cannot provide it or the host has less memory available than that
+   *     ({@link HostMemory}: memory the kernel would promise but could not back when touched)
    */
   public static WindowMemory allocate(long size) {
     if (size < 0) {
       throw RmaException.of(ErrorClass.ARG, "window size %d is negative", size);
     }
+    long bytes = Math.max(size, 8);
+    if (bytes >= OFF_LOOP_BYTES) {
+      java.util.OptionalLong available = HostMemory.available();
+      if (available.isPresent() && bytes > available.getAsLong()) {
+        throw RmaException.of(ErrorClass.NO_MEM, "cannot allocate a window of %d bytes (%s) of native memory: this "
+            + "host has %d bytes (%s) available (MemAvailable + SwapFree)", size, gib(size), available.getAsLong(),
+            gib(available.getAsLong()));
+      }
+    }
     BytesStore<?, ?> store;
     try {
-      store = BytesStore.nativeStoreWithFixedCapacity(Math.max(size, 8));
+      // the lazy store: Chronicle's eager one zeroes in one Unsafe.setMemory call (from 128 KiB
+      // on the lazy one leaves it to us), which no safepoint can interrupt; Memory.zero steps
+      store = BytesStore.lazyNativeBytesStoreWithFixedCapacity(bytes);
     } catch (OutOfMemoryError | RuntimeException e) {
       // Chronicle refuses sizes beyond its limit with a bare IllegalArgumentException, the
       // allocator runs out with an OutOfMemoryError: to the caller both are "no memory"
       throw new RmaException(ErrorClass.NO_MEM, String.format("cannot allocate a window of %d bytes (%s) of native "
           + "memory: %s", size, gib(size), e.getMessage() == null ? e.getClass().getName() : e.getMessage()), e);
     }
-    Memory.zero(null, store.addressForWrite(0), Math.max(size, 8));
+    Memory.zero(null, store.addressForWrite(0), bytes);
     return new WindowMemory(store, size, store::releaseLast);
   }
 
@@ -116,7 +137,19 @@ public final class WindowMemory implements TargetMemory {
     return String.format("bytes [%d + %d, %d + %d) exceed window size %d", start, lo, start, hi, size);
   }
 
-  /** Releases the memory (or the reservation on the caller's store); idempotent. */
+  /**
+   * Whether {@link #release()} may take long enough to belong on a worker thread (releasing
+   * memory the JVM touched costs about 27 ms per GiB, and the JVM cannot reach a safepoint
+   * meanwhile).
+   */
+  public boolean releaseMayBlock() {
+    return size >= OFF_LOOP_BYTES;
+  }
+
+  /**
+   * Releases the memory (or the reservation on the caller's store); idempotent. Blocks as long
+   * as {@link #releaseMayBlock()} says: call it on a worker thread then.
+   */
   public void release() {
     if (released) {
       return;

@@ -1,0 +1,194 @@
+package dev.vertxrma.impl.win;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.Info;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.Win;
+import dev.vertxrma.impl.coll.Collectives;
+import dev.vertxrma.impl.memory.SharedMapping;
+import dev.vertxrma.impl.memory.WindowMemory;
+import dev.vertxrma.impl.runtime.CommImpl;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.internal.ContextInternal;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+
+/**
+ * MPI_Win_allocate_shared once the ranks agreed on the window's id: they agree on one host and the
+ * layout, rank 0 creates the file, every rank maps it, and rank 0 removes the file once all have
+ * mapped it. Every blocking step — the host name, creating, mapping, removing and unmapping the
+ * file — runs on a worker thread; the futures complete on the rank's context.
+ */
+final class SharedWindows {
+
+  private static final System.Logger LOG = System.getLogger(SharedWindows.class.getName());
+
+  /** Delays before the second and later attempts to remove a segment file (ms); attempts = length + 1. */
+  static final long[] UNLINK_RETRY_MS = {10, 100};
+
+  /** Marks a broadcast path as rank 0's reason for not creating the file. */
+  private static final byte FAILED = 0;
+  private static final byte CREATED = 1;
+
+  private SharedWindows() {
+  }
+
+  /** {@code task} on a worker thread of {@code ctx}; the future completes on {@code ctx}. */
+  static <T> Future<T> blocking(ContextInternal ctx, Callable<T> task) {
+    return ctx.executeBlocking(task, false);
+  }
+
+  static Future<Win> create(CommImpl wc, WindowRegistry registry, WindowFactory.Agreement agreed, long size,
+      int dispUnit, Info info) {
+    ContextInternal ctx = wc.process().context();
+    int id = agreed.id();
+    Collectives coll = new Collectives(wc.endpoint(), wc.p2p(), WinImpl.collectiveContext(id));
+    Future<byte[]> mine = blocking(ctx, SharedWindows::hostName).map(host -> {
+      byte[] h = host.getBytes(StandardCharsets.UTF_8);
+      return ByteBuffer.allocate(8 + h.length).putLong(size).put(h).array();
+    });
+    return coll.allgather(mine).compose(all -> {
+      long[] sizes = new long[all.size()];
+      TreeSet<String> hosts = new TreeSet<>();
+      for (int r = 0; r < all.size(); r++) {
+        sizes[r] = ByteBuffer.wrap(all.get(r)).getLong();
+        hosts.add(new String(all.get(r), 8, all.get(r).length - 8, StandardCharsets.UTF_8));
+      }
+      if (hosts.size() > 1) {
+        throw RmaException.of(ErrorClass.RMA_SHARED, "allocateShared needs every rank on one host; the ranks run on "
+            + "%s", hosts);
+      }
+      long total = SharedLayout.total(sizes);
+      if (total > SharedMapping.MAX_LENGTH) {
+        // every rank sees the same sizes: all fail here alike, none waits for the others
+        throw RmaException.of(ErrorClass.NO_MEM, "cannot allocate a shared window of %d bytes at rank %d: the "
+            + "segments of all ranks (%s bytes) total %s bytes, more than one shared mapping can hold (%d bytes)",
+            size, wc.rank(), Arrays.toString(sizes), total == Long.MAX_VALUE ? "over 2^63" : total,
+            SharedMapping.MAX_LENGTH);
+      }
+      Future<byte[]> created = Future.succeededFuture(null);
+      if (wc.rank() == 0) {
+        String name = "vertx-rma-" + wc.process().job().jobName() + "-w" + id + "-"
+            + UUID.randomUUID().toString().substring(0, 8);
+        created = blocking(ctx, () -> SharedMapping.createFile(name, total)).transform(ar -> Future.succeededFuture(
+            ar.succeeded() ? tagged(CREATED, ar.result().toString()) : tagged(FAILED, reason(ar.cause()))));
+      }
+      return created.compose(path -> coll.bcast(path, 0))
+          .compose(p -> map(registry, wc, coll, agreed, p, sizes, total, dispUnit, info));
+    });
+  }
+
+  private static byte[] tagged(byte tag, String text) {
+    byte[] t = text.getBytes(StandardCharsets.UTF_8);
+    return ByteBuffer.allocate(1 + t.length).put(tag).put(t).array();
+  }
+
+  private static String reason(Throwable e) {
+    return e instanceof RmaException ? e.getMessage() : String.valueOf(e);
+  }
+
+  private static Future<Win> map(WindowRegistry registry, CommImpl wc, Collectives coll,
+      WindowFactory.Agreement agreed, byte[] fromRank0, long[] sizes, long total, int dispUnit, Info info) {
+    String text = new String(fromRank0, 1, fromRank0.length - 1, StandardCharsets.UTF_8);
+    if (fromRank0[0] == FAILED) {
+      return Future.failedFuture(new RmaException(ErrorClass.RMA_SHARED, wc.rank() == 0 ? text
+          : "rank 0 could not create the shared segment: " + text));
+    }
+    ContextInternal ctx = wc.process().context();
+    Path path = Path.of(text);
+    Future<SharedMapping> mapping = blocking(ctx, () -> SharedMapping.map(path, total));
+    return mapping.transform(mapped -> {
+      byte[] flag = {(byte) (mapped.succeeded() ? 1 : 0)};
+      // a failure from here on (a rank could not map, the exchange timed out) unmaps this rank's mapping
+      java.util.function.Function<Throwable, Future<Win>> unmapThenFail = why -> (mapped.succeeded()
+          ? blocking(ctx, () -> {
+            mapped.result().unmap();
+            return null;
+          }) : Future.succeededFuture()).transform(u -> Future.failedFuture(why));
+      return coll.allgather(flag).transform(exchanged -> {
+        // every rank has tried to map the file by now (or the exchange failed): rank 0 removes it
+        Future<Void> gone = wc.rank() == 0 ? removeFile(ctx, path) : Future.succeededFuture();
+        return gone.compose(v -> {
+          if (exchanged.failed()) {
+            return unmapThenFail.apply(exchanged.cause());
+          }
+          List<byte[]> flags = exchanged.result();
+          for (int r = 0; r < flags.size(); r++) {
+            if (flags.get(r)[0] == 0) {
+              return unmapThenFail.apply(mapped.failed() ? asRma(mapped.cause()) : RmaException.of(
+                  ErrorClass.RMA_SHARED, "rank %d could not map the shared segment %s", r, path));
+            }
+          }
+          SharedMapping m = mapped.result();
+          long offset = SharedLayout.offset(sizes, wc.rank());
+          long mySize = sizes[wc.rank()];
+          WindowMemory mem = WindowMemory.segment(m.segment(offset, mySize), mySize, m::unmap);
+          return WindowFactory.register(registry, wc, agreed, mem, null, m, dispUnit, Win.Flavor.SHARED, info);
+        });
+      });
+    });
+  }
+
+  private static RmaException asRma(Throwable e) {
+    return e instanceof RmaException ? (RmaException) e
+        : new RmaException(ErrorClass.RMA_SHARED, "cannot map the shared segment: " + e, e);
+  }
+
+  /**
+   * Removes the segment file on a worker; an I/O error is logged (WARNING) and the removal tried
+   * again after each of {@link #UNLINK_RETRY_MS}. If the last attempt fails too, the error is
+   * logged (ERROR, naming the file) and the file is left to be deleted when this JVM exits. The
+   * window works either way (every rank has mapped the file): the future always succeeds, once
+   * the file is gone or given up on.
+   */
+  static Future<Void> removeFile(ContextInternal ctx, Path path) {
+    Promise<Void> done = ctx.promise();
+    attemptRemoval(ctx, path, 0, done);
+    return done.future();
+  }
+
+  private static void attemptRemoval(ContextInternal ctx, Path path, int attempt, Promise<Void> done) {
+    int attempts = UNLINK_RETRY_MS.length + 1;
+    blocking(ctx, () -> {
+      try {
+        SharedMapping.unlink(path);
+        return null;
+      } catch (IOException e) {
+        return e;
+      }
+    }).onComplete(ar -> {
+      Throwable e = ar.failed() ? ar.cause() : ar.result();
+      if (e == null) {
+        done.complete();
+      } else if (attempt + 1 < attempts) {
+        LOG.log(System.Logger.Level.WARNING, "cannot remove shared segment file " + path + " (attempt " + (attempt + 1)
+            + " of " + attempts + "), trying again in " + UNLINK_RETRY_MS[attempt] + " ms: " + e);
+        ctx.owner().setTimer(UNLINK_RETRY_MS[attempt], t -> attemptRemoval(ctx, path, attempt + 1, done));
+      } else {
+        LOG.log(System.Logger.Level.ERROR, "cannot remove shared segment file " + path + " after " + attempts
+            + " attempts; it stays in " + path.getParent() + " until this JVM exits (the window works: every rank "
+            + "has mapped it)", e);
+        path.toFile().deleteOnExit();
+        done.complete();
+      }
+    });
+  }
+
+  /** This host's name; blocking (it may ask a name service). */
+  static String hostName() {
+    try {
+      return InetAddress.getLocalHost().getHostName() + "/" + System.getProperty("rma.host", "local");
+    } catch (IOException e) {
+      return "unknown-host";
+    }
+  }
+}
