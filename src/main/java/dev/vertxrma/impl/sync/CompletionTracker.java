@@ -60,6 +60,13 @@ public final class CompletionTracker {
     Future<?> request(int target, long upTo);
   }
 
+  /**
+   * One-way operations to a target that may wait for their acknowledgement before one is asked
+   * for even though no synchronization waits: the queue of their issue numbers stays within about
+   * this many (plus those sent while the answer is on its way).
+   */
+  static final int UNACKED_BOUND = 4096;
+
   private final ContextInternal context;
   private final RankObserver observer;
   private final int win;
@@ -125,7 +132,7 @@ public final class CompletionTracker {
 
   /** A one-way operation was sent and counted ({@link #oneWay}): asks for its acknowledgement if a synchronization waits for it. */
   public void oneWaySent(int target) {
-    if (waited(target)) {
+    if (waited(target) || oneWaySent[target] - oneWayAcked[target] >= UNACKED_BOUND) {
       askAck(target);
     }
   }
@@ -172,7 +179,7 @@ public final class CompletionTracker {
         oneWayAcked[target]++;
         complete(target, q.poll(), failure);
       }
-      if (waited(target)) {
+      if (waited(target) || oneWaySent[target] - oneWayAcked[target] >= UNACKED_BOUND) {
         askAck(target);
       }
     });

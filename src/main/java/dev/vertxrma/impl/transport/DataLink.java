@@ -47,6 +47,15 @@ final class DataLink {
   static final int COALESCE_BYTES = 64 * 1024;
   /** A batch's first capacity (it grows). */
   private static final int COALESCE_START = 4 * 1024;
+  /**
+   * Bytes waiting in the outbox past which the link is congested: a frame with a payload source
+   * (a put's or accumulate's origin) is then queued unpacked and packed when the socket can take
+   * it, and its call's future completes only then ({@link #congested}). With the socket's own
+   * write queue (Netty's high-water mark) this bounds what a link holds for a slow peer.
+   */
+  static final long CONGESTED_BYTES = 1024 * 1024;
+  /** What a frame queued unpacked counts for in the outbox beyond its payload (its record's head). */
+  private static final int LATER_HEAD_BYTES = 64;
   /** Connection attempts before the peer is declared unreachable. */
   private static final int CONNECT_ATTEMPTS = 5;
 
@@ -58,6 +67,8 @@ final class DataLink {
    */
   private final ConcurrentLinkedQueue<Object> outbox = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
+  /** Bytes of the records in the outbox (a frame queued unpacked: its payload and a record head). */
+  private final java.util.concurrent.atomic.AtomicLong outboxBytes = new java.util.concurrent.atomic.AtomicLong();
   /**
    * {@link #drain} as a plain task of the data plane's event loop: no allocation and no Vert.x
    * context dispatch per record sent (about 1 µs less per fetchAndOp between two busy-polling JVMs
@@ -109,8 +120,36 @@ final class DataLink {
     enqueue(new Later(dst, f));
   }
 
+  /**
+   * Whether the outbox holds {@link #CONGESTED_BYTES} or more: the socket cannot take what is
+   * queued as fast as it comes (a slow or stopped peer). Any thread.
+   */
+  boolean congested() {
+    return outboxBytes.get() >= CONGESTED_BYTES;
+  }
+
+  /** Bytes queued in the outbox now (tests). */
+  long outboxBytes() {
+    return outboxBytes.get();
+  }
+
+  private static long bytesOf(Object record) {
+    return record instanceof ByteBuf ? ((ByteBuf) record).readableBytes()
+        : ((Later) record).frame().payloadLength() + (long) LATER_HEAD_BYTES;
+  }
+
+  /** Takes the head of the outbox (after a peek that found it). */
+  private Object take() {
+    Object r = outbox.poll();
+    if (r != null) {
+      outboxBytes.addAndGet(-bytesOf(r));
+    }
+    return r;
+  }
+
   /** Queues {@code record} (a ByteBuf or a {@link Later}) and has the home context drain it. */
   private void enqueue(Object record) {
+    outboxBytes.addAndGet(bytesOf(record));
     outbox.add(record);
     if (lost) {
       discardOutbox(); // lost meanwhile: nobody else may drain what was just queued
@@ -135,7 +174,7 @@ final class DataLink {
   /** Releases every record still queued (a frame not packed yet is dropped: its request fails). */
   private void discardOutbox() {
     Object r;
-    while ((r = outbox.poll()) != null) {
+    while ((r = take()) != null) {
       if (r instanceof ByteBuf) {
         ((ByteBuf) r).release();
       } else {
@@ -172,16 +211,18 @@ final class DataLink {
     int n = 0;
     Object next;
     while ((next = outbox.peek()) != null) {
+      if (s.writeQueueFull()) {
+        // the rest waits here, not in the socket's buffers, until the socket can take it
+        // (writable() drains again): what waits here is what congested() counts
+        break;
+      }
       ByteBuf r;
       if (next instanceof Later) {
-        if (s.writeQueueFull()) {
-          break; // packed when the socket can take it (writable() drains again)
-        }
         Later later = (Later) next;
         try {
           r = FrameCodec.recordBuf(later.dst(), later.frame(), true);
         } catch (RuntimeException e) {
-          outbox.poll();
+          take();
           later.frame().payloadSource.dropped();
           plane.job().reject("a frame that could not be packed for JVM " + node + ": " + e);
           continue;
@@ -189,7 +230,7 @@ final class DataLink {
       } else {
         r = (ByteBuf) next;
       }
-      outbox.poll();
+      take();
       // small records are coalesced into one write (one system call, one copy to native memory
       // instead of one per record); a large one goes out as it is, after what precedes it (the
       // socket releases every buffer it is given)

@@ -239,13 +239,16 @@ public final class DataPlane {
 
   /**
    * Sends {@code frame} to rank {@code dst}, which lives in JVM {@code node}. Any thread. A frame
-   * whose payload source is at least {@link PayloadSource#PACKED_LATER_FROM} long is packed later,
-   * when the connection can take it; any other is encoded now.
+   * whose payload source is at least {@link PayloadSource#PACKED_LATER_FROM} long, or any frame
+   * with a payload source while its link is {@linkplain DataLink#congested congested}, is packed
+   * later, when the connection can take it; any other is encoded now.
    */
   public void send(String node, int dst, Frame frame) {
     DataLink link = link(node);
     int payload = frame.payloadLength();
-    if (frame.payloadSource != null && payload >= PayloadSource.PACKED_LATER_FROM) {
+    // a large payload, or any payload while the link is congested, waits unpacked for the socket:
+    // the call that owns it completes when it is packed (back-pressure on a loop of small puts)
+    if (frame.payloadSource != null && (payload >= PayloadSource.PACKED_LATER_FROM || link.congested())) {
       link.sendLater(dst, frame);
     } else {
       link.send(FrameCodec.recordBuf(dst, frame, payload >= DataLink.COALESCE_BELOW));

@@ -409,9 +409,9 @@ final class OriginOperations {
 
   /**
    * Same JVM: the target reads the origin in place; otherwise its packed bytes travel as the
-   * payload. Returns, if {@code tellPacked} and the payload is packed later (see
-   * {@link PayloadSource#PACKED_LATER_FROM}), the promise that completes once it is packed, else
-   * {@code null}.
+   * payload. Returns, if {@code tellPacked}, the promise that completes once it is packed (within
+   * the call, or later: {@link PayloadSource#PACKED_LATER_FROM} bytes or more, or any size while
+   * the link is congested), else {@code null}.
    */
   private io.vertx.core.Promise<Void> attachOrigin(Frame f, boolean local, MemoryView o, TypeMap type, int count,
       boolean tellPacked) {
@@ -430,8 +430,9 @@ final class OriginOperations {
 
   /**
    * An origin buffer to another JVM, packed when its frame is encoded into the data-plane record:
-   * within the call that sends it, or, {@link PayloadSource#PACKED_LATER_FROM} bytes or more, when
-   * the connection can take it ({@link #packed} completes then). No array in between.
+   * within the call that sends it, or, {@link PayloadSource#PACKED_LATER_FROM} bytes or more or
+   * while the link is congested, when the connection can take it ({@link #packed} completes then).
+   * No array in between.
    */
   private static final class PackedOrigin implements PayloadSource {
     private final Object base; // an array origin stays reachable through it; a native one is the caller's
@@ -439,7 +440,7 @@ final class OriginOperations {
     private final TypeMap type;
     private final int count;
     private final int length;
-    /** Completes once packed, for a payload packed later that the caller wants told of; else {@code null}. */
+    /** Completes once packed, for a caller that wants to be told (a put or accumulate); else {@code null}. */
     final io.vertx.core.Promise<Void> packed;
 
     /** {@code context} null: nobody waits for the packing (the call completes with its reply). */
@@ -449,7 +450,8 @@ final class OriginOperations {
       this.type = type;
       this.count = count;
       this.length = Math.toIntExact(DatatypeEngine.packedSize(type, count));
-      this.packed = context != null && length >= PACKED_LATER_FROM ? context.promise() : null;
+      // a small payload is packed later too while the link is congested: the put's future waits
+      this.packed = context != null ? context.promise() : null;
     }
 
     @Override
@@ -562,7 +564,7 @@ final class OriginOperations {
       sendOneWay(c, targetRank, f);
       // packed at once, or when the connection can take it (the origin buffer is free once it is,
       // or once the connection is gone without it: the failure is the synchronization's to report)
-      return packed == null ? done : packed.future();
+      return packed == null || packed.future().isComplete() ? done : packed.future();
     }
     return track(c, targetRank, issuedIn, empty(send(targetRank, f, local)));
   }
