@@ -76,6 +76,19 @@ public final class FenceEpoch {
     early.addLast(f);
   }
 
+  /** Takes out, in arrival order, the operations of origin {@code src} held for later epochs. */
+  public java.util.List<Frame> withdrawFrom(int src) {
+    java.util.List<Frame> out = new java.util.ArrayList<>(0);
+    early.removeIf(f -> {
+      if (f.src == src) {
+        out.add(f);
+        return true;
+      }
+      return false;
+    });
+    return out;
+  }
+
   /** Operations held for later epochs (to fail them when the window is freed). */
   public ArrayDeque<Frame> held() {
     return early;

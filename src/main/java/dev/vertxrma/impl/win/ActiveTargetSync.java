@@ -44,6 +44,8 @@ final class ActiveTargetSync {
    * behind while the owner has queued work; checks made at call time use this one.
    */
   private Group exposure;
+  /** This window's same-JVM peers' target windows (see {@link #localPeers}). */
+  private java.util.function.IntFunction<TargetWindow> localPeer = r -> null;
   /** The current exposure's post told its members (POST frames; not so under NOCHECK). */
   private boolean exposureAnnounced;
 
@@ -98,12 +100,39 @@ final class ActiveTargetSync {
     Future<Void> closing = noPrecede ? rp.context().succeededFuture()
         : tracker.await(issuedBefore).compose(v -> coll.barrier());
     Future<Void> previous = lastFenceAdvance;
-    Future<Void> advanced = rp.withTimeout(closing, "fence")
+    Future<Void> advanced = withdrawnOnTimeout(rp.withTimeout(closing, "fence"))
         .compose(v -> previous.transform(p -> targetWindow.advanceFence(!noSucceed)));
     lastFenceAdvance = advanced;
     // NOPRECEDE: this fence completes no operation, so it has no error to report
     return observer.sync(state.id, noSucceed ? Sync.FENCE_END : Sync.FENCE, -1,
         noPrecede ? advanced : advanced.compose(v -> tracker.reportErrors(issuedBefore)));
+  }
+
+  /**
+   * {@code closing}, except that when it fails with TIMEOUT the operations this rank sent to
+   * same-JVM targets, which those hold for a later epoch and which reach this rank's buffers in
+   * place, are withdrawn there first: when the fence's future fails, none of them will read or
+   * write those buffers.
+   */
+  private Future<Void> withdrawnOnTimeout(Future<Void> closing) {
+    return closing.recover(e -> {
+      if (!(e instanceof RmaException) || ((RmaException) e).errorClass() != ErrorClass.TIMEOUT) {
+        return closing;
+      }
+      java.util.List<Future<Void>> withdrawn = new java.util.ArrayList<>();
+      for (int t = 0; t < rp.size(); t++) {
+        TargetWindow peer = t == rank ? null : localPeer.apply(t);
+        if (peer != null) {
+          withdrawn.add(peer.withdrawHeld(rank, (RmaException) e));
+        }
+      }
+      return Future.join(withdrawn).transform(ar -> closing);
+    });
+  }
+
+  /** Where this window's same-JVM peers are ({@code null} for a rank of another JVM); set once. */
+  void localPeers(java.util.function.IntFunction<TargetWindow> peers) {
+    this.localPeer = peers;
   }
 
   /** Leaving the fence mode for post/start or lock: allowed only if the fence epoch is empty. */

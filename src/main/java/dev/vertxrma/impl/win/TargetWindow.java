@@ -476,6 +476,26 @@ final class TargetWindow {
     owner.execute(() -> pscw.withdrawExposure(cause));
   }
 
+  /**
+   * The fence of origin {@code src} (a rank of this JVM) timed out: the operations it sent for a
+   * later fence epoch and that wait here fail with {@code cause} and are dropped, so that nothing
+   * reads or writes the origin's buffers (which it reaches in place) after the future completes.
+   */
+  Future<Void> withdrawHeld(int src, RmaException cause) {
+    return owned(() -> {
+      for (Frame f : fence.withdrawFrom(src)) {
+        answerError(f, cause.errorClass(), "withdrawn at rank " + rank + " on window " + name.get() + ": "
+            + cause.getMessage());
+      }
+      return null;
+    });
+  }
+
+  /** Operations held here for a later fence epoch (tests). */
+  Future<Integer> heldCount() {
+    return owned(() -> fence.held().size());
+  }
+
   /** MPI_Win_test. */
   Future<Boolean> test() {
     return owned(pscw::test);

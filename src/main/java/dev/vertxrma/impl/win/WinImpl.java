@@ -101,6 +101,7 @@ final class WinImpl implements Win, RegisteredWindow {
     this.origin = new OriginOperations(rp, comm, errors, registry, state, flavor == Flavor.DYNAMIC, tracker, pscw,
         passive, active, observer);
     tracker.ackRequests(origin::requestAck);
+    active.localPeers(origin::localPeer);
     this.passiveSync = new PassiveTargetSync(rp, id, passive, tracker, origin::localPeer, tracker::reportErrors,
         state::name);
   }

@@ -1,0 +1,61 @@
+package dev.vertxrma.impl.win;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.vertxrma.Buf;
+import dev.vertxrma.Datatype;
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.Info;
+import dev.vertxrma.Mode;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.Win;
+import dev.vertxrma.testing.Jobs;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import net.openhft.chronicle.bytes.BytesStore;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A same-JVM operation that its target holds for a later fence epoch reaches the origin's buffer
+ * in place. When the origin's fence times out, the operation is withdrawn at the target before
+ * the fence's future fails: its own future fails with TIMEOUT, nothing of it stays held, and the
+ * origin may release its native buffer (issue 27, item 5.1).
+ */
+class HeldOperationWithdrawalTest {
+
+  @Test
+  void aTimedOutFenceWithdrawsItsHeldSameJvmOperations() {
+    Throwable failed = Jobs.runExpectingFailure(Jobs.Mode.EMBEDDED, Jobs.options(2).setWaitTimeoutMs(1000),
+        (world, args) -> Win.allocate(world, 8, 8, Info.NULL).compose(win -> {
+          Vertx vertx = Vertx.currentContext().owner();
+          TargetWindow target = ((WinImpl) win).targetWindow();
+          if (world.rank() == 1) {
+            // fences only after rank 0's fence timed out: rank 0's operation of its next epoch is
+            // held here meanwhile, then withdrawn, and this fence (which meets rank 0's abandoned
+            // barrier) opens an epoch that has nothing left to apply
+            return vertx.timer(1500).compose(v -> target.heldCount()).map(held -> {
+              assertEquals(0, held, "an operation of rank 0's timed-out fence epoch is still held");
+              return null;
+            }).compose(v -> win.fence()).map(v -> {
+              assertEquals(0L, win.memory().readLong(0), "the withdrawn put was applied");
+              return null;
+            }).compose(v -> win.free());
+          }
+          BytesStore<?, ?> origin = BytesStore.nativeStoreWithFixedCapacity(8);
+          origin.writeLong(0, 42L);
+          return win.fence(Mode.NOPRECEDE).compose(v -> {
+            Future<Void> put = win.put(Buf.of(origin), 0, 1, Datatype.LONG, 1, 0);
+            return win.fence().transform(ar -> {
+              assertTrue(ar.failed(), "a fence whose peer never fenced succeeded");
+              assertEquals(ErrorClass.TIMEOUT, ((RmaException) ar.cause()).errorClass(), ar.cause().toString());
+              assertTrue(put.failed(), "the held put's future did not fail with its fence: " + put);
+              assertEquals(ErrorClass.TIMEOUT, ((RmaException) put.cause()).errorClass(), put.cause().toString());
+              origin.releaseLast(); // nobody reaches it any more
+              return Future.succeededFuture();
+            });
+          }).compose(v -> win.free());
+        }));
+    assertEquals(null, failed, "the job failed: " + failed);
+  }
+}
