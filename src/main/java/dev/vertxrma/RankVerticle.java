@@ -15,12 +15,15 @@ import io.vertx.core.VerticleBase;
  * Each instance becomes one rank; ranks are numbered in the startup handshake. Configuration
  * keys: {@code np} (number of ranks of the whole job, required unless {@code -Drma.np} is set),
  * {@code job} (job name, default {@code rma}), {@code args} (array of program arguments),
- * {@code waitTimeoutMs}, {@code virtualThreads} (default {@code false}: {@code true} runs the
+ * {@code startupTimeoutMs} (how long the startup handshake waits for the job's other ranks,
+ * default {@link JobOptions#DEFAULT_STARTUP_TIMEOUT_MS}), {@code waitTimeoutMs}, {@code virtualThreads} (default {@code false}: {@code true} runs the
  * rank on a virtual-thread context, see {@link JobOptions#setVirtualThreads}; Java 21+),
  * {@code trace} (a file: the job's timeline, see {@link JobOptions#setTraceFile}; default the
  * system property {@code rma.trace}),
  * {@code exit} (default {@code true}: when every rank of this JVM has finished, close Vert.x and
- * exit with status 0, or 1 if a rank failed).
+ * exit with status 0, or 1 if a rank failed; and when a rank's deployment fails (a bad
+ * configuration, no job secret for a clustered job, the startup timeout), log why as an error and
+ * exit with status 1 — the application launcher may exit first with its own non-zero code).
  */
 public abstract class RankVerticle extends VerticleBase implements RankProgram {
 

@@ -188,8 +188,10 @@ public final class Memory {
 
   /**
    * Copies {@code bytes} bytes (Unsafe.copyMemory): native to native, array to array, and
-   * between arrays and native memory. A copy of a megabyte or more between ranges apart is
-   * shared with this JVM's copy threads ({@link ParallelCopy}); it is complete when this returns.
+   * between arrays and native memory. A copy of a megabyte or more between ranges apart, made by
+   * a thread that may wait (not an event loop, not a virtual-thread context), is shared with this
+   * JVM's copy threads ({@link ParallelCopy}); on an event loop the caller copies it alone and
+   * never waits for another thread. It is complete when this returns.
    * HotSpot copies overlapping ranges like {@code memmove}, but callers should not depend on it.
    */
   public static void copy(Object srcBase, long srcAddr, Object dstBase, long dstAddr, long bytes) {

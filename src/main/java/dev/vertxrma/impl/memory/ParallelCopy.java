@@ -1,5 +1,8 @@
 package dev.vertxrma.impl.memory;
 
+import io.vertx.core.Context;
+import io.vertx.core.ThreadingModel;
+import io.vertx.core.Vertx;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -12,8 +15,20 @@ import java.util.concurrent.locks.LockSupport;
  * the speed of one; {@code bench/native/build/copy_ceiling} measures a machine).
  *
  * <p>The caller never waits for a part nobody has started: it copies every part it can claim,
- * then waits only for the parts copy threads are copying at that moment. A copy thread that is
- * not running (the cores busy elsewhere) costs nothing but the call that offered it the work.
+ * then waits only for the parts copy threads are copying at that moment. That wait is one part's
+ * copy time (about 10 us for {@value #PART} bytes) only while the copy thread holds a core: the
+ * caller cannot take a started part back (the copy thread would still write the destination, or
+ * read a source, after the call returned), and the OS may take the core away mid-part. Measured on
+ * this project's 2-core VM (4 MiB copies, one copy thread): the caller's wait was 0-8 us at the 99th
+ * percentile but reached 4-12 ms with the machine otherwise quiet and 31-50 ms with two busy
+ * threads, while the median copy was no faster shared (290-330 us) than alone (280-290 us).
+ *
+ * <p>So a copy is shared only by a thread that may wait: never on a Vert.x event loop (where
+ * same-JVM puts and gets are applied while the caller owns the target window) nor on a
+ * virtual-thread context. There the caller copies every part itself and the copy takes exactly its
+ * own single-thread time, linear in its size (about 70 us per MiB here), and never waits for
+ * another thread. A copy thread that is not running (the cores busy elsewhere) costs a sharing
+ * caller nothing but the call that offered it the work.
  * Copy threads spin for {@value #SPIN_NANOS} ns after their last part (a run of large puts then
  * finds them awake), then sleep until offered more. There are {@code min(cores - 1, 3)} of them,
  * none on one core or with busy-polling event loops, or {@code -Drma.copyThreads=N} (0: every copy
@@ -31,6 +46,9 @@ final class ParallelCopy {
   static final String THREADS_PROPERTY = "rma.copyThreads";
 
   private static final int THREADS = threads();
+
+  /** Tests only: run by a copy thread after it claims a part and before it copies it; {@code null} in use. */
+  static volatile Runnable beforePart;
 
   private ParallelCopy() {
   }
@@ -53,17 +71,30 @@ final class ParallelCopy {
     return Math.max(0, n);
   }
 
-  /** Whether a copy of {@code bytes} from {@code src} to {@code dst} is split (else: copy it on this thread). */
+  /**
+   * Whether a copy of {@code bytes} from {@code src} to {@code dst} is split (else: copy it on this
+   * thread): large enough, ranges apart, and a caller that may wait for a copy thread.
+   */
   static boolean splits(Object srcBase, long srcAddr, Object dstBase, long dstAddr, long bytes) {
     return bytes >= SPLIT_FROM && THREADS > 0
-        && (srcBase != dstBase || srcAddr + bytes <= dstAddr || dstAddr + bytes <= srcAddr); // no overlap
+        && (srcBase != dstBase || srcAddr + bytes <= dstAddr || dstAddr + bytes <= srcAddr) // no overlap
+        && callerMayWait();
+  }
+
+  /** Whether the calling thread may wait for a copy thread: not an event loop, not a virtual-thread context. */
+  private static boolean callerMayWait() {
+    if (Context.isOnEventLoopThread()) {
+      return false;
+    }
+    Context ctx = Vertx.currentContext();
+    return ctx == null || ctx.threadingModel() == ThreadingModel.WORKER;
   }
 
   /** Copies {@code bytes} (see {@link #splits}: at least {@value #SPLIT_FROM}, ranges apart) with the copy threads. */
   static void copy(Object srcBase, long srcAddr, Object dstBase, long dstAddr, long bytes) {
     Job job = new Job(srcBase, srcAddr, dstBase, dstAddr, bytes);
     Pool.INSTANCE.offer(job, Math.min(THREADS, job.parts - 1));
-    job.copyParts();
+    job.copyParts(false);
     Pool.INSTANCE.withdraw(job);
     while (job.done.get() < job.parts) {
       Thread.onSpinWait(); // only parts being copied right now are left
@@ -99,11 +130,15 @@ final class ParallelCopy {
     }
 
     /** Copies parts until none is left to claim; a part that fails still counts as done (see {@link #failure}). */
-    void copyParts() {
+    void copyParts(boolean helper) {
       int p;
       while ((p = next.getAndIncrement()) < parts) {
         long at = (long) p * PART;
         try {
+          Runnable hook = helper ? beforePart : null;
+          if (hook != null) {
+            hook.run();
+          }
           Memory.copyOnThisThread(srcBase, srcAddr + at, dstBase, dstAddr + at, Math.min(PART, bytes - at));
         } catch (RuntimeException | Error e) {
           failure = e;
@@ -165,7 +200,7 @@ final class ParallelCopy {
       while (true) {
         Job job = pool.offered.poll();
         if (job != null) {
-          job.copyParts();
+          job.copyParts(true);
           lastWork = System.nanoTime();
         } else if (System.nanoTime() - lastWork < SPIN_NANOS) {
           Thread.onSpinWait();

@@ -23,18 +23,43 @@ public final class LauncherJob {
   private static int started;
   private static int finished;
   private static int failed;
+  private static boolean exiting;
 
   private LauncherJob() {
   }
 
-  /** Joins the job described by {@code config}; completes once the whole job is reachable. */
+  /**
+   * Joins the job described by {@code config}; completes once the whole job is reachable. When
+   * this fails (a configuration without ranks, a clustered job without a secret, a startup that
+   * times out) and {@code exit} is on, the failure is logged as an error and this JVM closes Vert.x
+   * and exits with status 1 (within the 30 s close bound), whatever the launcher does with a failed
+   * deployment: the legacy {@code Launcher run} only closes Vert.x, so its JVM would exit 0.
+   */
   public static Future<?> join(Vertx vertx, JsonObject config, RankProgram program) {
+    boolean exit = config.getBoolean("exit", true);
+    Future<?> joined;
+    try {
+      joined = start(vertx, config, program, exit);
+    } catch (RuntimeException e) {
+      joined = Future.failedFuture(e);
+    }
+    return joined.onFailure(e -> {
+      LOG.log(System.Logger.Level.ERROR, "the rank deployment of " + program.getClass().getName() + " failed: "
+          + e.getMessage());
+      if (exit) {
+        exit(vertx, 1);
+      }
+    });
+  }
+
+  private static Future<?> start(Vertx vertx, JsonObject config, RankProgram program, boolean exit) {
     int np = config.getInteger("np", Integer.getInteger("rma.np", -1));
     if (np < 1) {
       return Future.failedFuture(new RmaException(ErrorClass.ARG,
-          "set the number of ranks: -conf '{\"np\":4}' or -Drma.np=4"));
+          "set the number of ranks: -conf '{\"np\":4}' or -Drma.np=4 (np was " + np + ")"));
     }
     JobOptions options = new JobOptions().setNp(np).setJobName(config.getString("job", "rma"))
+        .setStartupTimeoutMs(config.getLong("startupTimeoutMs", JobOptions.DEFAULT_STARTUP_TIMEOUT_MS))
         .setWaitTimeoutMs(config.getLong("waitTimeoutMs", JobOptions.DEFAULT_WAIT_TIMEOUT_MS));
     if (config.containsKey("trace")) {
       options.setTraceFile(config.getString("trace"));
@@ -43,26 +68,30 @@ public final class LauncherJob {
     for (Object o : config.getJsonArray("args", new JsonArray())) {
       args.add(String.valueOf(o));
     }
-    boolean exit = config.getBoolean("exit", true);
-    io.vertx.core.DeploymentOptions deployment;
-    try {
-      deployment = RankHost.deployment(config.getBoolean("virtualThreads", false));
-    } catch (RmaException e) {
-      return Future.failedFuture(e);
-    }
+    io.vertx.core.DeploymentOptions deployment = RankHost.deployment(config.getBoolean("virtualThreads", false));
     JobRuntime job = JobRuntime.obtain(vertx, options);
     RankHost host = new RankHost(job, -1, program, args);
     synchronized (LauncherJob.class) {
       started++;
     }
-    return JvmWarmup.ensure(vertx).compose(w -> vertx.deployVerticle(host, deployment)).onSuccess(id -> host.runProgram().onComplete(ar -> {
-      if (ar.failed()) {
-        LOG.log(System.Logger.Level.ERROR, "rank " + host.rank() + " failed: " + ar.cause().getMessage());
-      }
-      vertx.undeploy(id).onComplete(u -> job.releaseAndTrace().onComplete(traced -> {
-        done(vertx, ar.succeeded(), exit);
-      }));
-    }));
+    return JvmWarmup.ensure(vertx).compose(w -> vertx.deployVerticle(host, deployment))
+        .onFailure(e -> {
+          job.release();
+          synchronized (LauncherJob.class) {
+            finished++;
+            failed++;
+          }
+        })
+        .onSuccess(id -> {
+          host.runProgram().onComplete(ar -> {
+            if (ar.failed()) {
+              LOG.log(System.Logger.Level.ERROR, "rank " + host.rank() + " failed: " + ar.cause().getMessage());
+            }
+            vertx.undeploy(id).onComplete(u -> job.releaseAndTrace().onComplete(traced -> {
+              done(vertx, ar.succeeded(), exit);
+            }));
+          });
+        });
   }
 
   private static void done(Vertx vertx, boolean ok, boolean exit) {
@@ -77,16 +106,27 @@ public final class LauncherJob {
       status = failed == 0 ? 0 : 1;
     }
     if (all && exit) {
-      // close from a thread of our own: a close chained on the instance's own futures can lose its callback
-      Thread t = new Thread(() -> {
-        try {
-          vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-          LOG.log(System.Logger.Level.WARNING, "Vert.x did not close cleanly: " + e);
-        }
-        System.exit(status);
-      }, "rma-exit");
-      t.start();
+      exit(vertx, status);
     }
+  }
+
+  /** Closes Vert.x (at most 30 s) and exits the JVM with {@code status}, once per JVM. */
+  private static void exit(Vertx vertx, int status) {
+    synchronized (LauncherJob.class) {
+      if (exiting) {
+        return;
+      }
+      exiting = true;
+    }
+    // close from a thread of our own: a close chained on the instance's own futures can lose its callback
+    Thread t = new Thread(() -> {
+      try {
+        vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        LOG.log(System.Logger.Level.WARNING, "Vert.x did not close cleanly: " + e);
+      }
+      System.exit(status);
+    }, "rma-exit");
+    t.start();
   }
 }
