@@ -181,6 +181,12 @@ public interface Win {
    * MPI_Get_address: the address of a byte of a native store, usable as a target displacement
    * of a dynamic window from any rank once the store is attached there.
    *
+   * <p>Taking the address of a store that owns its memory also lets a {@link Comm#BOTTOM} buffer
+   * reach that store while it is open. A {@code PointerBytesStore} ({@code BytesStore.wrap(address,
+   * length)}, a shared window's {@link #memory()}) does not own what it points at and stays open
+   * after that memory is freed: its address is returned, but bytes under it are reachable at
+   * {@code BOTTOM} only inside an open owning store whose address was taken.
+   *
    * @param memory a native Chronicle store
    * @param offset a byte offset in it, {@code 0 <= offset <= capacity}
    * @return the address

@@ -101,4 +101,42 @@ class BottomAddressingTest {
           .compose(v -> win.free());
     }));
   }
+
+  /**
+   * What made {@link #aStructOfAbsoluteAddressesGathersAndScatters} flaky after DynamicWindowTest
+   * in one JVM: the address of a pointer ({@code BytesStore.wrap(address, length)}, as attach takes
+   * it) outlives the store it points into; once that store is freed, malloc hands its memory to the
+   * next store ({@code stray}, whose address nobody took), and the open pointer must not make it
+   * reachable at BOTTOM. The put only reads at the origin, so the check failing costs no crash.
+   */
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void memoryFreedUnderAnOpenPointerIsRefusedWhenReused(Jobs.Mode mode) {
+    Jobs.run(mode, 2, (world, args) -> Win.allocate(world, 16, 1, Info.NULL).compose(win -> {
+      int peer = 1 - world.rank();
+      BytesStore<?, ?> freed = BytesStore.nativeStoreWithFixedCapacity(64);
+      BytesStore<?, ?> pointer = BytesStore.wrap(freed.addressForRead(0), 64);
+      long at = Win.address(pointer, 8);
+      freed.releaseLast();
+      BytesStore<?, ?> stray = BytesStore.nativeStoreWithFixedCapacity(64); // likely where freed was
+      Datatype there = Datatype.hindexed(new int[] {1}, new long[] {at}, Datatype.LONG).commit();
+      return win.fence()
+          .compose(v -> failure(win.put(Comm.BOTTOM, 0, 1, there, peer, 0, 1, Datatype.LONG)))
+          .compose(t -> {
+            assertError(t, ErrorClass.BUFFER, "Win.address");
+            assertEquals(0L, win.memory().readLong(0), "nothing was sent before the fence");
+            return failure(world.send(Comm.BOTTOM, 0, 1, there, peer, 3));
+          })
+          .compose(t -> {
+            assertError(t, ErrorClass.BUFFER, "Win.address");
+            assertEquals(1, pointer.refCount(), "the pointer is still open");
+            stray.releaseLast();
+            return win.fence();
+          })
+          .compose(v -> {
+            assertEquals(0L, win.memory().readLong(0), "the refused put changed nothing at the target");
+            return win.free();
+          });
+    }));
+  }
 }

@@ -4,12 +4,21 @@ import java.lang.ref.WeakReference;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import net.openhft.chronicle.bytes.BytesStore;
+import net.openhft.chronicle.bytes.PointerBytesStore;
 
 /**
  * The native stores whose addresses the program took with {@code Win.address} (MPI_Get_address):
  * the only memory a buffer at {@code Comm.BOTTOM} may reach. A range is usable while its store is
  * alive (not released, not collected); anything else would make an absolute address a write into
  * memory the JVM no longer owns.
+ *
+ * <p>Only a store that owns its memory vouches for it: its memory lives exactly as long as the
+ * store is open (a native store frees it on release; a store over a direct {@code ByteBuffer}
+ * keeps the buffer reachable). A {@link PointerBytesStore} ({@code BytesStore.wrap(address,
+ * length)}, a shared window's memory) is a bare pointer: it stays open after the memory it points
+ * at is freed or unmapped, and can be moved with {@code set}, so its address is an address like
+ * any other but it is not recorded. A range under a pointer is reachable while a live owning store
+ * around it has had its address taken.
  */
 public final class AddressedMemory {
 
@@ -20,8 +29,15 @@ public final class AddressedMemory {
   private AddressedMemory() {
   }
 
-  /** Records {@code store}, whose native memory starts at {@code start}. */
+  /**
+   * Records {@code store}, whose native memory starts at {@code start}, if it owns that memory;
+   * a {@link PointerBytesStore} is not recorded (nor does it replace the entry of the store it
+   * may point into).
+   */
   static void register(long start, BytesStore<?, ?> store) {
+    if (!ownsItsMemory(store)) {
+      return;
+    }
     STORES.put(start, new WeakReference<>(store));
     if (STORES.size() > 4096) {
       STORES.values().removeIf(r -> {
@@ -29,6 +45,11 @@ public final class AddressedMemory {
         return s == null || s.refCount() <= 0;
       });
     }
+  }
+
+  /** Whether {@code store}'s being open means its memory is allocated (see the class comment). */
+  static boolean ownsItsMemory(BytesStore<?, ?> store) {
+    return !(store instanceof PointerBytesStore);
   }
 
   /**
