@@ -13,7 +13,9 @@ import java.util.function.Supplier;
  * <p>A step whose future is already complete is followed by the next step in the same loop
  * frame (no nesting, no event-loop hop: the same-JVM fast path stays fast); a step that completes
  * later resumes the loop from its completion callback. After {@value #MAX_SYNC_STEPS} steps in a
- * row without leaving the thread, the loop continues as a new task of the caller's context, so
+ * row without leaving the thread, or {@value #MAX_SYNC_MICROS} µs (steps that each take long, such
+ * as copies of megabytes, or loops nested in one another), the loop continues as a new task of the
+ * caller's context, so
  * other tasks of that event loop (the passive-target operations other ranks aim at this rank,
  * timers, the blocked-thread checker's idea of progress) run in between.
  */
@@ -21,6 +23,8 @@ public final class CallLoop {
 
   /** Steps run back to back on one thread before the loop yields to its context. */
   static final int MAX_SYNC_STEPS = 64;
+  /** Time the steps run back to back on one thread may take before the loop yields to its context. */
+  static final long MAX_SYNC_MICROS = 2_000;
 
   private final Supplier<Future<Boolean>> step;
   private final Context context;
@@ -39,8 +43,9 @@ public final class CallLoop {
   }
 
   private void drive() {
+    long until = System.nanoTime() + MAX_SYNC_MICROS * 1_000;
     while (true) {
-      for (int n = 0; n < MAX_SYNC_STEPS; n++) {
+      for (int n = 0; n < MAX_SYNC_STEPS && (n == 0 || System.nanoTime() - until < 0); n++) {
         Future<Boolean> f;
         try {
           f = step.get();
