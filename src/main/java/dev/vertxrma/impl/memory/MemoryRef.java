@@ -209,6 +209,16 @@ public final class MemoryRef {
     return buffer;
   }
 
+  /**
+   * Whether the buffer is a store that has been released since the view was made: its memory may
+   * belong to someone else now, so nothing may be written there (a late reply to a call whose
+   * synchronization failed).
+   */
+  public boolean released() {
+    return buffer instanceof net.openhft.chronicle.bytes.BytesStore
+        && ((net.openhft.chronicle.bytes.BytesStore<?, ?>) buffer).refCount() <= 0;
+  }
+
   /** The Unsafe base object: {@code null} for native memory, else the primitive array. */
   public Object base() {
     return base;

@@ -126,7 +126,11 @@ final class ActiveTargetSync {
           withdrawn.add(peer.withdrawHeld(rank, (RmaException) e));
         }
       }
-      return Future.join(withdrawn).transform(ar -> closing);
+      // the withdrawn operations' failures reach this rank as replies queued on its context before
+      // the withdrawals complete: one hop through that context and their futures have failed
+      io.vertx.core.Promise<Void> after = rp.context().promise();
+      Future.join(withdrawn).onComplete(ar -> rp.context().runOnContext(v -> after.complete()));
+      return after.future().transform(ar -> closing);
     });
   }
 

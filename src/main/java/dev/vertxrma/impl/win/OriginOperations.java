@@ -499,6 +499,12 @@ final class OriginOperations {
     if (got != expected) {
       throw RmaException.of(ErrorClass.OTHER, "reply carries %d bytes, expected %d", got, expected);
     }
+    if (got > 0 && m.released()) {
+      // the program released the store after the call's synchronization failed (a TIMEOUT):
+      // the late reply is dropped, never written into memory the store no longer owns
+      throw RmaException.of(ErrorClass.BUFFER, "the result buffer was released before the reply to this call came; "
+          + "its %d bytes are dropped", got);
+    }
     if (got > 0) {
       if (reply.payloadSource instanceof ReceivedPayload) { // left where it arrived
         RmaTarget.unpack((ReceivedPayload) reply.payloadSource, m.base(), m.address(), t, count, Op.REPLACE);

@@ -58,4 +58,35 @@ class HeldOperationWithdrawalTest {
         }));
     assertEquals(null, failed, "the job failed: " + failed);
   }
+
+  @Test
+  void aLateReplyIsNotWrittenIntoAReleasedResultBuffer() {
+    // across two cluster nodes: rank 1 holds rank 0's get for a later epoch and answers it only
+    // after rank 0's fence timed out and rank 0 released the get's native buffer
+    Throwable failed = Jobs.runExpectingFailure(Jobs.Mode.CLUSTERED, Jobs.options(2).setWaitTimeoutMs(1000),
+        (world, args) -> Win.allocate(world, 8, 8, Info.NULL).compose(win -> {
+          Vertx vertx = Vertx.currentContext().owner();
+          if (world.rank() == 1) {
+            // late: opens the epoch of rank 0's get without a barrier (NOPRECEDE), which applies the
+            // held get and answers it; then closes it with the fence that meets rank 0's abandoned one
+            win.memory().writeLong(0, 7L);
+            return vertx.timer(1500).compose(v -> win.fence(Mode.NOPRECEDE)).compose(v -> win.fence(Mode.NOSUCCEED))
+                .compose(v -> win.free());
+          }
+          BytesStore<?, ?> result = BytesStore.nativeStoreWithFixedCapacity(8);
+          return win.fence(Mode.NOPRECEDE).compose(v -> {
+            Future<Void> get = win.get(Buf.of(result), 0, 1, Datatype.LONG, 1, 0);
+            return win.fence().transform(ar -> {
+              assertTrue(ar.failed(), "a fence whose peer never fenced succeeded");
+              result.releaseLast(); // the program gives up on the epoch and frees the get's buffer
+              return get.transform(g -> {
+                assertTrue(g.failed(), "the late reply was written into a released store");
+                assertEquals(ErrorClass.BUFFER, ((RmaException) g.cause()).errorClass(), g.cause().toString());
+                return Future.<Void>succeededFuture();
+              });
+            });
+          }).compose(v -> win.free());
+        }));
+    assertEquals(null, failed, "the job failed: " + failed);
+  }
 }
