@@ -2,7 +2,7 @@
 #   docker build -t vertx-rma .
 #   docker run --rm vertx-rma                         # twisted, 4 ranks, embedded in one container
 #   docker run --rm vertx-rma -np 2 exchange          # any bin/rmarun arguments
-# One job over several containers: give each the job's members in the environment (README
+# One job over several containers: give each the job's members in the environment (docs/running-jobs.md,
 # "Docker"; docker/entrypoint.sh lists the variables). Its ports are fixed: 5701 (Hazelcast),
 # 5702 (the clustered event bus), 5703 (the data plane).
 

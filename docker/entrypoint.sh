@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Entrypoint of the vertx-rma image (README "Docker"); runs on any host as well.
+# Entrypoint of the vertx-rma image (docs/running-jobs.md "Docker"); runs on any host as well.
 #
 # Without RMA_MEMBERS the arguments are bin/rmarun's and the whole job runs in this container:
 #   docker run --rm vertx-rma -np 4 twisted

@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 @Tag("multijvm")
 class FaultsTest {
 
-  /** Failure detection bounds documented in README ("Failure model"). */
+  /** Failure detection bounds documented in docs/failure-and-security.md ("Failure model"). */
   static final long KILLED_MS = 2_000;
   static final long HUNG_MS = 6_000;
   /** From the fault to rmarun's exit. */

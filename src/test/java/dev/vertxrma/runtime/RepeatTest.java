@@ -106,7 +106,7 @@ class RepeatTest {
     assertEquals(100_000, n.get());
   }
 
-  /** The README's loop: put + flush, many times over, under lockAll; every value checked at the end. */
+  /** The loop of docs/concepts.md ("Loops of calls"): put + flush, many times over, under lockAll; every value checked at the end. */
   @ParameterizedTest
   @EnumSource(Jobs.Mode.class)
   void aLongLoopOfPutAndFlush(Jobs.Mode mode) {

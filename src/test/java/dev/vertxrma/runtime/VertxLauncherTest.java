@@ -16,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A rank program started the Vert.x way, as README.md documents: the application launcher the
+ * A rank program started the Vert.x way, as docs/running-jobs.md documents: the application launcher the
  * fat jar's manifest names ({@code java -jar vertx-rma.jar CLASS -instances K}) and the legacy
  * {@code Launcher run CLASS} syntax. Each verticle instance becomes a rank; the JVM exits 0
  * once its ranks are done.
