@@ -26,6 +26,7 @@ public final class RxComm {
   private final Comm comm;
 
   private RxComm(Comm comm) {
+    RxJava.require();
     this.comm = comm;
   }
 

@@ -40,6 +40,7 @@ public final class RxRma {
    * @return the same program, returning a future
    */
   public static RankProgram program(RxRankProgram program) {
+    RxJava.require();
     return (world, args) -> {
       Completable rank;
       try {
@@ -65,6 +66,7 @@ public final class RxRma {
    * @return completes when every local rank's program and the final barrier have completed
    */
   public static Completable run(Vertx vertx, JobOptions options, RankProgram program) {
+    RxJava.require();
     return Deferred.completable(() -> Rma.run(vertx, options, program));
   }
 
@@ -78,6 +80,7 @@ public final class RxRma {
    * @return completes when every local rank has finished and Vert.x is closed
    */
   public static Completable run(JobOptions options, RankProgram program) {
+    RxJava.require();
     return Deferred.completable(() -> Rma.run(options, program));
   }
 
@@ -91,6 +94,7 @@ public final class RxRma {
    * @return the world, once every rank of the job has joined
    */
   public static Single<RxWorld> world(Vertx vertx, JobOptions options) {
+    RxJava.require();
     return Deferred.single(() -> Rma.world(vertx, options).map(RxWorld::of));
   }
 
@@ -102,6 +106,7 @@ public final class RxRma {
    * @return the started node
    */
   public static Single<Vertx> clusteredVertx(String clusterName) {
+    RxJava.require();
     return Deferred.single(() -> Rma.clusteredVertx(clusterName));
   }
 
@@ -114,6 +119,7 @@ public final class RxRma {
    * @return the started node
    */
   public static Single<Vertx> clusteredVertx(String clusterName, VertxOptions options) {
+    RxJava.require();
     return Deferred.single(() -> Rma.clusteredVertx(clusterName, options));
   }
 
@@ -130,6 +136,7 @@ public final class RxRma {
    * @return completes when the last iteration has completed
    */
   public static Completable repeat(int n, IntFunction<Completable> body) {
+    RxJava.require();
     return Deferred.completable(() -> Rma.repeat(n, i -> Deferred.future(body.apply(i))));
   }
 
@@ -143,6 +150,7 @@ public final class RxRma {
    * @return completes after the step that emitted {@code true}
    */
   public static Completable repeatUntil(Supplier<Single<Boolean>> step) {
+    RxJava.require();
     return Deferred.completable(() -> Rma.repeatUntil(() -> Deferred.future(step.get())));
   }
 }

@@ -31,6 +31,7 @@ public final class RxWin {
   private final Win win;
 
   private RxWin(Win win) {
+    RxJava.require();
     this.win = win;
   }
 

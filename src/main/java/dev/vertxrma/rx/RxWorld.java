@@ -14,6 +14,7 @@ public final class RxWorld {
   private final World world;
 
   private RxWorld(World world) {
+    RxJava.require();
     this.world = world;
   }
 
