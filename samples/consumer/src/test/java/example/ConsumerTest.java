@@ -1,6 +1,8 @@
 package example;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vertxrma.JobOptions;
@@ -52,6 +54,15 @@ class ConsumerTest {
         .contains("vertx-rma"), "samples are not in the library jar");
     assertEquals(List.of(), duplicates.subList(0, Math.min(20, duplicates.size())),
         duplicates.size() + " classes defined twice");
+  }
+
+  @Test
+  void theLibraryBringsNoUsageReporting() {
+    // this project's JVMs run without -Dchronicle.analytics.disable (see pom.xml)
+    assertEquals(null, System.getProperty("chronicle.analytics.disable"));
+    assertThrows(ClassNotFoundException.class, () -> Class.forName("net.openhft.chronicle.analytics.Analytics"),
+        "Chronicle's analytics came with the library");
+    assertFalse(net.openhft.chronicle.core.analytics.AnalyticsFacade.isEnabled(), "Chronicle reports analytics enabled");
   }
 
   @Test
