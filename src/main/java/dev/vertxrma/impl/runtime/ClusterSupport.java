@@ -46,6 +46,9 @@ public final class ClusterSupport {
   /** System property: the data plane's port (default 0: any free port). */
   public static final String DATA_PORT = "rma.dataPort";
 
+  /** Hazelcast's property that turns its phone home on or off. */
+  static final String PHONE_HOME = "hazelcast.phone.home.enabled";
+
   private static final String DEFAULT_HOST = "127.0.0.1";
   private static final String DEFAULT_CLUSTER_PORT = "5701";
   private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
@@ -180,19 +183,31 @@ public final class ClusterSupport {
    */
   static Config clusterConfig(String named, String dir, String dirSource, java.util.Map<String, String> network) {
     if (named != null && !named.isBlank()) {
-      return load(new File(named.startsWith("file:") ? named.substring(5) : named), "-Dvertx.hazelcast.config", network);
+      return noPhoneHome(load(new File(named.startsWith("file:") ? named.substring(5) : named), "-Dvertx.hazelcast.config", network));
     }
     if (dir != null && !dir.isBlank() && new File(dir, "cluster.xml").isFile()) {
-      return load(new File(dir, "cluster.xml"), dirSource, network);
+      return noPhoneHome(load(new File(dir, "cluster.xml"), dirSource, network));
     }
     try {
-      return Config.loadFromClasspath(ClusterSupport.class.getClassLoader(), DEFAULT_CONFIG, configProperties(network));
+      return noPhoneHome(Config.loadFromClasspath(ClusterSupport.class.getClassLoader(), DEFAULT_CONFIG, configProperties(network)));
     } catch (RmaException e) {
       throw e;
     } catch (RuntimeException e) {
       throw new RmaException(ErrorClass.INTERN, "the library's default cluster configuration " + DEFAULT_CONFIG
           + " cannot be read: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * {@code config} with Hazelcast's phone home (usage statistics sent to Hazelcast, on by default)
+   * turned off, unless the file or a system property says otherwise: the library reports nothing
+   * to anyone, whatever cluster.xml a job is given.
+   */
+  static Config noPhoneHome(Config config) {
+    if (config.getProperty(PHONE_HOME) == null && System.getProperty(PHONE_HOME) == null) {
+      config.setProperty(PHONE_HOME, "false");
+    }
+    return config;
   }
 
   /** The file {@link #clusterConfig(String, String, String)} reads, for messages. */
