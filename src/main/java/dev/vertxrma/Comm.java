@@ -117,6 +117,31 @@ public interface Comm {
    */
   Group group();
 
+  /**
+   * MPI_Comm_get_name: the name of this communicator at this rank. Names are local: each rank
+   * sees the name it set (MPI does not require the ranks to agree). Until one is set, the world is
+   * {@code "MPI_COMM_WORLD"}, {@link #self()} is {@code "MPI_COMM_SELF"}, and a communicator made
+   * by {@link #split}, {@link #dup} or {@link #create} has the empty name {@code ""} (MPI's "no
+   * name": a name is never copied to a new communicator). The name is for the program only; the
+   * library's error messages keep naming communicators their own way ("the world communicator",
+   * "split(color 1) of ...").
+   *
+   * @return the name last set with {@link #setName} at this rank, or the default above; never
+   *     {@code null}. Works also after {@link #free()}.
+   */
+  String getName();
+
+  /**
+   * MPI_Comm_set_name: names this communicator at this rank (local, not collective; no
+   * communication). Any string is kept whole, the empty one included (MPI_MAX_OBJECT_NAME does
+   * not apply to a Java string); the world and {@link #self()} may be renamed too, as in MPI.
+   *
+   * @param name the new name
+   * @throws RmaException {@link ErrorClass#ARG} for {@code null}; {@link ErrorClass#COMM} after
+   *     {@link #free()}
+   */
+  void setName(String name);
+
   // ------------------------------------------------------------------ communicators
 
   /**

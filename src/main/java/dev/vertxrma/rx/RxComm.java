@@ -77,6 +77,25 @@ public final class RxComm {
     return comm.group();
   }
 
+  /**
+   * MPI_Comm_get_name ({@link Comm#getName}).
+   *
+   * @return the name of the communicator at this rank
+   */
+  public String getName() {
+    return comm.getName();
+  }
+
+  /**
+   * MPI_Comm_set_name ({@link Comm#setName}), at once.
+   *
+   * @param name the new name
+   * @throws RmaException as {@link Comm#setName}
+   */
+  public void setName(String name) {
+    comm.setName(name);
+  }
+
   // ------------------------------------------------------------------ communicators
 
   /**

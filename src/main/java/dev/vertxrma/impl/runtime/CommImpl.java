@@ -81,6 +81,8 @@ public final class CommImpl implements Comm {
   private final RankFuture<?> succeeded;
   private final ErrorHandling errors;
   private volatile boolean freed;
+  /** MPI_Comm_set_name's name, local to this rank; the default is MPI's (see {@link Comm#getName}). */
+  private volatile String userName;
 
   private CommImpl(RankComms comms, Endpoint view, int ctx, Kind kind, String name) {
     this.comms = comms;
@@ -88,6 +90,7 @@ public final class CommImpl implements Comm {
     this.view = view;
     this.kind = kind;
     this.name = name;
+    this.userName = kind == Kind.WORLD ? "MPI_COMM_WORLD" : kind == Kind.SELF ? "MPI_COMM_SELF" : "";
     this.errors = new ErrorHandling(name + " of rank " + rp.rank(),
         e -> abort("ERRORS_ARE_FATAL: " + e.getMessage()));
     this.succeeded = RankFuture.succeeded(rp.context());
@@ -368,6 +371,22 @@ public final class CommImpl implements Comm {
   @Override
   public Group group() {
     return group;
+  }
+
+  @Override
+  public String getName() {
+    return userName;
+  }
+
+  @Override
+  public void setName(String newName) {
+    if (newName == null) {
+      throw RmaException.of(ErrorClass.ARG, "setName of %s at rank %d: the name is null", name, rank());
+    }
+    if (freed) {
+      throw RmaException.of(ErrorClass.COMM, "setName of %s at rank %d: it was freed", name, rank());
+    }
+    userName = newName;
   }
 
   @Override
