@@ -68,14 +68,15 @@ public interface Comm {
    *       at any rank: the input is taken from the receive buffer, which the result replaces;</li>
    *   <li>as the send buffer of {@link #reduce} at root only: root's input is taken from its
    *       receive buffer;</li>
-   *   <li>as the send buffer of {@link #gather} at root and of {@link #allgather} at any rank:
-   *       this rank's block is already in its place in the receive buffer (block {@code rank()});
-   *       send count and type are ignored;</li>
-   *   <li>as the send buffer of {@link #alltoall} at any rank: the blocks to send are taken from
-   *       the receive buffer (with the receive count and type) and replaced by the blocks
-   *       received;</li>
-   *   <li>as the receive buffer of {@link #scatter} at root: root's block stays in the send
-   *       buffer; receive count and type are ignored.</li>
+   *   <li>as the send buffer of {@link #gather} and {@link #gatherv} at root and of
+   *       {@link #allgather} and {@link #allgatherv} at any rank: this rank's block is already in
+   *       its place in the receive buffer (block {@code rank()}); send count and type are
+   *       ignored;</li>
+   *   <li>as the send buffer of {@link #alltoall} and {@link #alltoallv} at any rank: the blocks
+   *       to send are taken from the receive buffer (with the receive counts, displacements and
+   *       type) and replaced by the blocks received;</li>
+   *   <li>as the receive buffer of {@link #scatter} and {@link #scatterv} at root: root's block
+   *       stays in the send buffer; receive count and type are ignored.</li>
    * </ul>
    * Anywhere else (a receive buffer, a send buffer at a non-root rank of reduce or gather, a
    * point-to-point or window call) it fails the call with {@link ErrorClass#BUFFER}, as MPICH
@@ -116,6 +117,31 @@ public interface Comm {
    *     that is
    */
   Group group();
+
+  /**
+   * MPI_Comm_get_name: the name of this communicator at this rank. Names are local: each rank
+   * sees the name it set (MPI does not require the ranks to agree). Until one is set, the world is
+   * {@code "MPI_COMM_WORLD"}, {@link #self()} is {@code "MPI_COMM_SELF"}, and a communicator made
+   * by {@link #split}, {@link #dup} or {@link #create} has the empty name {@code ""} (MPI's "no
+   * name": a name is never copied to a new communicator). The name is for the program only; the
+   * library's error messages keep naming communicators their own way ("the world communicator",
+   * "split(color 1) of ...").
+   *
+   * @return the name last set with {@link #setName} at this rank, or the default above; never
+   *     {@code null}. Works also after {@link #free()}.
+   */
+  String getName();
+
+  /**
+   * MPI_Comm_set_name: names this communicator at this rank (local, not collective; no
+   * communication). Any string is kept whole, the empty one included (MPI_MAX_OBJECT_NAME does
+   * not apply to a Java string); the world and {@link #self()} may be renamed too, as in MPI.
+   *
+   * @param name the new name
+   * @throws RmaException {@link ErrorClass#ARG} for {@code null}; {@link ErrorClass#COMM} after
+   *     {@link #free()}
+   */
+  void setName(String name);
 
   // ------------------------------------------------------------------ communicators
 
@@ -569,6 +595,134 @@ public interface Comm {
    */
   Future<Void> alltoall(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType);
+
+  /**
+   * MPI_Gatherv: as {@link #gather}, with a block size and place per rank: rank {@code i}'s block
+   * lands at root as {@code recvCounts[i]} elements of {@code recvType}, starting
+   * {@code displs[i]} extents of {@code recvType} from {@code recvBuf[recvOffset]}. Counts may be 0
+   * and differ between ranks; displacements need not be in order or contiguous (the receive
+   * blocks must not overlap, as MPI requires; this is not checked), and may be negative while the
+   * block stays inside the buffer. Runs as the linear gather of {@link #gather}.
+   *
+   * @param sendBuf this rank's block ({@code null} with count 0); at root, {@link #IN_PLACE} says
+   *     root's block is already in place ({@code recvCounts[root]} elements at
+   *     {@code displs[root]}; sendCount and sendType are then ignored)
+   * @param sendOffset where it starts in {@code sendBuf}
+   * @param sendCount the number of elements of {@code sendType} in it; rank {@code i}'s must
+   *     describe the same amount of data as root's {@code recvCounts[i]}
+   * @param sendType the send datatype, committed
+   * @param recvBuf at root, the receive buffer; ignored elsewhere
+   * @param recvOffset where displacement 0 is in {@code recvBuf}: array elements, or bytes
+   * @param recvCounts at root, the number of elements of {@code recvType} from each rank, one per
+   *     rank (copied when the call is made); ignored elsewhere (may be {@code null})
+   * @param displs at root, where each rank's block goes, in extents of {@code recvType}, one per
+   *     rank (copied); ignored elsewhere (may be {@code null})
+   * @param recvType the receive datatype, committed (at root)
+   * @param root the rank that receives the blocks
+   * @return completes when this rank's part is done (at root: every block is in {@code recvBuf}).
+   *     Fails with the argument errors listed in the class comment ({@link ErrorClass#RANK} for a
+   *     bad root, TYPE, BUFFER, COUNT for a negative send count); at root with
+   *     {@link ErrorClass#ARG} when {@code recvCounts} or {@code displs} is null or not one entry
+   *     per rank, {@link ErrorClass#COUNT} for a negative {@code recvCounts[i]},
+   *     {@link ErrorClass#BUFFER} for a block that does not lie inside {@code recvBuf} (the
+   *     message names the rank, its count and displacement) or for {@link #IN_PLACE} as the
+   *     receive buffer, and {@link ErrorClass#TRUNCATE} when a rank's block is not the size of
+   *     its receive block; {@link ErrorClass#BUFFER} for IN_PLACE as the send buffer of a
+   *     non-root rank; TIMEOUT. An argument error at one rank leaves the others waiting (TIMEOUT),
+   *     as with every collective.
+   */
+  Future<Void> gatherv(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
+      int recvOffset, int[] recvCounts, int[] displs, Datatype recvType, int root);
+
+  /**
+   * MPI_Allgatherv: as {@link #gatherv}, with the result at every rank: every rank passes the same
+   * {@code recvCounts} and {@code displs}, and rank {@code i}'s block lands at {@code displs[i]}
+   * extents of {@code recvType} at every rank. Runs as {@link #allgather}.
+   *
+   * @param sendBuf this rank's block, or {@link #IN_PLACE}: it is already at block
+   *     {@code rank()} of {@code recvBuf} ({@code recvCounts[rank()]} elements at
+   *     {@code displs[rank()]}; sendCount and sendType are then ignored)
+   * @param sendOffset where it starts in {@code sendBuf}
+   * @param sendCount the number of elements of {@code sendType} in it
+   * @param sendType the send datatype, committed
+   * @param recvBuf the receive buffer (not IN_PLACE)
+   * @param recvOffset where displacement 0 is in {@code recvBuf}
+   * @param recvCounts the number of elements of {@code recvType} from each rank, one per rank
+   *     (copied)
+   * @param displs where each rank's block goes, in extents of {@code recvType}, one per rank
+   *     (copied)
+   * @param recvType the receive datatype, committed
+   * @return completes when every block is in {@code recvBuf}. Fails as {@link #gatherv} (the
+   *     receive side's errors at every rank).
+   */
+  Future<Void> allgatherv(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
+      int recvOffset, int[] recvCounts, int[] displs, Datatype recvType);
+
+  /**
+   * MPI_Scatterv: as {@link #scatter}, with a block size and place per rank: rank {@code i} gets
+   * the {@code sendCounts[i]} elements of {@code sendType} that start {@code displs[i]} extents of
+   * {@code sendType} from root's {@code sendBuf[sendOffset]}. Counts may be 0 and differ;
+   * displacements may be in any order, overlap (the send blocks are only read) or be negative
+   * while the block stays inside the buffer. Runs as the linear scatter of {@link #scatter}.
+   *
+   * @param sendBuf at root, the send buffer; ignored elsewhere
+   * @param sendOffset where displacement 0 is in {@code sendBuf}: array elements, or bytes
+   * @param sendCounts at root, the number of elements of {@code sendType} for each rank, one per
+   *     rank (copied); ignored elsewhere (may be {@code null})
+   * @param displs at root, where each rank's block starts, in extents of {@code sendType}, one per
+   *     rank (copied); ignored elsewhere (may be {@code null})
+   * @param sendType the send datatype, committed (at root)
+   * @param recvBuf this rank's block; at root, {@link #IN_PLACE} leaves root's block in
+   *     {@code sendBuf} (recvCount and recvType are then ignored)
+   * @param recvOffset where it goes in {@code recvBuf}
+   * @param recvCount the number of elements of {@code recvType} in it; must describe the same
+   *     amount of data as root's {@code sendCounts[rank()]}
+   * @param recvType the receive datatype, committed
+   * @param root the rank that sends the blocks
+   * @return completes when this rank's block is in {@code recvBuf}. Fails with the argument
+   *     errors listed in the class comment (RANK for a bad root, TYPE, BUFFER, COUNT for a
+   *     negative receive count); at root with {@link ErrorClass#ARG} when {@code sendCounts} or
+   *     {@code displs} is null or not one entry per rank, {@link ErrorClass#COUNT} for a negative
+   *     {@code sendCounts[i]}, {@link ErrorClass#BUFFER} for a block that does not lie inside
+   *     {@code sendBuf} (naming the rank, its count and displacement);
+   *     {@link ErrorClass#TRUNCATE} when root's block is not the size of this rank's receive
+   *     block; {@link ErrorClass#BUFFER} for IN_PLACE anywhere but as root's receive buffer;
+   *     TIMEOUT.
+   */
+  Future<Void> scatterv(Buf sendBuf, int sendOffset, int[] sendCounts, int[] displs, Datatype sendType,
+      Buf recvBuf, int recvOffset, int recvCount, Datatype recvType, int root);
+
+  /**
+   * MPI_Alltoallv: as {@link #alltoall}, with a block size and place per peer: the
+   * {@code sendCounts[j]} elements of {@code sendType} at {@code sdispls[j]} extents of
+   * {@code sendType} in rank {@code i}'s send buffer land at rank {@code j} as its
+   * {@code recvCounts[i]} elements of {@code recvType} at {@code rdispls[i]} extents of
+   * {@code recvType}. Counts may be 0 and differ; displacements may be in any order and
+   * non-contiguous (receive blocks must not overlap; not checked). Runs as {@link #alltoall}.
+   *
+   * @param sendBuf the send buffer, or {@link #IN_PLACE}: the blocks to send are taken from
+   *     {@code recvBuf} (with recvCounts, rdispls and recvType; sendCounts, sdispls and sendType
+   *     are ignored) and replaced there by the blocks received
+   * @param sendOffset where displacement 0 is in {@code sendBuf}
+   * @param sendCounts the number of elements of {@code sendType} for each rank, one per rank
+   *     (copied); rank {@code i}'s {@code sendCounts[j]} must describe the same amount of data as
+   *     rank {@code j}'s {@code recvCounts[i]}
+   * @param sdispls where each rank's block starts, in extents of {@code sendType} (copied)
+   * @param sendType the send datatype, committed
+   * @param recvBuf the receive buffer (not IN_PLACE)
+   * @param recvOffset where displacement 0 is in {@code recvBuf}
+   * @param recvCounts the number of elements of {@code recvType} from each rank (copied)
+   * @param rdispls where each rank's block goes, in extents of {@code recvType} (copied)
+   * @param recvType the receive datatype, committed
+   * @return completes when every block is in {@code recvBuf}. Fails with
+   *     {@link ErrorClass#ARG} when a counts or displacements array is null or not one entry per
+   *     rank, {@link ErrorClass#COUNT} for a negative count, {@link ErrorClass#BUFFER} for a block
+   *     outside its buffer (naming the rank, its count and displacement) or IN_PLACE as the
+   *     receive buffer, {@link ErrorClass#TYPE}, {@link ErrorClass#TRUNCATE} when a block
+   *     received is not the size of its receive block, TIMEOUT.
+   */
+  Future<Void> alltoallv(Buf sendBuf, int sendOffset, int[] sendCounts, int[] sdispls, Datatype sendType,
+      Buf recvBuf, int recvOffset, int[] recvCounts, int[] rdispls, Datatype recvType);
 
   /**
    * MPI_Reduce_scatter: combines every rank's send buffer element-wise with {@code op}, as

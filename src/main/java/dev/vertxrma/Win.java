@@ -217,9 +217,17 @@ public interface Win {
   /**
    * MPI_WIN_BASE: this rank's window memory, for local loads and stores.
    *
+   * <p>A dynamic window ({@link #createDynamic}) has no memory of its own: MPI reports its base
+   * as MPI_BOTTOM (address 0) and its size as 0. There is no store at address 0 to hand out, and
+   * an empty stand-in would only turn a misuse into a bounds error at the first load, so this
+   * call refuses it with {@link ErrorClass#RMA_FLAVOR} (a deliberate difference from MPI, decided
+   * for issue 31). {@link #size()} reports 0, as MPI does; the memory of a dynamic window is the
+   * stores the program {@link #attach attached}, which it holds already, and their addresses for
+   * the other ranks' displacements come from {@link #address}.
+   *
    * @return the store behind this rank's part of the window
-   * @throws RmaException {@link ErrorClass#RMA_FLAVOR} for a dynamic window (its memory is
-   *     what was attached), {@link ErrorClass#WIN} after {@link #free()}
+   * @throws RmaException {@link ErrorClass#RMA_FLAVOR} for a dynamic window (see above),
+   *     {@link ErrorClass#WIN} after {@link #free()}
    */
   BytesStore<?, ?> memory();
 

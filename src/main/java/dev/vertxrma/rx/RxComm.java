@@ -78,6 +78,25 @@ public final class RxComm {
     return comm.group();
   }
 
+  /**
+   * MPI_Comm_get_name ({@link Comm#getName}).
+   *
+   * @return the name of the communicator at this rank
+   */
+  public String getName() {
+    return comm.getName();
+  }
+
+  /**
+   * MPI_Comm_set_name ({@link Comm#setName}), at once.
+   *
+   * @param name the new name
+   * @throws RmaException as {@link Comm#setName}
+   */
+  public void setName(String name) {
+    comm.setName(name);
+  }
+
   // ------------------------------------------------------------------ communicators
 
   /**
@@ -513,6 +532,92 @@ public final class RxComm {
       int recvOffset, int recvCount, Datatype recvType) {
     return Deferred.completable(() -> comm.alltoall(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset,
         recvCount, recvType));
+  }
+
+  /**
+   * MPI_Gatherv ({@link Comm#gatherv}): completes once this rank's part is done (at {@code root}:
+   * every block is in {@code recvBuf}).
+   *
+   * @param sendBuf this rank's block, or {@link Comm#IN_PLACE} at root
+   * @param sendOffset where it starts in {@code sendBuf}
+   * @param sendCount the number of elements of {@code sendType} in it
+   * @param sendType the send datatype
+   * @param recvBuf the receive buffer at root
+   * @param recvOffset where displacement 0 is in {@code recvBuf}
+   * @param recvCounts at root, the number of elements from each rank
+   * @param displs at root, where each rank's block goes, in extents of {@code recvType}
+   * @param recvType the receive datatype
+   * @param root the rank that receives the blocks
+   * @return completes when this rank's part of the gatherv is done
+   */
+  public Completable gatherv(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
+      int recvOffset, int[] recvCounts, int[] displs, Datatype recvType, int root) {
+    return Deferred.completable(() -> comm.gatherv(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset,
+        recvCounts, displs, recvType, root));
+  }
+
+  /**
+   * MPI_Allgatherv ({@link Comm#allgatherv}): completes once every rank's block is in
+   * {@code recvBuf}.
+   *
+   * @param sendBuf this rank's block, or {@link Comm#IN_PLACE}
+   * @param sendOffset where it starts in {@code sendBuf}
+   * @param sendCount the number of elements of {@code sendType} in it
+   * @param sendType the send datatype
+   * @param recvBuf the receive buffer
+   * @param recvOffset where displacement 0 is in {@code recvBuf}
+   * @param recvCounts the number of elements from each rank
+   * @param displs where each rank's block goes, in extents of {@code recvType}
+   * @param recvType the receive datatype
+   * @return completes when every block is in {@code recvBuf}
+   */
+  public Completable allgatherv(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
+      int recvOffset, int[] recvCounts, int[] displs, Datatype recvType) {
+    return Deferred.completable(() -> comm.allgatherv(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset,
+        recvCounts, displs, recvType));
+  }
+
+  /**
+   * MPI_Scatterv ({@link Comm#scatterv}): completes once this rank's block is in {@code recvBuf}.
+   *
+   * @param sendBuf the send buffer at root
+   * @param sendOffset where displacement 0 is in {@code sendBuf}
+   * @param sendCounts at root, the number of elements for each rank
+   * @param displs at root, where each rank's block starts, in extents of {@code sendType}
+   * @param sendType the send datatype
+   * @param recvBuf this rank's block, or {@link Comm#IN_PLACE} at root
+   * @param recvOffset where it goes in {@code recvBuf}
+   * @param recvCount the number of elements of {@code recvType} in it
+   * @param recvType the receive datatype
+   * @param root the rank that sends the blocks
+   * @return completes when this rank's block is in {@code recvBuf}
+   */
+  public Completable scatterv(Buf sendBuf, int sendOffset, int[] sendCounts, int[] displs, Datatype sendType,
+      Buf recvBuf, int recvOffset, int recvCount, Datatype recvType, int root) {
+    return Deferred.completable(() -> comm.scatterv(sendBuf, sendOffset, sendCounts, displs, sendType, recvBuf,
+        recvOffset, recvCount, recvType, root));
+  }
+
+  /**
+   * MPI_Alltoallv ({@link Comm#alltoallv}): completes once the block of every rank is in
+   * {@code recvBuf}.
+   *
+   * @param sendBuf the send buffer, or {@link Comm#IN_PLACE}
+   * @param sendOffset where displacement 0 is in {@code sendBuf}
+   * @param sendCounts the number of elements for each rank
+   * @param sdispls where each rank's block starts, in extents of {@code sendType}
+   * @param sendType the send datatype
+   * @param recvBuf the receive buffer
+   * @param recvOffset where displacement 0 is in {@code recvBuf}
+   * @param recvCounts the number of elements from each rank
+   * @param rdispls where each rank's block goes, in extents of {@code recvType}
+   * @param recvType the receive datatype
+   * @return completes when every block is in {@code recvBuf}
+   */
+  public Completable alltoallv(Buf sendBuf, int sendOffset, int[] sendCounts, int[] sdispls, Datatype sendType,
+      Buf recvBuf, int recvOffset, int[] recvCounts, int[] rdispls, Datatype recvType) {
+    return Deferred.completable(() -> comm.alltoallv(sendBuf, sendOffset, sendCounts, sdispls, sendType, recvBuf,
+        recvOffset, recvCounts, rdispls, recvType));
   }
 
   /**

@@ -4,6 +4,7 @@ import static dev.vertxrma.testing.RmaAssertions.expectError;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
@@ -328,6 +329,9 @@ class DynamicWindowTest {
           .compose(w3 -> {
             RmaException e = assertThrows(RmaException.class, w3::memory);
             assertEquals(ErrorClass.RMA_FLAVOR, e.errorClass());
+            assertTrue(e.getMessage().contains("memory of window " + w3.name()), e.getMessage());
+            assertTrue(e.getMessage().contains("dynamic window has no memory of its own"), e.getMessage());
+            assertEquals(0L, w3.size(), "MPI_WIN_SIZE of a dynamic window");
             return w3.free();
           })
           .map(v -> {

@@ -81,6 +81,8 @@ public final class CommImpl implements Comm {
   private final RankFuture<?> succeeded;
   private final ErrorHandling errors;
   private volatile boolean freed;
+  /** MPI_Comm_set_name's name, local to this rank; the default is MPI's (see {@link Comm#getName}). */
+  private volatile String userName;
 
   private CommImpl(RankComms comms, Endpoint view, int ctx, Kind kind, String name) {
     this.comms = comms;
@@ -88,6 +90,7 @@ public final class CommImpl implements Comm {
     this.view = view;
     this.kind = kind;
     this.name = name;
+    this.userName = kind == Kind.WORLD ? "MPI_COMM_WORLD" : kind == Kind.SELF ? "MPI_COMM_SELF" : "";
     this.errors = new ErrorHandling(name + " of rank " + rp.rank(),
         e -> abort("ERRORS_ARE_FATAL: " + e.getMessage()));
     this.succeeded = RankFuture.succeeded(rp.context());
@@ -239,8 +242,14 @@ public final class CommImpl implements Comm {
       throw RmaException.of(ErrorClass.BUFFER, "%s: Comm.BOTTOM takes offset 0 (the type's displacements are the "
           + "addresses), got %d", what, offset);
     }
+    checkAbsolute(0, count, type, what);
+    return MemoryRef.ofRaw(null, 0, Long.MAX_VALUE / 2);
+  }
+
+  /** Every byte of {@code count} elements of {@code type} at absolute address {@code start} lies in live addressed memory. */
+  private static void checkAbsolute(long start, int count, TypeMap type, String what) {
     for (long k = 0; k < count; k++) {
-      long base = k * type.extent();
+      long base = start + k * type.extent();
       for (int i = 0; i < type.segmentCount(); i++) {
         long at = base + type.segmentDisp(i);
         long bytes = (long) type.segmentLength(i) * type.segmentType(i).size();
@@ -251,7 +260,6 @@ public final class CommImpl implements Comm {
         }
       }
     }
-    return MemoryRef.ofRaw(null, 0, Long.MAX_VALUE / 2);
   }
 
   /**
@@ -299,8 +307,8 @@ public final class CommImpl implements Comm {
     }
     if (buf == IN_PLACE) {
       throw RmaException.of(ErrorClass.BUFFER, "%s: Comm.IN_PLACE is not allowed here; pass a buffer (IN_PLACE is "
-          + "only the send buffer of allreduce, allgather, alltoall, reduceScatter, scan and exscan, of reduce and "
-          + "gather at root, and the receive buffer of scatter at root)", what);
+          + "only the send buffer of allreduce, allgather(v), alltoall(v), reduceScatter, scan and exscan, of reduce "
+          + "and gather(v) at root, and the receive buffer of scatter(v) at root)", what);
     }
     if (buf == null) {
       if (count == 0) {
@@ -368,6 +376,22 @@ public final class CommImpl implements Comm {
   @Override
   public Group group() {
     return group;
+  }
+
+  @Override
+  public String getName() {
+    return userName;
+  }
+
+  @Override
+  public void setName(String newName) {
+    if (newName == null) {
+      throw RmaException.of(ErrorClass.ARG, "setName of %s at rank %d: the name is null", name, rank());
+    }
+    if (freed) {
+      throw RmaException.of(ErrorClass.COMM, "setName of %s at rank %d: it was freed", name, rank());
+    }
+    userName = newName;
   }
 
   @Override
@@ -882,6 +906,197 @@ public final class CommImpl implements Comm {
       }
       return coll.alltoall(blocks).map(parts -> {
         unpackAll(out, parts, inPlace, "alltoall");
+        return null;
+      });
+    });
+  }
+
+  // ------------------------------------------------------------------ vector collectives
+
+  /**
+   * The buffer of a vector collective: block {@code i} is {@code counts[i]} elements of the type
+   * at {@code displs[i]} extents of the type from {@code buf[offset]} (MPI's displacements; a
+   * negative one is fine while its block stays inside the buffer). Everything is checked when it
+   * is made, before anything is sent; the arrays are copied.
+   */
+  private static final class VBlocks {
+    final TypeMap type;
+    final MemoryRef mem;
+    final int[] counts;
+    final long[] addresses;
+    final String countsName;
+
+    VBlocks(Buf buf, int offset, int[] counts, int[] displs, Datatype type, int ranks, String what,
+        String countsName, String displsName) {
+      this.type = typeMap(type, what);
+      this.countsName = countsName;
+      this.counts = perRank(counts, ranks, what, countsName);
+      int[] d = perRank(displs, ranks, what, displsName);
+      long total = 0;
+      for (int i = 0; i < ranks; i++) {
+        if (this.counts[i] < 0) {
+          throw RmaException.of(ErrorClass.COUNT, "%s: %s[%d] is %d, negative", what, countsName, i, this.counts[i]);
+        }
+        total += this.counts[i];
+      }
+      if (buf == null && total > 0) {
+        throw RmaException.of(ErrorClass.BUFFER, "%s: buffer is null but %s add up to %d elements (only a call "
+            + "whose counts are all 0 may pass no buffer)", what, countsName, total);
+      }
+      this.mem = buffer(buf, offset, 0, this.type, what); // IN_PLACE refused, element type checked
+      this.addresses = new long[ranks];
+      long before = mem.bytesBefore();
+      long end = before + mem.bytesAvailable();
+      for (int i = 0; i < ranks; i++) {
+        int c = this.counts[i];
+        long disp;
+        try {
+          disp = Math.multiplyExact((long) d[i], this.type.extent());
+        } catch (ArithmeticException e) {
+          throw RmaException.of(ErrorClass.BUFFER, "%s: %s[%d] = %d extents of %s (extent %d) overflows 64-bit "
+              + "addressing", what, displsName, i, d[i], this.type.name(), this.type.extent());
+        }
+        addresses[i] = mem.address() + disp;
+        if (c == 0) {
+          continue;
+        }
+        if (buf == BOTTOM) {
+          checkAbsolute(disp, c, this.type, block(what, i, c, d[i], displsName));
+        } else if (!DatatypeEngine.fits(this.type, c, before + disp, end)) {
+          DatatypeEngine.checkAccess(this.type, c, before + disp, end, block(what, i, c, d[i], displsName),
+              ErrorClass.BUFFER); // throws, with the message
+        }
+      }
+    }
+
+    private String block(String what, int i, int count, int displ, String displsName) {
+      return String.format("%s block %d (%s[%d] = %d at %s[%d] = %d)", what, i, countsName, i, count, displsName, i,
+          displ);
+    }
+
+    byte[] pack(int i) {
+      return DatatypeEngine.pack(mem.base(), addresses[i], type, counts[i]);
+    }
+
+    void unpack(int i, byte[] block, String what) {
+      long expected = type.size() * (long) counts[i];
+      if (block.length != expected) {
+        throw RmaException.of(ErrorClass.TRUNCATE, "%s: the block from rank %d has %d bytes; %s[%d] = %d x %s takes "
+            + "%d bytes", what, i, block.length, countsName, i, counts[i], type.name(), expected);
+      }
+      DatatypeEngine.unpack(block, mem.base(), addresses[i], type, counts[i]);
+    }
+
+    /** Unpacks block {@code i} of {@code parts} into block {@code i}; in place, {@code skip}'s is there already. */
+    void unpackAll(List<byte[]> parts, int skip, String what) {
+      for (int i = 0; i < parts.size(); i++) {
+        if (i != skip) {
+          unpack(i, parts.get(i), what);
+        }
+      }
+    }
+  }
+
+  /** A copy of a counts or displacements array; ARG if it is null or not one entry per rank. */
+  private static int[] perRank(int[] values, int ranks, String what, String name) {
+    if (values == null || values.length != ranks) {
+      throw RmaException.of(ErrorClass.ARG, "%s: %s has %s entries; it needs one per rank (%d)", what, name,
+          values == null ? "no (null)" : String.valueOf(values.length), ranks);
+    }
+    return values.clone();
+  }
+
+  @Override
+  public Future<Void> gatherv(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
+      int recvOffset, int[] recvCounts, int[] displs, Datatype recvType, int root) {
+    return call(() -> {
+      checkRoot(root, "gatherv");
+      boolean inPlace = sendBuf == IN_PLACE;
+      VBlocks out = null;
+      byte[] mine;
+      if (rank() == root) {
+        refuseInPlaceReceive(recvBuf, "gatherv", "pass IN_PLACE as the send buffer at root, its block being in place");
+        out = new VBlocks(recvBuf, recvOffset, recvCounts, displs, recvType, size(), "gatherv receive", "recvCounts",
+            "displs");
+        // IN_PLACE: root's block is already at displs[root] of the receive buffer; send count and type are ignored
+        mine = inPlace ? out.pack(root)
+            : new Blocks(sendBuf, sendOffset, sendCount, sendType, 1, "gatherv send").pack(0);
+      } else if (inPlace) {
+        throw RmaException.of(ErrorClass.BUFFER, "gatherv: Comm.IN_PLACE is the send buffer of root %d only; rank %d "
+            + "must pass its block", root, rank());
+      } else {
+        mine = new Blocks(sendBuf, sendOffset, sendCount, sendType, 1, "gatherv send").pack(0);
+      }
+      VBlocks received = out;
+      return coll.gather(mine, root).map(parts -> {
+        if (received != null) {
+          received.unpackAll(parts, inPlace ? root : -1, "gatherv");
+        }
+        return null;
+      });
+    });
+  }
+
+  @Override
+  public Future<Void> allgatherv(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
+      int recvOffset, int[] recvCounts, int[] displs, Datatype recvType) {
+    return call(() -> {
+      refuseInPlaceReceive(recvBuf, "allgatherv", "pass IN_PLACE as the send buffer, this rank's block being in place");
+      boolean inPlace = sendBuf == IN_PLACE;
+      VBlocks out = new VBlocks(recvBuf, recvOffset, recvCounts, displs, recvType, size(), "allgatherv receive",
+          "recvCounts", "displs");
+      byte[] mine = inPlace ? out.pack(rank())
+          : new Blocks(sendBuf, sendOffset, sendCount, sendType, 1, "allgatherv send").pack(0);
+      return coll.allgather(mine).map(parts -> {
+        out.unpackAll(parts, inPlace ? rank() : -1, "allgatherv");
+        return null;
+      });
+    });
+  }
+
+  @Override
+  public Future<Void> scatterv(Buf sendBuf, int sendOffset, int[] sendCounts, int[] displs, Datatype sendType,
+      Buf recvBuf, int recvOffset, int recvCount, Datatype recvType, int root) {
+    return call(() -> {
+      checkRoot(root, "scatterv");
+      boolean inPlace = rank() == root && recvBuf == IN_PLACE;
+      // IN_PLACE at root: its block stays in the send buffer; receive count and type are ignored
+      Blocks out = inPlace ? null : new Blocks(recvBuf, recvOffset, recvCount, recvType, 1, "scatterv receive");
+      List<byte[]> blocks = null;
+      if (rank() == root) {
+        VBlocks in = new VBlocks(sendBuf, sendOffset, sendCounts, displs, sendType, size(), "scatterv send",
+            "sendCounts", "displs");
+        blocks = new ArrayList<>();
+        for (int i = 0; i < size(); i++) {
+          blocks.add(inPlace && i == root ? new byte[0] : in.pack(i));
+        }
+      }
+      return coll.scatter(blocks, root).map(block -> {
+        if (out != null) {
+          unpackExactly(block, out.mem, out.type, out.count, "scatterv from root " + root);
+        }
+        return null;
+      });
+    });
+  }
+
+  @Override
+  public Future<Void> alltoallv(Buf sendBuf, int sendOffset, int[] sendCounts, int[] sdispls, Datatype sendType,
+      Buf recvBuf, int recvOffset, int[] recvCounts, int[] rdispls, Datatype recvType) {
+    return call(() -> {
+      refuseInPlaceReceive(recvBuf, "alltoallv", "pass IN_PLACE as the send buffer to exchange in place");
+      boolean inPlace = sendBuf == IN_PLACE;
+      VBlocks out = new VBlocks(recvBuf, recvOffset, recvCounts, rdispls, recvType, size(), "alltoallv receive",
+          "recvCounts", "rdispls");
+      // IN_PLACE: the blocks to send are read (packed) from the receive buffer before any is replaced
+      VBlocks in = inPlace ? out : new VBlocks(sendBuf, sendOffset, sendCounts, sdispls, sendType, size(),
+          "alltoallv send", "sendCounts", "sdispls");
+      List<byte[]> blocks = new ArrayList<>();
+      for (int i = 0; i < size(); i++) {
+        blocks.add(inPlace && i == rank() ? null : in.pack(i));
+      }
+      return coll.alltoall(blocks).map(parts -> {
+        out.unpackAll(parts, inPlace ? rank() : -1, "alltoallv");
         return null;
       });
     });

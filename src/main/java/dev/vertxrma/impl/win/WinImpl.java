@@ -170,8 +170,8 @@ final class WinImpl implements Win, RegisteredWindow {
   public BytesStore<?, ?> memory() {
     checkLive("memory");
     if (memory == null) {
-      throw RmaException.of(ErrorClass.RMA_FLAVOR, "window %s is dynamic: its memory is what was attached",
-          state.name());
+      throw RmaException.of(ErrorClass.RMA_FLAVOR, "memory of window %s: a dynamic window has no memory of its own "
+          + "(MPI's base MPI_BOTTOM, size 0); its memory is the stores attached to it", state.name());
     }
     return memory.store();
   }
