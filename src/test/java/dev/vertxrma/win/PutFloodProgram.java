@@ -85,9 +85,14 @@ public class PutFloodProgram implements RankProgram {
               throw new AssertionError(n + " puts to a busy target grew direct memory by " + grew + " MiB (bound "
                   + boundMib + " MiB)");
             }
+            return grew;
+          })
+          // printed by a worker, not the event loop (a captured output may block)
+          .compose(grew -> io.vertx.core.Vertx.currentContext().owner().executeBlocking(() -> {
             System.out.println(VERIFIED + ": " + n + " puts, direct memory grew by at most " + grew + " MiB");
             return null;
-          }).compose(v -> win.free());
+          }))
+          .compose(v -> win.free());
     });
   }
 }
