@@ -32,19 +32,11 @@ class LauncherClusterTest {
   @ParameterizedTest
   @ValueSource(strings = {"io.vertx.launcher.application.VertxApplication", "io.vertx.core.Launcher run"})
   void launchedJvmsUseTheJobsTcpIpClusterOnLoopback(String launcher) throws Exception {
-    File home = new File(System.getProperty("rma.home", System.getProperty("user.dir")));
+    File home = dev.vertxrma.testing.LauncherCommand.home();
     String job = "lc-" + UUID.randomUUID().toString().substring(0, 8);
     Path secret = Files.createTempFile("launcher", ".secret");
     Files.writeString(secret, JobSecret.random().text(), StandardCharsets.US_ASCII);
-    List<String> cmd = new ArrayList<>();
-    cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-    for (String line : Files.readAllLines(home.toPath().resolve("conf/jvm.options"))) {
-      if (!line.isBlank() && !line.startsWith("#")) {
-        cmd.add(line.trim());
-      }
-    }
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
+    List<String> cmd = dev.vertxrma.testing.LauncherCommand.java();
     cmd.addAll(List.of(launcher.split(" ")));
     cmd.addAll(List.of("dev.vertxrma.samples.Twisted", "-cluster", "-cluster-host", "127.0.0.1", "-instances", "1",
         "-conf", "{\"np\":2,\"job\":\"" + job + "\"}"));

@@ -39,16 +39,8 @@ class VertxLauncherFailureTest {
   })
   void aFailedRankDeploymentExitsNonZeroWithItsReason(String launcher, String program, String conf, String reason)
       throws Exception {
-    File home = new File(System.getProperty("rma.home", System.getProperty("user.dir")));
-    List<String> cmd = new ArrayList<>();
-    cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-    for (String line : Files.readAllLines(home.toPath().resolve("conf/jvm.options"))) {
-      if (!line.isBlank() && !line.startsWith("#")) {
-        cmd.add(line.trim());
-      }
-    }
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
+    File home = dev.vertxrma.testing.LauncherCommand.home();
+    List<String> cmd = dev.vertxrma.testing.LauncherCommand.java();
     cmd.addAll(List.of(launcher.trim().split(" ")));
     String job = "\"job\":\"fail-" + UUID.randomUUID().toString().substring(0, 8) + "\",";
     cmd.addAll(List.of(program.trim(), "-instances", "2", "-conf", conf.trim().replaceFirst("\\{", "{" + job)));

@@ -27,16 +27,8 @@ class VertxLauncherTest {
   @ParameterizedTest
   @ValueSource(strings = {"io.vertx.launcher.application.VertxApplication", "io.vertx.core.Launcher run"})
   void rankVerticleInstancesFormAJob(String launcher) throws Exception {
-    File home = new File(System.getProperty("rma.home", System.getProperty("user.dir")));
-    List<String> cmd = new ArrayList<>();
-    cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-    for (String line : Files.readAllLines(home.toPath().resolve("conf/jvm.options"))) {
-      if (!line.isBlank() && !line.startsWith("#")) {
-        cmd.add(line.trim());
-      }
-    }
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
+    File home = dev.vertxrma.testing.LauncherCommand.home();
+    List<String> cmd = dev.vertxrma.testing.LauncherCommand.java();
     cmd.addAll(List.of(launcher.split(" ")));
     cmd.addAll(List.of("dev.vertxrma.samples.Twisted", "-instances", "3", "-conf",
         "{\"np\":3,\"job\":\"launch-" + UUID.randomUUID().toString().substring(0, 8) + "\"}"));

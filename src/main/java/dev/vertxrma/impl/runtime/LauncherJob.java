@@ -20,10 +20,12 @@ import java.util.concurrent.TimeUnit;
 public final class LauncherJob {
 
   private static final System.Logger LOG = System.getLogger(LauncherJob.class.getName());
-  private static int started;
-  private static int finished;
-  private static int failed;
-  private static boolean exiting;
+  // counted from any event loop without a monitor: a rank that failed is counted before it counts
+  // as finished, so the last one to finish sees every failure
+  private static final java.util.concurrent.atomic.AtomicInteger STARTED = new java.util.concurrent.atomic.AtomicInteger();
+  private static final java.util.concurrent.atomic.AtomicInteger FINISHED = new java.util.concurrent.atomic.AtomicInteger();
+  private static final java.util.concurrent.atomic.AtomicInteger FAILED = new java.util.concurrent.atomic.AtomicInteger();
+  private static final java.util.concurrent.atomic.AtomicBoolean EXITING = new java.util.concurrent.atomic.AtomicBoolean();
 
   private LauncherJob() {
   }
@@ -71,16 +73,12 @@ public final class LauncherJob {
     io.vertx.core.DeploymentOptions deployment = RankHost.deployment(config.getBoolean("virtualThreads", false));
     JobRuntime job = JobRuntime.obtain(vertx, options);
     RankHost host = new RankHost(job, -1, program, args);
-    synchronized (LauncherJob.class) {
-      started++;
-    }
+    STARTED.incrementAndGet();
     return JvmWarmup.ensure(vertx).compose(w -> vertx.deployVerticle(host, deployment))
         .onFailure(e -> {
           job.release();
-          synchronized (LauncherJob.class) {
-            finished++;
-            failed++;
-          }
+          FAILED.incrementAndGet();
+          FINISHED.incrementAndGet();
         })
         .onSuccess(id -> {
           host.runProgram().onComplete(ar -> {
@@ -95,16 +93,11 @@ public final class LauncherJob {
   }
 
   private static void done(Vertx vertx, boolean ok, boolean exit) {
-    boolean all;
-    int status;
-    synchronized (LauncherJob.class) {
-      finished++;
-      if (!ok) {
-        failed++;
-      }
-      all = finished == started;
-      status = failed == 0 ? 0 : 1;
+    if (!ok) {
+      FAILED.incrementAndGet();
     }
+    boolean all = FINISHED.incrementAndGet() == STARTED.get();
+    int status = FAILED.get() == 0 ? 0 : 1;
     if (all && exit) {
       exit(vertx, status);
     }
@@ -112,11 +105,8 @@ public final class LauncherJob {
 
   /** Closes Vert.x (at most 30 s) and exits the JVM with {@code status}, once per JVM. */
   private static void exit(Vertx vertx, int status) {
-    synchronized (LauncherJob.class) {
-      if (exiting) {
-        return;
-      }
-      exiting = true;
+    if (!EXITING.compareAndSet(false, true)) {
+      return;
     }
     // close from a thread of our own: a close chained on the instance's own futures can lose its callback
     Thread t = new Thread(() -> {
