@@ -27,6 +27,7 @@ public class JobOptions {
   private boolean requireFreedWindows;
   private boolean virtualThreads;
   private String traceFile = traceProperty();
+  private Progress progress;
 
   /**
    * Default options: one rank, embedded, a fresh job name; traced to the file the system property
@@ -53,6 +54,7 @@ public class JobOptions {
     this.requireFreedWindows = other.requireFreedWindows;
     this.virtualThreads = other.virtualThreads;
     this.traceFile = other.traceFile;
+    this.progress = other.progress;
   }
 
   /**
@@ -331,6 +333,32 @@ public class JobOptions {
    */
   public JobOptions setTraceFile(String file) {
     this.traceFile = file == null || file.isEmpty() ? null : file;
+    return this;
+  }
+
+  /**
+   * How the event loops of the clustered Vert.x node that {@link Rma#run} (and {@code rmarun})
+   * start for this job wait for the network.
+   *
+   * @return the mode set, else this JVM's default ({@link Progress#jvmDefault()}:
+   *     {@link Progress#ADAPTIVE} unless {@code -Drma.progress} says otherwise)
+   * @throws RmaException {@link ErrorClass#ARG} when none is set and {@code -Drma.progress} names no mode
+   */
+  public Progress getProgress() {
+    return progress != null ? progress : Progress.jvmDefault();
+  }
+
+  /**
+   * Chooses how the event loops of the clustered Vert.x node that {@link Rma#run} (and
+   * {@code rmarun}) start for this job wait for the network ({@link Progress}). A job that runs on
+   * a Vert.x instance of yours takes that instance's: choose it with
+   * {@link Rma#clusteredVertx(String, io.vertx.core.VertxOptions, Progress)}.
+   *
+   * @param progress the mode, or {@code null} for this JVM's default
+   * @return these options
+   */
+  public JobOptions setProgress(Progress progress) {
+    this.progress = progress;
     return this;
   }
 

@@ -83,8 +83,14 @@ public final class Rma {
    */
   public static Future<Void> run(JobOptions options, RankProgram program) {
     Promise<Void> result = Promise.promise();
-    Future<Vertx> vertx = options.isClustered() ? clusteredVertx(options.getJobName())
-        : Future.succeededFuture(Vertx.vertx());
+    Future<Vertx> vertx;
+    try {
+      vertx = options.isClustered()
+          ? clusteredVertx(options.getJobName(), new io.vertx.core.VertxOptions(), options.getProgress())
+          : Future.succeededFuture(Vertx.vertx());
+    } catch (RmaException e) {
+      return Future.failedFuture(e);
+    }
     vertx.onComplete(started -> {
       if (started.failed()) {
         result.fail(new RmaException(ErrorClass.INTERN, "cannot start Vert.x: " + started.cause(), started.cause()));
@@ -127,6 +133,23 @@ public final class Rma {
    */
   public static Future<Vertx> clusteredVertx(String clusterName, io.vertx.core.VertxOptions options) {
     return ClusterSupport.clusteredVertx(clusterName, options);
+  }
+
+  /**
+   * As {@link #clusteredVertx(String, io.vertx.core.VertxOptions)}, with event loops that wait for
+   * the network as {@code progress} says (the other overloads take this JVM's default,
+   * {@link Progress#jvmDefault()}: {@link Progress#ADAPTIVE} unless {@code -Drma.progress} says
+   * otherwise). {@link Progress#BUSY} also gives the node one event loop unless {@code options}
+   * chose a pool size.
+   *
+   * @param clusterName the Hazelcast cluster name; the JVMs of one job use the job's name
+   * @param options the Vert.x options to start from (not modified)
+   * @param progress how the node's event loops wait
+   * @return as {@link #clusteredVertx(String)}
+   */
+  public static Future<Vertx> clusteredVertx(String clusterName, io.vertx.core.VertxOptions options,
+      Progress progress) {
+    return ClusterSupport.clusteredVertx(clusterName, options, java.util.Objects.requireNonNull(progress, "progress"));
   }
 
   /**

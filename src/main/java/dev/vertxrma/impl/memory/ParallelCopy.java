@@ -55,10 +55,11 @@ final class ParallelCopy {
 
   private static int threads() {
     int cores = Runtime.getRuntime().availableProcessors();
-    // busy-polling event loops (-Drma.busyPoll=true, see BusyPollTransport) keep their cores: a copy
+    // busy-polling event loops (-Drma.progress=busy, see PollingTransport) keep their cores: a copy
     // thread would only take turns with them (4 MiB put bandwidth between two such JVMs on 2 cores:
     // 2.8-3.0 GB/s without copy threads, 2.0-2.1 with one)
-    int n = Boolean.getBoolean("rma.busyPoll") ? 0 : Math.min(cores - 1, 3);
+    int n = "busy".equalsIgnoreCase(System.getProperty("rma.progress", Boolean.getBoolean("rma.busyPoll") ? "busy" : ""))
+        ? 0 : Math.min(cores - 1, 3);
     String v = System.getProperty(THREADS_PROPERTY);
     if (v != null && !v.isBlank()) {
       try {

@@ -6,7 +6,8 @@ import dev.vertxrma.RmaException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
-import dev.vertxrma.impl.transport.BusyPollTransport;
+import dev.vertxrma.Progress;
+import dev.vertxrma.impl.transport.PollingTransport;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.io.File;
 import java.util.Properties;
@@ -66,6 +67,20 @@ public final class ClusterSupport {
    * copy; its event-bus host and port are set as above).
    */
   public static Future<Vertx> clusteredVertx(String clusterName, VertxOptions base) {
+    Progress progress;
+    try {
+      progress = Progress.jvmDefault();
+    } catch (RmaException e) {
+      return Future.failedFuture(e);
+    }
+    return clusteredVertx(clusterName, base, progress);
+  }
+
+  /**
+   * As {@link #clusteredVertx(String, VertxOptions)}, its event loops waiting as {@code progress}
+   * says.
+   */
+  public static Future<Vertx> clusteredVertx(String clusterName, VertxOptions base, Progress progress) {
     Config config;
     try {
       config = clusterConfig();
@@ -84,13 +99,13 @@ public final class ClusterSupport {
     VertxOptions options = new VertxOptions(base).setPreferNativeTransport(true);
     options.getEventBusOptions().setHost(host).setClusterPublicHost(host).setPort(busPort);
     io.vertx.core.VertxBuilder builder = Vertx.builder().with(options).withClusterManager(manager);
-    io.vertx.core.transport.Transport busy = BusyPollTransport.requested() ? BusyPollTransport.ifAvailable() : null;
-    if (busy != null) {
-      // one polling loop per JVM unless the caller chose a pool size: each loop keeps a core busy
-      if (options.getEventLoopPoolSize() == VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE) {
+    io.vertx.core.transport.Transport polling = PollingTransport.of(progress);
+    if (polling != null) {
+      // busy: one polling loop per JVM unless the caller chose a pool size, each keeps a core busy
+      if (progress == Progress.BUSY && options.getEventLoopPoolSize() == VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE) {
         options.setEventLoopPoolSize(1);
       }
-      builder.withTransport(busy);
+      builder.withTransport(polling);
     }
     return builder.buildClustered();
   }

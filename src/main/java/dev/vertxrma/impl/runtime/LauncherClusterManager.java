@@ -52,6 +52,12 @@ public final class LauncherClusterManager extends HazelcastClusterManager {
             && ((HazelcastClusterManager) current).getHazelcastInstance() == null);
     if (defaultOne && launch().isPresent()) {
       bootstrap.clusterManager(this);
+      // the launcher's node gets the job's progress too (rmarun's and Rma.run's get it from ClusterSupport)
+      io.vertx.core.transport.Transport polling = bootstrap.transport() == null
+          ? dev.vertxrma.impl.transport.PollingTransport.of(dev.vertxrma.Progress.jvmDefault()) : null;
+      if (polling != null) {
+        bootstrap.transport(polling.implementation());
+      }
     }
   }
 

@@ -244,8 +244,14 @@ public final class RmaRun {
    * program, closes the world (MPI_Finalize) and Vert.x; fails with the program's failure first.
    */
   static Future<Void> runWorld(JobOptions options, WorldProgram program) {
-    Future<Vertx> started = options.isClustered() ? Rma.clusteredVertx(options.getJobName())
-        : Future.succeededFuture(Vertx.vertx());
+    Future<Vertx> started;
+    try {
+      started = options.isClustered()
+          ? Rma.clusteredVertx(options.getJobName(), new io.vertx.core.VertxOptions(), options.getProgress())
+          : Future.succeededFuture(Vertx.vertx());
+    } catch (dev.vertxrma.RmaException e) {
+      return Future.failedFuture(e);
+    }
     // completed from Vert.x's close, when no context of that instance runs any more
     io.vertx.core.Promise<Void> result = io.vertx.core.Promise.promise();
     started.onComplete(s -> {

@@ -1,5 +1,6 @@
 package dev.vertxrma.impl.transport;
 
+import dev.vertxrma.Progress;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.ThreadingModel;
@@ -157,11 +158,12 @@ public final class DataPlane {
       server.connectHandler(this::accepted);
       // a connection that fails before it is handed over (its TLS handshake) is counted, not logged alone
       server.exceptionHandler(e -> job.reject("a data-plane connection that failed before its challenge: " + e));
-      boolean busy = BusyPollTransport.isBusy(vertx);
+      Progress progress = PollingTransport.modeOf(vertx);
+      boolean busy = progress == Progress.BUSY;
       server.listen().map(s -> {
         LOG.log(tls == null && !busy ? System.Logger.Level.DEBUG : System.Logger.Level.INFO, "data plane of job "
             + jobName + " listens on " + host + ":" + s.actualPort() + (tls == null ? " (plain TCP" : " (" + tls)
-            + (busy ? ", busy-polling event loop)" : ")"));
+            + ", " + progress.name().toLowerCase(java.util.Locale.ROOT) + " progress)");
         return host + ":" + s.actualPort();
       }).onComplete(address);
     });

@@ -1,5 +1,6 @@
 package dev.vertxrma.impl.transport;
 
+import dev.vertxrma.Progress;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -18,42 +19,56 @@ import io.vertx.core.transport.Transport;
 import java.util.concurrent.ThreadFactory;
 
 /**
- * Vert.x's native epoll transport with event loops that never sleep: when it has no task to run,
- * a loop polls its sockets again (Netty's {@link SelectStrategy#BUSY_WAIT}) instead of waiting in
- * {@code epoll_wait} to be woken, as MPICH's progress engine polls. A round trip between two JVMs
- * then costs no thread wake-up (on this project's VM a loopback ping-pong took 7 µs instead of
- * 70), at the price of one core per event loop, busy all the time. Opt-in
- * ({@code -Drma.busyPoll=true}); Vert.x's acceptor loop keeps sleeping.
+ * Vert.x's native epoll transport with event loops that poll instead of sleeping, as MPICH's
+ * progress engine polls ({@link Progress}): {@link Progress#BUSY} never sleeps (Netty's
+ * {@link SelectStrategy#BUSY_WAIT}); {@link Progress#ADAPTIVE} polls while its loop has just been
+ * busy and then sleeps ({@link BackoffSelectStrategy}). A round trip between two JVMs whose loops
+ * poll costs no thread wake-up (on this project's VM a loopback ping-pong took 7 µs instead of
+ * 70). Vert.x's acceptor loop keeps sleeping.
  */
-public final class BusyPollTransport implements Transport {
+public final class PollingTransport implements Transport {
 
-  /** The system property that turns it on for the clustered Vert.x nodes of this JVM. */
-  public static final String PROPERTY = "rma.busyPoll";
+  private static final PollingTransport BUSY = new PollingTransport(Progress.BUSY);
+  private static final PollingTransport ADAPTIVE = new PollingTransport(Progress.ADAPTIVE);
 
-  private static final BusyPollTransport INSTANCE = new BusyPollTransport();
+  private final Progress mode;
 
-  private BusyPollTransport() {
+  private PollingTransport(Progress mode) {
+    this.mode = mode;
   }
 
-  /** Whether {@code -Drma.busyPoll=true} asks for it. */
-  public static boolean requested() {
-    return Boolean.getBoolean(PROPERTY);
+  /**
+   * The transport that gives {@code mode}, or {@code null} for Vert.x's own choice: for
+   * {@link Progress#SLEEP}, and where native epoll does not load.
+   *
+   * @param mode how the event loops wait
+   * @return the transport, or {@code null}
+   */
+  public static Transport of(Progress mode) {
+    if (mode == Progress.SLEEP || !Transport.EPOLL.available()) {
+      return null;
+    }
+    return mode == Progress.BUSY ? BUSY : ADAPTIVE;
   }
 
-  /** The busy-polling transport, or {@code null} where native epoll does not load (Vert.x then picks its own). */
-  public static Transport ifAvailable() {
-    return Transport.EPOLL.available() ? INSTANCE : null;
-  }
-
-  /** Whether {@code vertx}'s event loops busy-poll (it was built with this transport). */
-  public static boolean isBusy(io.vertx.core.Vertx vertx) {
-    return vertx instanceof io.vertx.core.internal.VertxInternal
-        && ((io.vertx.core.internal.VertxInternal) vertx).transport() instanceof Busy;
+  /**
+   * How {@code vertx}'s event loops wait: the mode of the transport it was built with,
+   * {@link Progress#SLEEP} for any other.
+   *
+   * @param vertx a Vert.x instance
+   * @return its mode
+   */
+  public static Progress modeOf(io.vertx.core.Vertx vertx) {
+    if (vertx instanceof io.vertx.core.internal.VertxInternal
+        && ((io.vertx.core.internal.VertxInternal) vertx).transport() instanceof Polling) {
+      return ((Polling) ((io.vertx.core.internal.VertxInternal) vertx).transport()).mode;
+    }
+    return Progress.SLEEP;
   }
 
   @Override
   public String name() {
-    return "epoll-busy-poll";
+    return mode == Progress.BUSY ? "epoll-busy-poll" : "epoll-adaptive-poll";
   }
 
   @Override
@@ -68,20 +83,26 @@ public final class BusyPollTransport implements Transport {
 
   @Override
   public io.vertx.core.spi.transport.Transport implementation() {
-    return new Busy(Transport.EPOLL.implementation());
+    return new Polling(Transport.EPOLL.implementation(), mode);
   }
 
   /** Epoll, everything delegated except the event loops' I/O handler. */
-  private static final class Busy implements io.vertx.core.spi.transport.Transport {
+  private static final class Polling implements io.vertx.core.spi.transport.Transport {
 
     private final io.vertx.core.spi.transport.Transport epoll;
+    private final Progress mode;
 
-    Busy(io.vertx.core.spi.transport.Transport epoll) {
+    Polling(io.vertx.core.spi.transport.Transport epoll, Progress mode) {
       this.epoll = epoll;
+      this.mode = mode;
     }
 
     @Override
     public IoHandlerFactory ioHandlerFactory() {
+      if (mode == Progress.ADAPTIVE) {
+        // one strategy per loop: its state belongs to that loop's thread
+        return EpollIoHandler.newFactory(0, BackoffSelectStrategy::new);
+      }
       // with tasks queued, a plain non-blocking poll (as Netty's default strategy); else poll on
       return EpollIoHandler.newFactory(0, () -> (now, hasTasks) -> hasTasks ? now.get() : SelectStrategy.BUSY_WAIT);
     }

@@ -1,0 +1,55 @@
+package dev.vertxrma;
+
+/**
+ * How the event loops of a clustered Vert.x node wait for the network: what MPI calls the
+ * progress engine. A round trip between JVMs costs two thread wake-ups when the loops sleep in
+ * {@code epoll_wait} (tens of microseconds each on a virtual machine); a loop that polls instead
+ * sees the reply as soon as it lands. Chosen per node, when it starts
+ * ({@link JobOptions#setProgress}, {@link Rma#clusteredVertx(String, io.vertx.core.VertxOptions,
+ * Progress)}); the system property {@code -Drma.progress=sleep|adaptive|busy} sets the default of
+ * the JVM. The choice needs Netty's native epoll transport (Linux); elsewhere every mode sleeps.
+ */
+public enum Progress {
+
+  /** The loops sleep in {@code epoll_wait} whenever they have nothing to do (Vert.x's own behaviour). */
+  SLEEP,
+
+  /**
+   * The default: a loop that has just run a task or handled a frame polls its sockets instead of
+   * sleeping, for a short while (it spins about 50 µs, then yields the processor for up to about
+   * 200 µs more), then sleeps until woken. Round trips that follow each other, as an MPI program's
+   * do, then find the loops awake, while a job that waits on nothing sleeps: an idle JVM spends
+   * next to nothing of a core on it.
+   */
+  ADAPTIVE,
+
+  /**
+   * The loops never sleep, as MPICH's progress engine polls: the lowest latency, at the price of
+   * one core per event loop busy all the time (one event loop per node unless its
+   * {@code VertxOptions} choose a pool size). For jobs that own their cores.
+   */
+  BUSY;
+
+  /** The system property that sets the default of a JVM. */
+  public static final String PROPERTY = "rma.progress";
+
+  /**
+   * This JVM's default: {@code -Drma.progress} ({@code sleep}, {@code adaptive} or {@code busy}),
+   * else {@code BUSY} if {@code -Drma.busyPoll=true} (the older flag), else {@link #ADAPTIVE}.
+   *
+   * @return the default mode
+   * @throws RmaException {@link ErrorClass#ARG} when {@code -Drma.progress} names no mode
+   */
+  public static Progress jvmDefault() {
+    String v = System.getProperty(PROPERTY);
+    if (v == null || v.isBlank()) {
+      return Boolean.getBoolean("rma.busyPoll") ? BUSY : ADAPTIVE;
+    }
+    for (Progress p : values()) {
+      if (p.name().equalsIgnoreCase(v.trim())) {
+        return p;
+      }
+    }
+    throw RmaException.of(ErrorClass.ARG, "-D%s=%s names no progress mode: use sleep, adaptive or busy", PROPERTY, v);
+  }
+}
