@@ -360,6 +360,33 @@ public final class RmaRun {
     }
   }
 
+  /**
+   * A port for the first JVM of a job on this host to form its cluster on: the first of
+   * Hazelcast's usual 5701-5800 that this JVM can bind on the JVMs' address now (outside the
+   * kernel's ephemeral range, so no outgoing connection takes it meanwhile), or -1 (the JVMs then
+   * search for each other as Hazelcast does).
+   */
+  private static int leaderPort() {
+    java.net.InetAddress address;
+    try {
+      address = java.net.InetAddress.getByName(ClusterSupport.host());
+    } catch (java.net.UnknownHostException e) {
+      return -1;
+    }
+    int start = 5701 + java.util.concurrent.ThreadLocalRandom.current().nextInt(100);
+    for (int i = 0; i < 100; i++) {
+      int port = 5701 + (start - 5701 + i) % 100;
+      try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+        probe.setReuseAddress(false);
+        probe.bind(new java.net.InetSocketAddress(address, port));
+        return port;
+      } catch (java.io.IOException e) {
+        // taken: the next one
+      }
+    }
+    return -1;
+  }
+
   private static String signalName(int signal) {
     switch (signal) {
       case 1: return " (SIGHUP)";
@@ -387,6 +414,9 @@ public final class RmaRun {
     int[] ranksOf = new int[a.jvmCount];
     for (int k = 0; k < a.jvmCount; k++) {
       ranksOf[k] = a.firstRankOf(k + 1) - a.firstRankOf(k);
+    }
+    if (clustered && !remote) {
+      a.clusterLeaderPort = leaderPort();
     }
     List<RankJvm> jvms = new ArrayList<>();
     dev.vertxrma.impl.transport.JobSecret secret = dev.vertxrma.impl.transport.JobSecret.random();
@@ -521,6 +551,16 @@ public final class RmaRun {
       RmaRunCommand.Host host) {
     int first = a.firstRankOf(k);
     List<String> cmd = childCommand(a, host);
+    if (clustered && host == null && a.clusterLeaderPort > 0) {
+      // the JVMs of this host form their cluster around the first one (ClusterSupport.LEADER)
+      int at = cmd.indexOf("-cp");
+      List<String> leader = new ArrayList<>(List.of("-D" + ClusterSupport.LEADER + "=" + ClusterSupport.host() + ":"
+          + a.clusterLeaderPort));
+      if (k == 0) {
+        leader.add("-D" + ClusterSupport.CLUSTER_PORT + "=" + a.clusterLeaderPort);
+      }
+      cmd.addAll(at, leader);
+    }
     cmd.addAll(List.of("-np", String.valueOf(a.np), "--job", a.job, "--timeout", String.valueOf(a.timeoutSeconds)));
     if (clustered) {
       cmd.addAll(List.of("--ranks", first + ":" + (a.firstRankOf(k + 1) - first), "--jvm-index", String.valueOf(k)));

@@ -169,6 +169,8 @@ public final class RmaRunCommand {
 
   /** How many JVMs run the job: --jvms, or one per host entry. */
   int jvmCount = 1;
+  /** The Hazelcast port of the first JVM of a job over local JVMs, chosen when they start (0: none). */
+  int clusterLeaderPort;
   /** The hosts of --host or --hostfile, one per JVM, in rank order; empty for a job on this host. */
   List<Host> hosts = List.of();
   /** How the JVMs on hosts start: {@link #SSH}, {@link #PRINT} or a command template. */
