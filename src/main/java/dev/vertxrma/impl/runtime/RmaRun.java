@@ -418,6 +418,9 @@ public final class RmaRun {
     if (clustered && !remote) {
       a.clusterLeaderPort = leaderPort();
     }
+    if (!remote) {
+      a.classData = ClassDataArchive.forClassPath(System.getProperty("java.class.path"));
+    }
     List<RankJvm> jvms = new ArrayList<>();
     dev.vertxrma.impl.transport.JobSecret secret = dev.vertxrma.impl.transport.JobSecret.random();
     java.nio.file.Path secretFile = null;
@@ -443,6 +446,9 @@ public final class RmaRun {
     java.nio.file.Path secretToDelete = secretFile;
     Thread reaper = new Thread(() -> {
       jvms.forEach(RankJvm::kill);
+      if (a.classData != null) {
+        a.classData.finish(false);
+      }
       if (secretToDelete != null) {
         deleteQuietly(secretToDelete);
       }
@@ -486,6 +492,7 @@ public final class RmaRun {
       return 1;
     }
     int status = 0;
+    RankJvm firstJvm = jvms.get(0);
     List<RankJvm> left = new ArrayList<>(jvms);
     while (!left.isEmpty()) {
       CompletableFuture.anyOf(left.stream().map(j -> j.process.onExit()).toArray(CompletableFuture[]::new)).join();
@@ -514,6 +521,9 @@ public final class RmaRun {
           killAfterGrace(left, a.job, err);
         }
       }
+    }
+    if (a.classData != null) {
+      a.classData.finish(firstJvm.process.exitValue() == 0);
     }
     if (shown != null) {
       shown.close();
@@ -551,6 +561,9 @@ public final class RmaRun {
       RmaRunCommand.Host host) {
     int first = a.firstRankOf(k);
     List<String> cmd = childCommand(a, host);
+    if (host == null && a.classData != null) {
+      cmd.addAll(cmd.indexOf("-cp"), a.classData.flags(k));
+    }
     if (clustered && host == null && a.clusterLeaderPort > 0) {
       // the JVMs of this host form their cluster around the first one (ClusterSupport.LEADER)
       int at = cmd.indexOf("-cp");
@@ -702,7 +715,8 @@ public final class RmaRun {
     List<String> cmd = new ArrayList<>();
     cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
     for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (conf != null && arg.startsWith("-Drma.conf=")
+      if (ClassDataArchive.isArchiveFlag(arg)
+          || conf != null && arg.startsWith("-Drma.conf=")
           || ownLogging && arg.startsWith("-Djava.util.logging.config.file=")
           || host != null && (arg.startsWith("-D" + ClusterSupport.HOST + "=")
               || arg.startsWith("-D" + ClusterSupport.MEMBERS + "="))) {

@@ -171,6 +171,8 @@ public final class RmaRunCommand {
   int jvmCount = 1;
   /** The Hazelcast port of the first JVM of a job over local JVMs, chosen when they start (0: none). */
   int clusterLeaderPort;
+  /** The class-data archive of the JVMs of this host, chosen when they start (null: none). */
+  ClassDataArchive classData;
   /** The hosts of --host or --hostfile, one per JVM, in rank order; empty for a job on this host. */
   List<Host> hosts = List.of();
   /** How the JVMs on hosts start: {@link #SSH}, {@link #PRINT} or a command template. */
