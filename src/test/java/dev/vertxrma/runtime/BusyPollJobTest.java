@@ -23,7 +23,7 @@ class BusyPollJobTest {
         String out = run.output();
         assertEquals(0, status, out);
         assertTrue(out.contains(sample + ": verified"), out);
-        assertEquals(2, out.split("busy progress)", -1).length - 1, "both JVMs busy-poll\n" + out);
+        assertEquals(2, out.split("busy progress\\)", -1).length - 1, "both JVMs busy-poll\n" + out);
       }
     }
   }

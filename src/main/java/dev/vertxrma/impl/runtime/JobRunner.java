@@ -71,6 +71,7 @@ public final class JobRunner {
       job.release();
       return Future.failedFuture(e);
     }
+    job.expectLocalRanks(count);
     List<RankHost> hosts = new ArrayList<>();
     List<Future<String>> deployments = new ArrayList<>();
     return JvmWarmup.ensure(vertx).transform(warm -> {

@@ -46,6 +46,8 @@ public final class JobRuntime {
   private final dev.vertxrma.impl.coll.SharedMemoryBarriers sharedBarriers;
   private final RejectedInput rejected;
   private Future<String> dataPlaneAddress;
+  /** Whether the data plane may share the event loop of this JVM's rank (it hosts only one). */
+  private volatile boolean dataPlaneNearRank;
   private volatile String[] rankNodes;
   private final java.util.List<Consumer<String>> nodeLeftListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
   private int users;
@@ -98,9 +100,21 @@ public final class JobRuntime {
   }
 
   /**
+   * Says how many of the job's ranks this JVM hosts, before they start: with one, the data plane
+   * shares that rank's event loop (frames between it and the network change no thread); with
+   * several (or unknown, as under the Vert.x launchers), it takes an event loop of its own, so
+   * that a rank whose program holds its thread (computing in a callback) delays no operation on
+   * another rank's window.
+   */
+  void expectLocalRanks(int count) {
+    dataPlaneNearRank = count == 1;
+  }
+
+  /**
    * As {@link #dataPlaneAddress()}; the first caller's context {@code near} (a local rank's, in its
    * handshake) also places the data plane's own context on that rank's event loop when it is an
-   * event-loop context, so that frames between that rank and the network change no thread.
+   * event-loop context and this JVM hosts no other rank ({@link #expectLocalRanks}), so that frames
+   * between that rank and the network change no thread.
    */
   synchronized Future<String> dataPlaneAddress(io.vertx.core.internal.ContextInternal near) {
     if (dataPlaneAddress == null) {
@@ -108,7 +122,8 @@ public final class JobRuntime {
         dataPlaneAddress = Future.succeededFuture("-");
       } else {
         try {
-          dataPlaneAddress = dataPlane.listen(ClusterSupport.host(), ClusterSupport.port(ClusterSupport.DATA_PORT), near);
+          dataPlaneAddress = dataPlane.listen(ClusterSupport.host(), ClusterSupport.port(ClusterSupport.DATA_PORT),
+              dataPlaneNearRank ? near : null);
         } catch (RmaException e) {
           dataPlaneAddress = Future.failedFuture(e);
         }

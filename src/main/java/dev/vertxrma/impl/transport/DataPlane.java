@@ -172,12 +172,16 @@ public final class DataPlane {
 
   /**
    * A context of the data plane's own (not tied to any deployment) on {@code near}'s event loop
-   * if {@code near} is an event-loop context, else on the next event loop.
+   * if {@code near} is an event-loop context, else on Vert.x's acceptor event loop: no rank ever
+   * runs there (ranks take the event loops of Vert.x's pool, round robin), so a rank whose program
+   * holds its thread delays no frame of another rank. That loop otherwise only accepts
+   * connections, and it polls as the others do ({@link PollingTransport}).
    */
   private ContextInternal homeNear(ContextInternal near) {
     VertxInternal vx = (VertxInternal) vertx;
     if (near == null || near.threadingModel() != ThreadingModel.EVENT_LOOP) {
-      return vx.createEventLoopContext();
+      return vx.contextBuilder().withThreadingModel(ThreadingModel.EVENT_LOOP)
+          .withEventLoop(vx.acceptorEventLoopGroup().next()).build();
     }
     return vx.contextBuilder().withThreadingModel(ThreadingModel.EVENT_LOOP).withEventLoop(near.nettyEventLoop())
         .withClassLoader(near.classLoader()).build();

@@ -110,7 +110,10 @@ public final class PollingTransport implements Transport {
     @Override
     public EventLoopGroup eventLoopGroup(int type, int nThreads, ThreadFactory threadFactory, int ioRatio) {
       if (type == ACCEPTOR_EVENT_LOOP_GROUP) {
-        return epoll.eventLoopGroup(type, nThreads, threadFactory, ioRatio); // accepts rarely: let it sleep
+        // it accepts rarely, but the data plane of a JVM with several ranks runs there (DataPlane's
+        // home): it polls adaptively in either mode, and sleeps when the plane is idle
+        return new io.netty.channel.MultiThreadIoEventLoopGroup(nThreads, threadFactory,
+            EpollIoHandler.newFactory(0, BackoffSelectStrategy::new));
       }
       return io.vertx.core.spi.transport.Transport.super.eventLoopGroup(type, nThreads, threadFactory, ioRatio);
     }
