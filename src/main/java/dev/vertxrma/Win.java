@@ -854,17 +854,32 @@ public interface Win {
    * MPI_Win_attach: exposes a native store in this rank's dynamic window, addressed by
    * {@link #address} values; the store is reserved until detached.
    *
+   * <p>An operation aimed at this rank must lie inside attached memory from the first to the last
+   * byte its target datatype spans (its true extent, gaps of a strided type included). Stores
+   * attached end to end (one ends at the address where the next begins, as two slices of one
+   * allocation) count as one run of memory, as in MPICH: an access may span them, and an element
+   * may straddle the boundary; every kind of operation applies as for one region, an accumulate
+   * element-wise atomically (the window's owner applies operations one at a time). An access
+   * whose span reaches into a gap between regions, or past the last one, fails whole with
+   * {@link ErrorClass#RMA_RANGE} and changes no byte, even where each byte the datatype touches is
+   * attached. A store may not start where another attached store starts, even one of 0 bytes.
+   *
    * @param memory a native Chronicle store
    * @return completes once the store is attached. Fails with {@link ErrorClass#RMA_FLAVOR} on a
-   *     window that is not dynamic, {@link ErrorClass#RMA_ATTACH} if it overlaps attached memory,
-   *     {@link ErrorClass#ARG} for a null or non-native store, {@link ErrorClass#WIN} after free.
+   *     window that is not dynamic, {@link ErrorClass#RMA_ATTACH} if it overlaps attached memory
+   *     or starts where an attached store starts, {@link ErrorClass#ARG} for a null or non-native
+   *     store, {@link ErrorClass#WIN} after free.
    */
   Future<Void> attach(BytesStore<?, ?> memory);
 
   /**
    * MPI_Win_detach: removes an attached store; operations that arrive later fail with
-   * RMA_RANGE. Operations are applied on this rank's event loop, so none is touching the store
-   * when detach completes and the caller may then release it.
+   * RMA_RANGE. The window's owner applies operations and detach one at a time, so none is
+   * touching the store when detach completes and the caller may then release it. An operation
+   * spanning stores attached end to end is applied whole before the detach of any of them, or
+   * fails whole after it. A correct MPI program does not detach memory an operation in flight
+   * still targets; here such a race at worst fails the operation, never corrupts the window, and
+   * never writes detached memory.
    *
    * @param memory a store attached with {@link #attach}
    * @return completes once the store is detached. Fails with {@link ErrorClass#RMA_FLAVOR} on a
