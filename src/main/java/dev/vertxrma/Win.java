@@ -142,6 +142,9 @@ public interface Win {
   /**
    * MPI_Win_create_dynamic: a window with no memory yet, collective over {@code comm}; memory is
    * added with {@link #attach} and addressed by {@link #address} values (displacement unit 1).
+   * Its base is MPI_BOTTOM: {@link #baseAddress()} is 0, {@link #size()} is 0, and
+   * {@link #memory()} fails with {@link ErrorClass#RMA_FLAVOR} (no store stands at address 0). An
+   * access may span stores attached end to end ({@link #attach}).
    *
    * @param comm the communicator whose ranks all call this
    * @param info hints ({@link Info}), or {@code null} for none
@@ -215,21 +218,38 @@ public interface Win {
   Group group();
 
   /**
-   * MPI_WIN_BASE: this rank's window memory, for local loads and stores.
+   * MPI_WIN_BASE as a store: this rank's window memory, for local loads and stores. Its address is
+   * {@link #baseAddress()}.
    *
    * <p>A dynamic window ({@link #createDynamic}) has no memory of its own: MPI reports its base
-   * as MPI_BOTTOM (address 0) and its size as 0. There is no store at address 0 to hand out, and
-   * an empty stand-in would only turn a misuse into a bounds error at the first load, so this
-   * call refuses it with {@link ErrorClass#RMA_FLAVOR} (a deliberate difference from MPI, decided
-   * for issue 31). {@link #size()} reports 0, as MPI does; the memory of a dynamic window is the
-   * stores the program {@link #attach attached}, which it holds already, and their addresses for
-   * the other ranks' displacements come from {@link #address}.
+   * as MPI_BOTTOM (address 0), which {@link #baseAddress()} returns, and its size as 0, which
+   * {@link #size()} returns. No store can stand for MPI_BOTTOM: Chronicle refuses a store at
+   * address 0, and an empty store elsewhere would have an address that is not MPI's base while its
+   * unchecked accessors still read and write the bytes there. So this call refuses a dynamic
+   * window with {@link ErrorClass#RMA_FLAVOR}: the memory of a dynamic window is the stores the
+   * program {@link #attach attached}, which it holds already, and their addresses for the other
+   * ranks' displacements come from {@link #address}.
    *
    * @return the store behind this rank's part of the window
    * @throws RmaException {@link ErrorClass#RMA_FLAVOR} for a dynamic window (see above),
    *     {@link ErrorClass#WIN} after {@link #free()}
    */
   BytesStore<?, ?> memory();
+
+  /**
+   * MPI_WIN_BASE as MPI reports it: the address of this rank's window memory, in the address
+   * space {@link #address} and {@link Comm#BOTTOM} use. For a dynamic window it is 0, MPI_BOTTOM:
+   * there the target displacement of an access is the absolute address ({@link #address}) of the
+   * attached byte, that is {@code address - baseAddress()} as in MPI. Otherwise it is
+   * {@code Win.address(memory(), 0)}: the window's own memory (for a part of size 0 the
+   * placeholder {@link #memory()} returns, which no access reaches; for a shared window this
+   * rank's segment).
+   *
+   * @return the base address; 0 for a dynamic window
+   * @throws RmaException {@link ErrorClass#BUFFER} for a window over a {@code byte[]}-backed store
+   *     (it has no native address), {@link ErrorClass#WIN} after {@link #free()}
+   */
+  long baseAddress();
 
   /**
    * MPI_WIN_SIZE: the size of this rank's window.
@@ -854,17 +874,32 @@ public interface Win {
    * MPI_Win_attach: exposes a native store in this rank's dynamic window, addressed by
    * {@link #address} values; the store is reserved until detached.
    *
+   * <p>An operation aimed at this rank must lie inside attached memory from the first to the last
+   * byte its target datatype spans (its true extent, gaps of a strided type included). Stores
+   * attached end to end (one ends at the address where the next begins, as two slices of one
+   * allocation) count as one run of memory, as in MPICH: an access may span them, and an element
+   * may straddle the boundary; every kind of operation applies as for one region, an accumulate
+   * element-wise atomically (the window's owner applies operations one at a time). An access
+   * whose span reaches into a gap between regions, or past the last one, fails whole with
+   * {@link ErrorClass#RMA_RANGE} and changes no byte, even where each byte the datatype touches is
+   * attached. A store may not start where another attached store starts, even one of 0 bytes.
+   *
    * @param memory a native Chronicle store
    * @return completes once the store is attached. Fails with {@link ErrorClass#RMA_FLAVOR} on a
-   *     window that is not dynamic, {@link ErrorClass#RMA_ATTACH} if it overlaps attached memory,
-   *     {@link ErrorClass#ARG} for a null or non-native store, {@link ErrorClass#WIN} after free.
+   *     window that is not dynamic, {@link ErrorClass#RMA_ATTACH} if it overlaps attached memory
+   *     or starts where an attached store starts, {@link ErrorClass#ARG} for a null or non-native
+   *     store, {@link ErrorClass#WIN} after free.
    */
   Future<Void> attach(BytesStore<?, ?> memory);
 
   /**
    * MPI_Win_detach: removes an attached store; operations that arrive later fail with
-   * RMA_RANGE. Operations are applied on this rank's event loop, so none is touching the store
-   * when detach completes and the caller may then release it.
+   * RMA_RANGE. The window's owner applies operations and detach one at a time, so none is
+   * touching the store when detach completes and the caller may then release it. An operation
+   * spanning stores attached end to end is applied whole before the detach of any of them, or
+   * fails whole after it. A correct MPI program does not detach memory an operation in flight
+   * still targets; here such a race at worst fails the operation, never corrupts the window, and
+   * never writes detached memory.
    *
    * @param memory a store attached with {@link #attach}
    * @return completes once the store is detached. Fails with {@link ErrorClass#RMA_FLAVOR} on a

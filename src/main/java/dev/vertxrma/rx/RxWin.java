@@ -152,6 +152,15 @@ public final class RxWin {
   }
 
   /**
+   * MPI_WIN_BASE as an address ({@link Win#baseAddress}): 0, MPI_BOTTOM, for a dynamic window.
+   *
+   * @return the address of this rank's window memory
+   */
+  public long baseAddress() {
+    return win.baseAddress();
+  }
+
+  /**
    * MPI_WIN_SIZE ({@link Win#size()}).
    *
    * @return size in bytes of this rank's window

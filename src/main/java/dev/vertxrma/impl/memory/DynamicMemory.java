@@ -10,8 +10,12 @@ import net.openhft.chronicle.core.io.ReferenceOwner;
 /**
  * The memory of a dynamic window (MPI_Win_create_dynamic): the native regions attached with
  * MPI_Win_attach, addressed by their absolute addresses (what MPI_Get_address returns). An
- * access must lie entirely inside one attached region. Attached stores are reserved until
- * detached, so they cannot be freed under an operation.
+ * access must lie entirely inside attached memory: inside one region, or across regions that
+ * touch end to end (one ends at the address where the next begins: the bytes are contiguous in
+ * the address space, as in MPICH). An access reaching into a gap between regions is refused
+ * whole. Attached stores are reserved until detached, so they cannot be freed under an
+ * operation; the window's owner runs attach, detach and every access one at a time, so an access
+ * sees the region map of one moment from its check to its last byte.
  */
 public final class DynamicMemory implements TargetMemory {
 
@@ -20,6 +24,10 @@ public final class DynamicMemory implements TargetMemory {
     final long address;
     final long length;
     final ReferenceOwner owner = ReferenceOwner.temporary("vertx-rma attach");
+
+    long end() {
+      return address + length;
+    }
 
     Region(BytesStore<?, ?> store, long address, long length) {
       this.store = store;
@@ -44,12 +52,16 @@ public final class DynamicMemory implements TargetMemory {
     return start + offset;
   }
 
-  /** MPI_Win_attach; RMA_ATTACH if the store overlaps an attached region. */
+  /**
+   * MPI_Win_attach; RMA_ATTACH if the store overlaps an attached region or starts where one
+   * starts (two regions, even of 0 bytes, never share a start address).
+   */
   public void attach(BytesStore<?, ?> store, int rank) {
     long addr = address(store, 0);
     long len = store.capacity();
+    // the highest region starting below this store's end: any overlap or shared start shows there
     Map.Entry<Long, Region> below = regions.floorEntry(addr + Math.max(len, 1) - 1);
-    if (below != null && below.getValue().address + below.getValue().length > addr) {
+    if (below != null && (below.getValue().end() > addr || below.getKey() == addr)) {
       throw RmaException.of(ErrorClass.RMA_ATTACH, "memory [0x%x, +%d) overlaps the region [0x%x, +%d) already attached "
           + "at rank %d", addr, len, below.getKey(), below.getValue().length, rank);
     }
@@ -93,16 +105,41 @@ public final class DynamicMemory implements TargetMemory {
     if (!TargetMemory.wellFormed(start, lo, hi)) {
       return NOT_INSIDE;
     }
-    Map.Entry<Long, Region> e = regions.floorEntry(start + lo);
-    if (e == null || start + hi > e.getValue().address + e.getValue().length) {
-      return NOT_INSIDE;
+    return coveredFrom(start + lo, start + hi) >= start + hi ? start : NOT_INSIDE;
+  }
+
+  /**
+   * How far attached memory reaches without a gap from {@code first}: the end of the region that
+   * holds byte {@code first} or of the last region in the run of regions touching end to end
+   * after it, looked at no further than {@code end}; {@code first} itself if no region holds it.
+   */
+  private long coveredFrom(long first, long end) {
+    Map.Entry<Long, Region> e = regions.floorEntry(first);
+    if (e == null || e.getValue().end() <= first) {
+      return first;
     }
-    return start;
+    long reach = e.getValue().end();
+    while (reach < end) {
+      Region next = regions.get(reach); // the region that begins where this one ends
+      if (next == null || next.length == 0) {
+        break;
+      }
+      reach = next.end();
+    }
+    return reach;
   }
 
   @Override
   public String whyOutside(long start, long lo, long hi) {
-    return String.format("bytes [0x%x + %d, 0x%x + %d) are not inside one attached region (%d region(s) attached)",
-        start, lo, start, hi, regions.size());
+    if (!TargetMemory.wellFormed(start, lo, hi)) {
+      return String.format("bytes [0x%x + %d, 0x%x + %d) overflow 64-bit addresses", start, lo, start, hi);
+    }
+    long first = start + lo;
+    long reach = coveredFrom(first, start + hi);
+    String where = reach == first
+        ? String.format("byte 0x%x is in no attached region", first)
+        : String.format("attached memory from byte 0x%x ends at 0x%x", first, reach);
+    return String.format("bytes [0x%x + %d, 0x%x + %d) are not inside attached memory: %s (%d region(s) attached; "
+        + "regions that touch end to end count as one)", start, lo, start, hi, where, regions.size());
   }
 }

@@ -177,6 +177,20 @@ final class WinImpl implements Win, RegisteredWindow {
   }
 
   @Override
+  public long baseAddress() {
+    checkLive("baseAddress");
+    if (memory == null) {
+      return 0; // MPI_BOTTOM: a dynamic window's accesses are at absolute addresses
+    }
+    if (memory.base() != null) {
+      throw RmaException.of(ErrorClass.BUFFER, "baseAddress of window %s: its memory at rank %d is a byte[]-backed "
+          + "store, which has no native address (create the window over a native store to have one)", state.name(),
+          rank);
+    }
+    return memory.address();
+  }
+
+  @Override
   public long size() {
     return targetWindow.size();
   }
