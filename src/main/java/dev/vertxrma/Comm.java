@@ -362,6 +362,80 @@ public interface Comm {
   Future<Optional<Status>> iprobe(int source, int tag);
 
   /**
+   * MPI_Mprobe, the matched probe: waits for a message that a receive of {@code source}/{@code
+   * tag} would match and takes it out of matching, so that no other receive or probe can see it:
+   * the {@link Message} it completes with is received by {@link #mrecv}, and by nothing else. A
+   * racing {@code recv(ANY_SOURCE, ANY_TAG)} posted after the match takes the next message, never
+   * this one. Matching follows MPI's rules as {@link #probe} does: the first unreceived match in
+   * arrival order (non-overtaking from each source); a message arriving while a matching receive
+   * is posted goes to that receive; when several matched probes wait, the earliest takes the
+   * next match (a waiting {@link #probe} still reports it).
+   *
+   * @param source the source rank, {@link #ANY_SOURCE}, or {@link #PROC_NULL} (completes at once
+   *     with {@link Message#NO_PROC})
+   * @param tag the tag to match, {@code >= 0}, or {@link #ANY_TAG}
+   * @return completes, as soon as such a message has arrived, with its handle; its
+   *     {@link Message#status()} is the status {@link #probe} would report. Fails with
+   *     {@link ErrorClass#RANK} for a source outside the communicator, {@link ErrorClass#TAG} for
+   *     a negative tag other than ANY_TAG, {@link ErrorClass#TIMEOUT} when no message matches
+   *     within the wait timeout (nothing is taken then).
+   */
+  Future<Message> mprobe(int source, int tag);
+
+  /**
+   * MPI_Improbe: looks, once, for a message as {@link #mprobe} does and takes it out of matching
+   * if there is one. The future never waits for a message: an empty {@link Optional} is MPI's
+   * {@code flag = false}, as with {@link #iprobe}.
+   *
+   * @param source the source rank, {@link #ANY_SOURCE}, or {@link #PROC_NULL} (completes with
+   *     {@link Message#NO_PROC})
+   * @param tag the tag to match, {@code >= 0}, or {@link #ANY_TAG}
+   * @return completes at once with the handle of the first matching message that has arrived and
+   *     not been received or matched (now out of matching, for {@link #mrecv}), or with an empty
+   *     {@link Optional} if there is none. Fails with {@link ErrorClass#RANK} or
+   *     {@link ErrorClass#TAG} as {@link #mprobe}.
+   */
+  Future<Optional<Message>> improbe(int source, int tag);
+
+  /**
+   * MPI_Mrecv: receives the message of a matched probe, once. The handle is spent by the
+   * receive, also when the receive fails with TRUNCATE or TYPE (as a {@link #recv} of that message
+   * would: the message was received, the buffer is left untouched); a call refused for its
+   * arguments leaves the handle as it was, to be received with the right ones.
+   *
+   * @param buf the receive buffer ({@code null} with count 0)
+   * @param offset where the data goes in {@code buf}: array elements, or bytes for other buffers
+   * @param count the capacity in elements of {@code type}
+   * @param type the datatype, committed
+   * @param message a handle from this communicator's {@link #mprobe} or {@link #improbe} at this
+   *     rank, or {@link Message#NO_PROC} (completes at once with source PROC_NULL and count 0,
+   *     nothing written)
+   * @return completes with the message's status, as {@link #recv} reports it, once the message is
+   *     in the buffer (a synchronous sender is told of the match now: its {@link #ssend} completes
+   *     after this receive, not after the probe, as in MPICH). Fails with the argument errors
+   *     listed in the class comment, {@link ErrorClass#REQUEST} when {@code message} is
+   *     {@code null} (MPI_MESSAGE_NULL), was received already (a second mrecv of one handle), or
+   *     was matched at another rank or on another communicator (MPI_ERR_REQUEST: the handle is
+   *     not one this call can take), {@link ErrorClass#TRUNCATE} when the message is longer than
+   *     the buffer, {@link ErrorClass#TYPE} when it is not a whole number of elements of
+   *     {@code type}.
+   */
+  Future<Status> mrecv(Buf buf, int offset, int count, Datatype type, Message message);
+
+  /**
+   * MPI_Imrecv: identical to {@link #mrecv}, since every call is nonblocking.
+   *
+   * @param buf the receive buffer ({@code null} with count 0)
+   * @param offset where the data goes in {@code buf}: array elements, or bytes for other buffers
+   * @param count the capacity in elements of {@code type}
+   * @param type the datatype, committed
+   * @param message a handle from this communicator's {@link #mprobe} or {@link #improbe}, or
+   *     {@link Message#NO_PROC}
+   * @return as {@link #mrecv}
+   */
+  Future<Status> imrecv(Buf buf, int offset, int count, Datatype type, Message message);
+
+  /**
    * MPI_Sendrecv: sends one message and receives one, in one call that cannot deadlock however
    * the ranks pair up (a ring shift, an exchange with a neighbour, a message to self). The send
    * is standard mode and this rank's data is copied out when the call is made; the two buffers

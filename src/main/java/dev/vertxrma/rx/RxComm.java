@@ -7,6 +7,7 @@ import dev.vertxrma.RmaException;
 import dev.vertxrma.ErrorHandler;
 import dev.vertxrma.DetachedBuffer;
 import dev.vertxrma.Group;
+import dev.vertxrma.Message;
 import dev.vertxrma.Op;
 import dev.vertxrma.Status;
 import io.reactivex.rxjava3.core.Completable;
@@ -296,6 +297,61 @@ public final class RxComm {
    */
   public Single<Optional<Status>> iprobe(int source, int tag) {
     return Deferred.single(() -> comm.iprobe(source, tag));
+  }
+
+  /**
+   * MPI_Mprobe ({@link Comm#mprobe}): emits the handle of a matching message as soon as one has
+   * arrived, taken out of matching for {@link #mrecv}. Fails with RANK, TAG, COMM or TIMEOUT.
+   *
+   * @param source source rank, {@link Comm#ANY_SOURCE} or {@link Comm#PROC_NULL}
+   * @param tag message tag or {@link Comm#ANY_TAG}
+   * @return the matched message ({@link Message#NO_PROC} for PROC_NULL)
+   */
+  public Single<Message> mprobe(int source, int tag) {
+    return Deferred.single(() -> comm.mprobe(source, tag));
+  }
+
+  /**
+   * MPI_Improbe ({@link Comm#improbe}): emits at once the handle of a matching message that has
+   * arrived, taken out of matching, or an empty {@link Optional} (MPI's {@code flag = false}).
+   * Fails with RANK, TAG or COMM.
+   *
+   * @param source source rank, {@link Comm#ANY_SOURCE} or {@link Comm#PROC_NULL}
+   * @param tag message tag or {@link Comm#ANY_TAG}
+   * @return the matched message, if one is there
+   */
+  public Single<Optional<Message>> improbe(int source, int tag) {
+    return Deferred.single(() -> comm.improbe(source, tag));
+  }
+
+  /**
+   * MPI_Mrecv ({@link Comm#mrecv}): emits the status once the matched message is in the buffer.
+   * Fails with COUNT, TYPE, BUFFER, REQUEST (null, spent or foreign handle), TRUNCATE or COMM.
+   *
+   * @param buf the receive buffer
+   * @param offset the first element of {@code buf} to receive into
+   * @param count capacity in elements
+   * @param type datatype of the elements
+   * @param message the handle from {@link #mprobe} or {@link #improbe}
+   * @return the status of the received message
+   */
+  public Single<Status> mrecv(Buf buf, int offset, int count, Datatype type, Message message) {
+    return Deferred.single(() -> comm.mrecv(buf, offset, count, type, message));
+  }
+
+  /**
+   * MPI_Imrecv ({@link Comm#imrecv}): as {@link #mrecv}. Fails with COUNT, TYPE, BUFFER, REQUEST,
+   * TRUNCATE or COMM.
+   *
+   * @param buf the receive buffer
+   * @param offset the first element of {@code buf} to receive into
+   * @param count capacity in elements
+   * @param type datatype of the elements
+   * @param message the handle from {@link #mprobe} or {@link #improbe}
+   * @return the request: the status of the received message
+   */
+  public Single<Status> imrecv(Buf buf, int offset, int count, Datatype type, Message message) {
+    return Deferred.single(() -> comm.imrecv(buf, offset, count, type, message));
   }
 
   /**

@@ -7,6 +7,7 @@ import dev.vertxrma.DetachedBuffer;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.ErrorHandler;
 import dev.vertxrma.Group;
+import dev.vertxrma.Message;
 import dev.vertxrma.Op;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Status;
@@ -513,6 +514,42 @@ public final class CommImpl implements Comm {
       checkPeer(source, true, "iprobe");
       checkTag(tag, true, "iprobe");
       return rp.context().succeededFuture(Optional.ofNullable(ch.iprobe(source, tag)));
+    });
+  }
+
+  @Override
+  public Future<Message> mprobe(int source, int tag) {
+    return call(() -> {
+      checkPeer(source, true, "mprobe");
+      checkTag(tag, true, "mprobe");
+      return ch.mprobe(source, tag);
+    });
+  }
+
+  @Override
+  public Future<Optional<Message>> improbe(int source, int tag) {
+    return call(() -> {
+      checkPeer(source, true, "improbe");
+      checkTag(tag, true, "improbe");
+      return rp.context().succeededFuture(Optional.ofNullable(ch.improbe(source, tag)));
+    });
+  }
+
+  @Override
+  public Future<Status> mrecv(Buf buf, int offset, int count, Datatype type, Message message) {
+    return mrecv(buf, offset, count, type, message, "mrecv");
+  }
+
+  @Override
+  public Future<Status> imrecv(Buf buf, int offset, int count, Datatype type, Message message) {
+    return mrecv(buf, offset, count, type, message, "imrecv");
+  }
+
+  private Future<Status> mrecv(Buf buf, int offset, int count, Datatype type, Message message, String what) {
+    return call(() -> {
+      TypeMap t = typeMap(type, what);
+      MemoryRef mem = buffer(buf, offset, count, t, what);
+      return ch.mrecv(mem, t, count, message, what);
     });
   }
 
