@@ -8,7 +8,7 @@ import dev.vertxrma.ErrorHandler;
 import dev.vertxrma.DetachedBuffer;
 import dev.vertxrma.Group;
 import dev.vertxrma.Message;
-import dev.vertxrma.Op;
+import dev.vertxrma.Reduction;
 import dev.vertxrma.Status;
 import io.reactivex.rxjava3.core.Completable;
 import io.reactivex.rxjava3.core.Maybe;
@@ -462,12 +462,12 @@ public final class RxComm {
    * @return completes when this rank's part of the reduction is done
    */
   public Completable reduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
-      Op op, int root) {
+      Reduction op, int root) {
     return Deferred.completable(() -> comm.reduce(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op, root));
   }
 
   /**
-   * MPI_Allreduce ({@link Comm#allreduce(Buf, int, Buf, int, int, Datatype, Op)}): completes
+   * MPI_Allreduce ({@link Comm#allreduce(Buf, int, Buf, int, int, Datatype, Reduction)}): completes
    * once the result is in {@code recvBuf}. Fails with COUNT, TYPE, OP, BUFFER, COMM or TIMEOUT.
    *
    * @param sendBuf this rank's operand
@@ -480,30 +480,30 @@ public final class RxComm {
    * @return completes when this rank has the result
    */
   public Completable allreduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count,
-      Datatype type, Op op) {
+      Datatype type, Reduction op) {
     return Deferred.completable(() -> comm.allreduce(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op));
   }
 
   /**
-   * MPI_Allreduce of one double ({@link Comm#allreduce(double, Op)}). Fails with OP, COMM or
+   * MPI_Allreduce of one double ({@link Comm#allreduce(double, Reduction)}). Fails with OP, COMM or
    * TIMEOUT.
    *
    * @param value this rank's operand
    * @param op the reduction
    * @return the combined value, at every rank
    */
-  public Single<Double> allreduce(double value, Op op) {
+  public Single<Double> allreduce(double value, Reduction op) {
     return Deferred.single(() -> comm.allreduce(value, op));
   }
 
   /**
-   * MPI_Allreduce of one long ({@link Comm#allreduce(long, Op)}). Fails with OP, COMM or TIMEOUT.
+   * MPI_Allreduce of one long ({@link Comm#allreduce(long, Reduction)}). Fails with OP, COMM or TIMEOUT.
    *
    * @param value this rank's operand
    * @param op the reduction
    * @return the combined value, at every rank
    */
-  public Single<Long> allreduce(long value, Op op) {
+  public Single<Long> allreduce(long value, Reduction op) {
     return Deferred.single(() -> comm.allreduce(value, op));
   }
 
@@ -691,7 +691,7 @@ public final class RxComm {
    * @return completes when this rank has its block
    */
   public Completable reduceScatter(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int[] recvCounts,
-      Datatype type, Op op) {
+      Datatype type, Reduction op) {
     return Deferred.completable(() -> comm.reduceScatter(sendBuf, sendOffset, recvBuf, recvOffset, recvCounts, type,
         op));
   }
@@ -711,7 +711,7 @@ public final class RxComm {
    * @return completes when this rank has its block
    */
   public Completable reduceScatterBlock(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int recvCount,
-      Datatype type, Op op) {
+      Datatype type, Reduction op) {
     return Deferred.completable(() -> comm.reduceScatterBlock(sendBuf, sendOffset, recvBuf, recvOffset, recvCount,
         type, op));
   }
@@ -730,7 +730,7 @@ public final class RxComm {
    * @return completes when this rank has its prefix result
    */
   public Completable scan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
-      Op op) {
+      Reduction op) {
     return Deferred.completable(() -> comm.scan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op));
   }
 
@@ -749,7 +749,7 @@ public final class RxComm {
    * @return completes when this rank has its prefix result
    */
   public Completable exscan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
-      Op op) {
+      Reduction op) {
     return Deferred.completable(() -> comm.exscan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op));
   }
 

@@ -103,7 +103,19 @@ public final class PointToPoint {
       PointToPoint.this.sendBytes(ctx, job(dest), tag, data);
     }
 
-    /** Receives a message of any length as raw bytes (collective algorithms). */
+    /**
+     * Sends, instead of raw bytes, the failure of this rank's part of a collective call: the raw
+     * receive that matches it fails with {@code failure}'s class and message, so the ranks that
+     * wait for this one fail at once instead of at their timeout.
+     */
+    public void sendFailure(int dest, int tag, RmaException failure) {
+      PointToPoint.this.sendFailure(ctx, job(dest), tag, failure);
+    }
+
+    /**
+     * Receives a message of any length as raw bytes (collective algorithms); a failure sent with
+     * {@link #sendFailure} fails it.
+     */
     public Future<byte[]> recvBytes(int source, int tag) {
       return PointToPoint.this.recvBytes(this, job(source), tag);
     }
@@ -269,6 +281,19 @@ public final class PointToPoint {
     f.tag = tag;
     f.payload = data;
     f.count = data.length;
+    ep.send(dest, f);
+  }
+
+  /** A raw message whose {@code code} is a failure's error class and whose payload is its message. */
+  private void sendFailure(int ctx, int dest, int tag, RmaException failure) {
+    String prefix = failure.errorClass() + ": ";
+    String message = failure.getMessage() == null ? "" : failure.getMessage();
+    Frame f = Frame.of(FrameType.SEND, ep.rank(), ctx);
+    f.tag = tag;
+    f.code = failure.errorClass().code();
+    f.payload = (message.startsWith(prefix) ? message.substring(prefix.length()) : message)
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    f.count = f.payload.length;
     ep.send(dest, f);
   }
 
@@ -451,6 +476,12 @@ public final class PointToPoint {
     Frame.LocalBytes in = f.local instanceof Frame.LocalBytes ? (Frame.LocalBytes) f.local : null;
     Object srcBase = in != null ? in.base() : f.payload;
     long srcAddr = in != null ? in.address() : Memory.ARRAY_BYTE_BASE_OFFSET;
+    if (r.raw != null && f.code != 0) {
+      ack(f);
+      r.raw.tryFail(new RmaException(ErrorClass.ofCode(f.code), new String(f.payload == null ? new byte[0] : f.payload,
+          java.nio.charset.StandardCharsets.UTF_8), false));
+      return;
+    }
     if (r.raw != null) {
       byte[] data = f.payload;
       if (data == null) {
