@@ -63,7 +63,7 @@ public interface Comm {
    * MPI_IN_PLACE: passed as a buffer, says "the data is already where the result goes". Accepted
    * only where MPI accepts it, with MPI's meaning:
    * <ul>
-   *   <li>as the send buffer of {@link #allreduce(Buf, int, Buf, int, int, Datatype, Op) allreduce},
+   *   <li>as the send buffer of {@link #allreduce(Buf, int, Buf, int, int, Datatype, Reduction) allreduce},
    *       {@link #scan}, {@link #exscan}, {@link #reduceScatter} and {@link #reduceScatterBlock}
    *       at any rank: the input is taken from the receive buffer, which the result replaces;</li>
    *   <li>as the send buffer of {@link #reduce} at root only: root's input is taken from its
@@ -362,6 +362,80 @@ public interface Comm {
   Future<Optional<Status>> iprobe(int source, int tag);
 
   /**
+   * MPI_Mprobe, the matched probe: waits for a message that a receive of {@code source}/{@code
+   * tag} would match and takes it out of matching, so that no other receive or probe can see it:
+   * the {@link Message} it completes with is received by {@link #mrecv}, and by nothing else. A
+   * racing {@code recv(ANY_SOURCE, ANY_TAG)} posted after the match takes the next message, never
+   * this one. Matching follows MPI's rules as {@link #probe} does: the first unreceived match in
+   * arrival order (non-overtaking from each source); a message arriving while a matching receive
+   * is posted goes to that receive; when several matched probes wait, the earliest takes the
+   * next match (a waiting {@link #probe} still reports it).
+   *
+   * @param source the source rank, {@link #ANY_SOURCE}, or {@link #PROC_NULL} (completes at once
+   *     with {@link Message#NO_PROC})
+   * @param tag the tag to match, {@code >= 0}, or {@link #ANY_TAG}
+   * @return completes, as soon as such a message has arrived, with its handle; its
+   *     {@link Message#status()} is the status {@link #probe} would report. Fails with
+   *     {@link ErrorClass#RANK} for a source outside the communicator, {@link ErrorClass#TAG} for
+   *     a negative tag other than ANY_TAG, {@link ErrorClass#TIMEOUT} when no message matches
+   *     within the wait timeout (nothing is taken then).
+   */
+  Future<Message> mprobe(int source, int tag);
+
+  /**
+   * MPI_Improbe: looks, once, for a message as {@link #mprobe} does and takes it out of matching
+   * if there is one. The future never waits for a message: an empty {@link Optional} is MPI's
+   * {@code flag = false}, as with {@link #iprobe}.
+   *
+   * @param source the source rank, {@link #ANY_SOURCE}, or {@link #PROC_NULL} (completes with
+   *     {@link Message#NO_PROC})
+   * @param tag the tag to match, {@code >= 0}, or {@link #ANY_TAG}
+   * @return completes at once with the handle of the first matching message that has arrived and
+   *     not been received or matched (now out of matching, for {@link #mrecv}), or with an empty
+   *     {@link Optional} if there is none. Fails with {@link ErrorClass#RANK} or
+   *     {@link ErrorClass#TAG} as {@link #mprobe}.
+   */
+  Future<Optional<Message>> improbe(int source, int tag);
+
+  /**
+   * MPI_Mrecv: receives the message of a matched probe, once. The handle is spent by the
+   * receive, also when the receive fails with TRUNCATE or TYPE (as a {@link #recv} of that message
+   * would: the message was received, the buffer is left untouched); a call refused for its
+   * arguments leaves the handle as it was, to be received with the right ones.
+   *
+   * @param buf the receive buffer ({@code null} with count 0)
+   * @param offset where the data goes in {@code buf}: array elements, or bytes for other buffers
+   * @param count the capacity in elements of {@code type}
+   * @param type the datatype, committed
+   * @param message a handle from this communicator's {@link #mprobe} or {@link #improbe} at this
+   *     rank, or {@link Message#NO_PROC} (completes at once with source PROC_NULL and count 0,
+   *     nothing written)
+   * @return completes with the message's status, as {@link #recv} reports it, once the message is
+   *     in the buffer (a synchronous sender is told of the match now: its {@link #ssend} completes
+   *     after this receive, not after the probe, as in MPICH). Fails with the argument errors
+   *     listed in the class comment, {@link ErrorClass#REQUEST} when {@code message} is
+   *     {@code null} (MPI_MESSAGE_NULL), was received already (a second mrecv of one handle), or
+   *     was matched at another rank or on another communicator (MPI_ERR_REQUEST: the handle is
+   *     not one this call can take), {@link ErrorClass#TRUNCATE} when the message is longer than
+   *     the buffer, {@link ErrorClass#TYPE} when it is not a whole number of elements of
+   *     {@code type}.
+   */
+  Future<Status> mrecv(Buf buf, int offset, int count, Datatype type, Message message);
+
+  /**
+   * MPI_Imrecv: identical to {@link #mrecv}, since every call is nonblocking.
+   *
+   * @param buf the receive buffer ({@code null} with count 0)
+   * @param offset where the data goes in {@code buf}: array elements, or bytes for other buffers
+   * @param count the capacity in elements of {@code type}
+   * @param type the datatype, committed
+   * @param message a handle from this communicator's {@link #mprobe} or {@link #improbe}, or
+   *     {@link Message#NO_PROC}
+   * @return as {@link #mrecv}
+   */
+  Future<Status> imrecv(Buf buf, int offset, int count, Datatype type, Message message);
+
+  /**
    * MPI_Sendrecv: sends one message and receives one, in one call that cannot deadlock however
    * the ranks pair up (a ring shift, an exchange with a neighbour, a message to self). The send
    * is standard mode and this rank's data is copied out when the call is made; the two buffers
@@ -456,7 +530,16 @@ public interface Comm {
 
   /**
    * MPI_Reduce: combines {@code count} elements of every rank's send buffer with {@code op}
-   * into the receive buffer of {@code root}.
+   * into the receive buffer of {@code root}, over a binomial tree.
+   *
+   * <p><b>User-defined ops</b> ({@link Op#create}), here and in every reducing collective: a
+   * non-commutative op is applied as if in ascending rank order, {@code x0 op x1 op ... op
+   * x(P-1)}, as MPI defines it (for reduce, the tree is then rooted at rank 0, which sends the
+   * result on to root); the function runs on the rank that combines, in its JVM. Before their
+   * calls complete, the ranks agree on the outcome (ceil(log2 P) more rounds of small messages), so
+   * that an exception thrown by the function, at any rank, fails the call at every rank with
+   * {@link ErrorClass#OP} naming the rank and the exception (the rank where it was thrown keeps it
+   * as the cause); a rank's call then never completes before every rank has done its part.
    *
    * @param sendBuf this rank's contribution; at root, {@link #IN_PLACE} takes root's
    *     contribution from {@code recvBuf}, which the result replaces
@@ -464,19 +547,22 @@ public interface Comm {
    * @param recvBuf the result at root; ignored elsewhere
    * @param recvOffset where the result goes in {@code recvBuf}
    * @param count the number of elements of {@code type}; the same at every rank, as MPI requires
-   * @param type the datatype, committed and of one basic type
-   * @param op the operation; not {@link Op#REPLACE} or {@link Op#NO_OP}
+   * @param type the datatype, committed; of one basic type for a predefined op, any for a
+   *     user-defined one
+   * @param op the operation: a predefined {@link Op} other than REPLACE and NO_OP, or a user-defined
+   *     one ({@link Op#create}); the same at every rank
    * @param root the rank that receives the result
    * @return completes when this rank's part is done (at root: the result is in
    *     {@code recvBuf}). Fails with the argument errors listed in the class comment,
    *     {@link ErrorClass#BUFFER} for {@link #IN_PLACE} as the send buffer of a non-root rank or
    *     as root's receive buffer, {@link ErrorClass#OP} for a null op, one not defined on the
-   *     datatype, REPLACE or NO_OP, {@link ErrorClass#TYPE} for a datatype that mixes basic
-   *     types, {@link ErrorClass#TRUNCATE} when the ranks' count and datatype do not describe
-   *     the same amount of data, TIMEOUT.
+   *     datatype, REPLACE or NO_OP, or a user-defined op whose function threw (at every rank),
+   *     {@link ErrorClass#TYPE} for a datatype that mixes basic types with a predefined op,
+   *     {@link ErrorClass#TRUNCATE} when the ranks' count and datatype do not describe the same
+   *     amount of data, TIMEOUT.
    */
   Future<Void> reduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
-      Op op, int root);
+      Reduction op, int root);
 
   /**
    * MPI_Allreduce: as {@link #reduce}, with the result at every rank.
@@ -487,33 +573,37 @@ public interface Comm {
    * @param recvBuf the result (not IN_PLACE)
    * @param recvOffset where the result goes in {@code recvBuf}
    * @param count the number of elements of {@code type}; the same at every rank, as MPI requires
-   * @param type the datatype, committed and of one basic type
-   * @param op the operation; not {@link Op#REPLACE} or {@link Op#NO_OP}
+   * @param type the datatype, committed; of one basic type for a predefined op, any for a
+   *     user-defined one
+   * @param op the operation: a predefined {@link Op} other than REPLACE and NO_OP, or a user-defined
+   *     one ({@link Op#create}); the same at every rank
    * @return completes when the result is in {@code recvBuf}. Fails as {@link #reduce}
    *     ({@link ErrorClass#BUFFER} for IN_PLACE as the receive buffer).
    */
   Future<Void> allreduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
-      Op op);
+      Reduction op);
 
   /**
    * MPI_Allreduce of one {@code double}.
    *
    * @param value this rank's contribution
-   * @param op the operation, defined on DOUBLE (arithmetic, MAX, MIN)
+   * @param op the operation, defined on DOUBLE (arithmetic, MAX, MIN), or a user-defined one
+   *     (its function is called with count 1 and {@link Datatype#DOUBLE})
    * @return completes with the combined value. Fails with {@link ErrorClass#OP} for an op not
    *     defined on DOUBLE, TIMEOUT.
    */
-  Future<Double> allreduce(double value, Op op);
+  Future<Double> allreduce(double value, Reduction op);
 
   /**
    * MPI_Allreduce of one {@code long}.
    *
    * @param value this rank's contribution
-   * @param op the operation, defined on LONG (all but MAXLOC, MINLOC, REPLACE, NO_OP)
+   * @param op the operation, defined on LONG (all but MAXLOC, MINLOC, REPLACE, NO_OP), or a
+   *     user-defined one (its function is called with count 1 and {@link Datatype#LONG})
    * @return completes with the combined value. Fails with {@link ErrorClass#OP} for an op not
    *     defined on LONG, TIMEOUT.
    */
-  Future<Long> allreduce(long value, Op op);
+  Future<Long> allreduce(long value, Reduction op);
 
   /**
    * MPI_Gather: rank {@code i}'s block lands at block {@code i} of root's receive buffer.
@@ -739,8 +829,10 @@ public interface Comm {
    * @param recvOffset where the block goes in {@code recvBuf}
    * @param recvCounts the size of each rank's block in elements of {@code type}, one per rank,
    *     the same at every rank (copied when the call is made)
-   * @param type the datatype, committed and of one basic type
-   * @param op the operation; not {@link Op#REPLACE} or {@link Op#NO_OP}
+   * @param type the datatype, committed; of one basic type for a predefined op, any for a
+   *     user-defined one
+   * @param op the operation: a predefined {@link Op} other than REPLACE and NO_OP, or a user-defined
+   *     one ({@link Op#create}); the same at every rank
    * @return completes when this rank's block is in {@code recvBuf}. Fails with
    *     {@link ErrorClass#ARG} when {@code recvCounts} is null or not one entry per rank,
    *     {@link ErrorClass#COUNT} for a negative entry or a total over {@code Integer.MAX_VALUE},
@@ -748,7 +840,7 @@ public interface Comm {
    *     (OP, TYPE, BUFFER, TRUNCATE when the ranks' counts disagree, TIMEOUT).
    */
   Future<Void> reduceScatter(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int[] recvCounts,
-      Datatype type, Op op);
+      Datatype type, Reduction op);
 
   /**
    * MPI_Reduce_scatter_block: {@link #reduceScatter} with the same block size for every rank.
@@ -760,19 +852,22 @@ public interface Comm {
    * @param recvBuf this rank's block of the result, {@code recvCount} elements (not IN_PLACE)
    * @param recvOffset where the block goes in {@code recvBuf}
    * @param recvCount the number of elements of {@code type} of each rank's block
-   * @param type the datatype, committed and of one basic type
-   * @param op the operation; not {@link Op#REPLACE} or {@link Op#NO_OP}
+   * @param type the datatype, committed; of one basic type for a predefined op, any for a
+   *     user-defined one
+   * @param op the operation: a predefined {@link Op} other than REPLACE and NO_OP, or a user-defined
+   *     one ({@link Op#create}); the same at every rank
    * @return completes when this rank's block is in {@code recvBuf}. Fails with
    *     {@link ErrorClass#COUNT} for a negative count, and as {@link #reduceScatter}.
    */
   Future<Void> reduceScatterBlock(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int recvCount,
-      Datatype type, Op op);
+      Datatype type, Reduction op);
 
   /**
    * MPI_Scan: the inclusive prefix reduction; rank {@code i}'s receive buffer gets the
-   * combination with {@code op} of the send buffers of ranks {@code 0..i}. Runs by recursive
-   * doubling (ceil(log2 P) rounds, MPICH's algorithm); the predefined ops are commutative, so only
-   * the rounding of floating-point sums and products can depend on the order of combination.
+   * combination with {@code op} of the send buffers of ranks {@code 0..i}, in rank order
+   * ({@code x0 op x1 op ... op xi}: a non-commutative user-defined op gets its operands in that
+   * order). Runs by recursive doubling (ceil(log2 P) rounds, MPICH's algorithm); only the rounding
+   * of floating-point sums and products can depend on how the operands are grouped.
    *
    * @param sendBuf this rank's contribution, or {@link #IN_PLACE}: taken from {@code recvBuf},
    *     which the result replaces
@@ -780,12 +875,14 @@ public interface Comm {
    * @param recvBuf the result (not IN_PLACE)
    * @param recvOffset where the result goes in {@code recvBuf}
    * @param count the number of elements of {@code type}; the same at every rank
-   * @param type the datatype, committed and of one basic type
-   * @param op the operation; not {@link Op#REPLACE} or {@link Op#NO_OP}
+   * @param type the datatype, committed; of one basic type for a predefined op, any for a
+   *     user-defined one
+   * @param op the operation: a predefined {@link Op} other than REPLACE and NO_OP, or a user-defined
+   *     one ({@link Op#create}); the same at every rank
    * @return completes when this rank's result is in {@code recvBuf}. Fails as
-   *     {@link #allreduce(Buf, int, Buf, int, int, Datatype, Op) allreduce}.
+   *     {@link #allreduce(Buf, int, Buf, int, int, Datatype, Reduction) allreduce}.
    */
-  Future<Void> scan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type, Op op);
+  Future<Void> scan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type, Reduction op);
 
   /**
    * MPI_Exscan: the exclusive prefix reduction; rank {@code i > 0}'s receive buffer gets the
@@ -799,12 +896,14 @@ public interface Comm {
    * @param recvBuf the result (not IN_PLACE); at rank 0 checked like any buffer but never written
    * @param recvOffset where the result goes in {@code recvBuf}
    * @param count the number of elements of {@code type}; the same at every rank
-   * @param type the datatype, committed and of one basic type
-   * @param op the operation; not {@link Op#REPLACE} or {@link Op#NO_OP}
+   * @param type the datatype, committed; of one basic type for a predefined op, any for a
+   *     user-defined one
+   * @param op the operation: a predefined {@link Op} other than REPLACE and NO_OP, or a user-defined
+   *     one ({@link Op#create}); the same at every rank
    * @return completes when this rank's result is in {@code recvBuf} (at rank 0: when its
    *     contribution has been passed on). Fails as {@link #scan}.
    */
-  Future<Void> exscan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type, Op op);
+  Future<Void> exscan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type, Reduction op);
 
   /**
    * MPI_Abort: ends the whole job, at once and without waiting (there is no future); every

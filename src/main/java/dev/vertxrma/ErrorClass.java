@@ -51,7 +51,12 @@ public enum ErrorClass {
   /** Another error, e.g. a malformed frame from the network (MPI_ERR_OTHER). */
   OTHER(22),
   /** Memory cannot be allocated, e.g. a window larger than the memory available (MPI_ERR_NO_MEM). */
-  NO_MEM(23);
+  NO_MEM(23),
+  /**
+   * Invalid request or handle (MPI_ERR_REQUEST): here a {@link Message} that {@link Comm#mrecv}
+   * cannot receive (null, received already, or matched on another rank or communicator).
+   */
+  REQUEST(24);
 
   private static final ErrorClass[] BY_CODE = new ErrorClass[32];
 
@@ -70,7 +75,7 @@ public enum ErrorClass {
   /**
    * The stable wire code of this class.
    *
-   * @return the code, 1..23
+   * @return the code, 1..24
    */
   public int code() {
     return code;

@@ -7,8 +7,9 @@ package dev.vertxrma;
  * @param source the sending rank
  * @param tag the message tag
  * @param count number of received elements of the receive datatype (MPI_Get_count); for a
- *     status from {@link Comm#probe} or {@link Comm#iprobe}, which know no datatype, the number of
- *     bytes (the count in {@link Datatype#BYTE}); use {@link #count(Datatype)} for another type
+ *     status from {@link Comm#probe}, {@link Comm#iprobe} or a matched probe's {@link Message},
+ *     which know no datatype, the number of bytes (the count in {@link Datatype#BYTE}); use
+ *     {@link #count(Datatype)} for another type
  * @param byteCount number of received bytes
  */
 public record Status(int source, int tag, int count, long byteCount) {

@@ -7,7 +7,8 @@ import dev.vertxrma.RmaException;
 import dev.vertxrma.ErrorHandler;
 import dev.vertxrma.DetachedBuffer;
 import dev.vertxrma.Group;
-import dev.vertxrma.Op;
+import dev.vertxrma.Message;
+import dev.vertxrma.Reduction;
 import dev.vertxrma.Status;
 import io.reactivex.rxjava3.core.Completable;
 import io.reactivex.rxjava3.core.Maybe;
@@ -299,6 +300,61 @@ public final class RxComm {
   }
 
   /**
+   * MPI_Mprobe ({@link Comm#mprobe}): emits the handle of a matching message as soon as one has
+   * arrived, taken out of matching for {@link #mrecv}. Fails with RANK, TAG, COMM or TIMEOUT.
+   *
+   * @param source source rank, {@link Comm#ANY_SOURCE} or {@link Comm#PROC_NULL}
+   * @param tag message tag or {@link Comm#ANY_TAG}
+   * @return the matched message ({@link Message#NO_PROC} for PROC_NULL)
+   */
+  public Single<Message> mprobe(int source, int tag) {
+    return Deferred.single(() -> comm.mprobe(source, tag));
+  }
+
+  /**
+   * MPI_Improbe ({@link Comm#improbe}): emits at once the handle of a matching message that has
+   * arrived, taken out of matching, or an empty {@link Optional} (MPI's {@code flag = false}).
+   * Fails with RANK, TAG or COMM.
+   *
+   * @param source source rank, {@link Comm#ANY_SOURCE} or {@link Comm#PROC_NULL}
+   * @param tag message tag or {@link Comm#ANY_TAG}
+   * @return the matched message, if one is there
+   */
+  public Single<Optional<Message>> improbe(int source, int tag) {
+    return Deferred.single(() -> comm.improbe(source, tag));
+  }
+
+  /**
+   * MPI_Mrecv ({@link Comm#mrecv}): emits the status once the matched message is in the buffer.
+   * Fails with COUNT, TYPE, BUFFER, REQUEST (null, spent or foreign handle), TRUNCATE or COMM.
+   *
+   * @param buf the receive buffer
+   * @param offset the first element of {@code buf} to receive into
+   * @param count capacity in elements
+   * @param type datatype of the elements
+   * @param message the handle from {@link #mprobe} or {@link #improbe}
+   * @return the status of the received message
+   */
+  public Single<Status> mrecv(Buf buf, int offset, int count, Datatype type, Message message) {
+    return Deferred.single(() -> comm.mrecv(buf, offset, count, type, message));
+  }
+
+  /**
+   * MPI_Imrecv ({@link Comm#imrecv}): as {@link #mrecv}. Fails with COUNT, TYPE, BUFFER, REQUEST,
+   * TRUNCATE or COMM.
+   *
+   * @param buf the receive buffer
+   * @param offset the first element of {@code buf} to receive into
+   * @param count capacity in elements
+   * @param type datatype of the elements
+   * @param message the handle from {@link #mprobe} or {@link #improbe}
+   * @return the request: the status of the received message
+   */
+  public Single<Status> imrecv(Buf buf, int offset, int count, Datatype type, Message message) {
+    return Deferred.single(() -> comm.imrecv(buf, offset, count, type, message));
+  }
+
+  /**
    * MPI_Sendrecv ({@link Comm#sendrecv}): emits the status of the received message once it is in
    * {@code recvBuf}. Fails with RANK, COUNT, TYPE, BUFFER, TAG, TRUNCATE, COMM or TIMEOUT.
    *
@@ -406,12 +462,12 @@ public final class RxComm {
    * @return completes when this rank's part of the reduction is done
    */
   public Completable reduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
-      Op op, int root) {
+      Reduction op, int root) {
     return Deferred.completable(() -> comm.reduce(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op, root));
   }
 
   /**
-   * MPI_Allreduce ({@link Comm#allreduce(Buf, int, Buf, int, int, Datatype, Op)}): completes
+   * MPI_Allreduce ({@link Comm#allreduce(Buf, int, Buf, int, int, Datatype, Reduction)}): completes
    * once the result is in {@code recvBuf}. Fails with COUNT, TYPE, OP, BUFFER, COMM or TIMEOUT.
    *
    * @param sendBuf this rank's operand
@@ -424,30 +480,30 @@ public final class RxComm {
    * @return completes when this rank has the result
    */
   public Completable allreduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count,
-      Datatype type, Op op) {
+      Datatype type, Reduction op) {
     return Deferred.completable(() -> comm.allreduce(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op));
   }
 
   /**
-   * MPI_Allreduce of one double ({@link Comm#allreduce(double, Op)}). Fails with OP, COMM or
+   * MPI_Allreduce of one double ({@link Comm#allreduce(double, Reduction)}). Fails with OP, COMM or
    * TIMEOUT.
    *
    * @param value this rank's operand
    * @param op the reduction
    * @return the combined value, at every rank
    */
-  public Single<Double> allreduce(double value, Op op) {
+  public Single<Double> allreduce(double value, Reduction op) {
     return Deferred.single(() -> comm.allreduce(value, op));
   }
 
   /**
-   * MPI_Allreduce of one long ({@link Comm#allreduce(long, Op)}). Fails with OP, COMM or TIMEOUT.
+   * MPI_Allreduce of one long ({@link Comm#allreduce(long, Reduction)}). Fails with OP, COMM or TIMEOUT.
    *
    * @param value this rank's operand
    * @param op the reduction
    * @return the combined value, at every rank
    */
-  public Single<Long> allreduce(long value, Op op) {
+  public Single<Long> allreduce(long value, Reduction op) {
     return Deferred.single(() -> comm.allreduce(value, op));
   }
 
@@ -635,7 +691,7 @@ public final class RxComm {
    * @return completes when this rank has its block
    */
   public Completable reduceScatter(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int[] recvCounts,
-      Datatype type, Op op) {
+      Datatype type, Reduction op) {
     return Deferred.completable(() -> comm.reduceScatter(sendBuf, sendOffset, recvBuf, recvOffset, recvCounts, type,
         op));
   }
@@ -655,7 +711,7 @@ public final class RxComm {
    * @return completes when this rank has its block
    */
   public Completable reduceScatterBlock(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int recvCount,
-      Datatype type, Op op) {
+      Datatype type, Reduction op) {
     return Deferred.completable(() -> comm.reduceScatterBlock(sendBuf, sendOffset, recvBuf, recvOffset, recvCount,
         type, op));
   }
@@ -674,7 +730,7 @@ public final class RxComm {
    * @return completes when this rank has its prefix result
    */
   public Completable scan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
-      Op op) {
+      Reduction op) {
     return Deferred.completable(() -> comm.scan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op));
   }
 
@@ -693,7 +749,7 @@ public final class RxComm {
    * @return completes when this rank has its prefix result
    */
   public Completable exscan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
-      Op op) {
+      Reduction op) {
     return Deferred.completable(() -> comm.exscan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op));
   }
 

@@ -28,4 +28,8 @@ class OnSubCommunicatorTest {
   @Nested
   class PrefixScatterInPlace extends PrefixScatterInPlaceTest {
   }
+
+  @Nested
+  class UserOps extends UserOpsTest {
+  }
 }

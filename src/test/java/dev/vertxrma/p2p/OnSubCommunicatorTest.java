@@ -34,6 +34,10 @@ class OnSubCommunicatorTest {
   }
 
   @Nested
+  class MatchedProbe extends MatchedProbeTest {
+  }
+
+  @Nested
   class PointToPoint extends PointToPointTest {
   }
 }

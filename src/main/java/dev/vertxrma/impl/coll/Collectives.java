@@ -1,11 +1,9 @@
 package dev.vertxrma.impl.coll;
 
 import dev.vertxrma.ErrorClass;
-import dev.vertxrma.Op;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.memory.Memory;
-import dev.vertxrma.impl.ops.BasicType;
-import dev.vertxrma.impl.ops.ReductionKernel;
+import dev.vertxrma.impl.ops.Combiner;
 import dev.vertxrma.impl.p2p.PointToPoint;
 import dev.vertxrma.impl.transport.Endpoint;
 import io.vertx.core.Future;
@@ -16,9 +14,10 @@ import java.util.List;
 /**
  * Collective algorithms of one rank over packed byte blocks, built on point-to-point messages in
  * a context of their own (so they never match user messages): dissemination barrier, binomial
- * broadcast and reduce (log2 P rounds), reduce + broadcast for allreduce, linear gather/scatter
- * at the root and pairwise all-to-all, reduce + scatter for reduce-scatter, recursive doubling
- * for scan and exscan. Each call takes the next number of a per-communicator
+ * broadcast (log2 P rounds), linear gather/scatter at the root and pairwise all-to-all; the
+ * reductions are {@link Reductions}'. A broadcast or scatter whose root failed to produce its
+ * data sends the failure down instead, so no rank waits for it until its timeout. Each call takes
+ * the next number of a per-communicator
  * sequence when it is made and tags its messages with it, so collectives started back to back
  * (as MPI's nonblocking collectives may be) match in call order on every rank.
  */
@@ -35,9 +34,7 @@ public final class Collectives {
   private SharedMemoryBarrier shared;
   private long sharedNumber;
   private Future<Void> lastShared;
-  private SharedMemoryBarrier exchange;
-  private long exchangeNumber;
-  private Future<?> lastExchange;
+  private final Reductions reductions;
   private int sequence;
 
   /**
@@ -59,6 +56,7 @@ public final class Collectives {
     this.ch = p2p.channel(ctx, ep);
     this.ctx = ctx;
     this.sharedBarriers = sharedBarriers;
+    this.reductions = new Reductions(this, ep, ch, ctx, sharedBarriers);
   }
 
   /**
@@ -66,7 +64,7 @@ public final class Collectives {
    * call order, so the n-th call has the same tags everywhere and calls started back to back
    * (before the previous one completed) can never take each other's messages.
    */
-  private int nextCall() {
+  int nextCall() {
     return (sequence++ & 0x7FFFFF) << ROUND_BITS;
   }
 
@@ -112,46 +110,15 @@ public final class Collectives {
       shared.close();
       shared = null;
     }
-    if (exchange != null) {
-      exchange.close();
-      exchange = null;
-    }
+    reductions.close();
   }
 
-  private int[] jobRanks() {
+  int[] jobRanks() {
     int[] jobRanks = new int[size()];
     for (int i = 0; i < jobRanks.length; i++) {
       jobRanks[i] = ep.jobRank(i);
     }
     return jobRanks;
-  }
-
-  /**
-   * MPI_Allreduce in shared memory: every rank deposits its block, and once all have, each
-   * reduces all blocks itself in rank order (so every rank gets the same bits). After this
-   * rank's previous reduction (calls back to back): the blocks of a round are read before the
-   * rank's next round is deposited.
-   */
-  private Future<byte[]> sharedAllreduce(byte[] data, BasicType type, int n, Op op) {
-    if (exchange == null) {
-      exchange = sharedBarriers.barrier(ctx, true, jobRanks());
-    }
-    long number = ++exchangeNumber;
-    Future<?> previous = lastExchange;
-    Future<byte[]> reduced = previous == null || previous.isComplete() ? reduceShared(number, data, type, n, op)
-        : previous.transform(ar -> reduceShared(number, data, type, n, op));
-    lastExchange = reduced;
-    return reduced;
-  }
-
-  private Future<byte[]> reduceShared(long number, byte[] data, BasicType type, int n, Op op) {
-    return exchange.exchange(rank(), number, data, ep.context()).map(blocks -> {
-      byte[] acc = blocks[0].clone();
-      for (int r = 1; r < blocks.length; r++) {
-        combine(op, type, blocks[r], acc, n, r, "allreduce");
-      }
-      return acc;
-    });
   }
 
   private Future<Void> barrierRound(int tag, int round, int dist) {
@@ -171,8 +138,11 @@ public final class Collectives {
     return bcast(nextCall(), ep.context().succeededFuture(data), root);
   }
 
-  /** Binomial broadcast with the tag of an already reserved call; the root's data may still be coming. */
-  private Future<byte[]> bcast(int tag, Future<byte[]> rootData, int root) {
+  /**
+   * Binomial broadcast with the tag of an already reserved call; the root's data may still be
+   * coming, and if it fails, every rank's broadcast fails with that failure.
+   */
+  Future<byte[]> bcast(int tag, Future<byte[]> rootData, int root) {
     int p = size();
     int vr = (rank() - root + p) % p;
     Future<byte[]> received;
@@ -190,99 +160,54 @@ public final class Collectives {
       received = ch.recvBytes(parent, tag);
     }
     int top = mask;
-    return ep.withTimeout(received.map(block -> {
+    return ep.withTimeout(received.transform(ar -> {
+      // the block, or the failure of root's data or of the receive, goes down the tree: no child waits in vain
+      RmaException failure = ar.failed() ? asRma(ar.cause()) : null;
       for (int m = top >> 1; m > 0; m >>= 1) {
         if (vr + m < p) {
-          ch.sendBytes((vr + m + root) % p, tag, block);
+          if (failure == null) {
+            ch.sendBytes((vr + m + root) % p, tag, ar.result());
+          } else {
+            ch.sendFailure((vr + m + root) % p, tag, failure);
+          }
         }
       }
-      return block;
+      return failure == null ? ep.context().succeededFuture(ar.result()) : ep.context().failedFuture(failure);
     }), "bcast");
   }
 
-  /**
-   * MPI_Reduce of {@code n} elements of {@code type} combined with {@code op} over a binomial
-   * tree: the root gets the result, the others {@code null}. {@code data} is consumed.
-   */
-  public Future<byte[]> reduce(byte[] data, BasicType type, int n, Op op, int root) {
-    return reduce(nextCall(), data, type, n, op, root);
-  }
-
-  private Future<byte[]> reduce(int tag, byte[] data, BasicType type, int n, Op op, int root) {
-    int p = size();
-    int vr = (rank() - root + p) % p;
-    return ep.withTimeout(reduceStep(tag, data, type, n, op, root, vr, 1), "reduce");
-  }
-
-  private Future<byte[]> reduceStep(int tag, byte[] acc, BasicType type, int n, Op op, int root, int vr, int mask) {
-    int p = size();
-    if (mask >= p) {
-      return ep.context().succeededFuture(acc);
-    }
-    if ((vr & mask) != 0) {
-      ch.sendBytes(((vr & ~mask) + root) % p, tag, acc);
-      return ep.context().succeededFuture(null);
-    }
-    int child = vr | mask;
-    if (child >= p) {
-      return reduceStep(tag, acc, type, n, op, root, vr, mask << 1);
-    }
-    int from = (child + root) % p;
-    return ch.recvBytes(from, tag).compose(in -> {
-      combine(op, type, in, acc, n, from, "reduce");
-      return reduceStep(tag, acc, type, n, op, root, vr, mask << 1);
-    });
+  /** {@code t} as an RmaException: itself, or INTERN naming it. */
+  static RmaException asRma(Throwable t) {
+    return t instanceof RmaException e ? e : new RmaException(ErrorClass.INTERN, String.valueOf(t), t);
   }
 
   /**
-   * {@code acc = acc op in} over {@code n} packed elements; TRUNCATE when {@code in}, from rank
-   * {@code from}, is not as long as {@code acc} (the ranks disagree on count or datatype), before
-   * a byte is combined.
+   * MPI_Reduce of packed blocks combined with {@code op} (see {@link Reductions}): the root gets
+   * the result, the others {@code null}. {@code data} is consumed.
    */
-  private void combine(Op op, BasicType type, byte[] in, byte[] acc, int n, int from, String what) {
-    if (in.length != acc.length) {
-      throw RmaException.of(ErrorClass.TRUNCATE, "%s: rank %d contributed %d bytes, rank %d %d bytes; count and "
-          + "datatype must describe the same data at every rank", what, from, in.length, rank(), acc.length);
-    }
-    ReductionKernel.apply(op, type, in, Memory.ARRAY_BYTE_BASE_OFFSET, acc, Memory.ARRAY_BYTE_BASE_OFFSET, n);
+  public Future<byte[]> reduce(byte[] data, Combiner op, int root) {
+    return reductions.reduce(data, op, root);
+  }
+
+  /** MPI_Allreduce of packed blocks combined with {@code op}. {@code data} is consumed. */
+  public Future<byte[]> allreduce(byte[] data, Combiner op) {
+    return reductions.allreduce(data, op);
   }
 
   /**
-   * MPI_Allreduce: in shared memory in an embedded job; else by recursive doubling on a power-of-two
-   * number of ranks, or a reduce to rank 0 and a broadcast (both calls' tags reserved either way).
+   * MPI_Reduce_scatter of packed blocks: the combination of every rank's {@code data}, of which
+   * rank {@code i} gets the next {@code blockBytes[i]} bytes. {@code data} is consumed.
    */
-  public Future<byte[]> allreduce(byte[] data, BasicType type, int n, Op op) {
-    int reduceTag = nextCall();
-    int bcastTag = nextCall();
-    if (sharedBarriers != null && size() > 1) {
-      return ep.withTimeout(sharedAllreduce(data, type, n, op), "allreduce");
-    }
-    if (Integer.bitCount(size()) == 1) {
-      return ep.withTimeout(doublingRound(reduceTag, data, type, n, op, 0, 1), "allreduce");
-    }
-    return bcast(bcastTag, reduce(reduceTag, data, type, n, op, 0), 0);
+  public Future<byte[]> reduceScatter(byte[] data, Combiner op, int[] blockBytes) {
+    return reductions.reduceScatter(data, op, blockBytes);
   }
 
   /**
-   * Recursive doubling (MPICH's allreduce of short data on a power-of-two number of ranks):
-   * in round {@code k} each rank exchanges its partial result with rank {@code rank ^ 2^k} and
-   * both combine the two as (lower rank's) op (higher rank's), so partners hold the same bits
-   * after every round and all ranks the same result after log2 P rounds, one message each way
-   * per round instead of a reduce and a broadcast one after the other. A block once sent is
-   * never written again (a same-JVM receiver may see the very array).
+   * MPI_Scan ({@code exclusive == false}) or MPI_Exscan of packed blocks: this rank's result,
+   * {@code null} for the exclusive scan at rank 0. {@code data} is consumed.
    */
-  private Future<byte[]> doublingRound(int tag, byte[] acc, BasicType type, int n, Op op, int round, int mask) {
-    if (mask >= size()) {
-      return ep.context().succeededFuture(acc);
-    }
-    int partner = rank() ^ mask;
-    ch.sendBytes(partner, tag + round, acc);
-    return ch.recvBytes(partner, tag + round).compose(theirs -> {
-      boolean lower = rank() < partner;
-      byte[] next = (lower ? acc : theirs).clone();
-      combine(op, type, lower ? theirs : acc, next, n, partner, "allreduce");
-      return doublingRound(tag, next, type, n, op, round + 1, mask << 1);
-    });
+  public Future<byte[]> scan(byte[] data, Combiner op, boolean exclusive) {
+    return reductions.scan(data, op, exclusive);
   }
 
   /** MPI_Gather: the root gets every rank's block in rank order, the others {@code null}. */
@@ -326,87 +251,28 @@ public final class Collectives {
     return scatter(nextCall(), ep.context().succeededFuture(blocks), root, "scatter");
   }
 
-  /** Linear scatter with the tag of an already reserved call; the root's blocks may still be coming. */
-  private Future<byte[]> scatter(int tag, Future<List<byte[]>> rootBlocks, int root, String what) {
+  /**
+   * Linear scatter with the tag of an already reserved call; the root's blocks may still be
+   * coming, and if they fail, every rank's scatter fails with that failure.
+   */
+  Future<byte[]> scatter(int tag, Future<List<byte[]>> rootBlocks, int root, String what) {
     if (rank() == root) {
-      return ep.withTimeout(rootBlocks.map(blocks -> {
+      return ep.withTimeout(rootBlocks.transform(ar -> {
         for (int r = 0; r < size(); r++) {
           if (r != root) {
-            ch.sendBytes(r, tag, blocks.get(r));
+            if (ar.succeeded()) {
+              ch.sendBytes(r, tag, ar.result().get(r));
+            } else {
+              ch.sendFailure(r, tag, asRma(ar.cause()));
+            }
           }
         }
-        return blocks.get(root);
+        return ar.succeeded() ? ep.context().succeededFuture(ar.result().get(root))
+            : ep.context().failedFuture(ar.cause());
       }), what);
     }
     // a rank whose part of an earlier phase failed fails at once instead of waiting for root
     return ep.withTimeout(rootBlocks.compose(ignored -> ch.recvBytes(root, tag)), what);
-  }
-
-  /**
-   * MPI_Reduce_scatter over packed blocks: the {@code n} elements of every rank's {@code data}
-   * are combined with {@code op} (binomial reduce to rank 0), then rank 0 sends rank {@code i}
-   * the next {@code blockBytes[i]} bytes of the result (both calls' tags reserved now).
-   * {@code data} is consumed.
-   */
-  public Future<byte[]> reduceScatter(byte[] data, BasicType type, int n, Op op, int[] blockBytes) {
-    int reduceTag = nextCall();
-    int scatterTag = nextCall();
-    Future<List<byte[]>> blocks = reduce(reduceTag, data, type, n, op, 0).map(result -> {
-      if (result == null) {
-        return null;
-      }
-      List<byte[]> out = new ArrayList<>(blockBytes.length);
-      int at = 0;
-      for (int len : blockBytes) {
-        out.add(Arrays.copyOfRange(result, at, at + len));
-        at += len;
-      }
-      return out;
-    });
-    return scatter(scatterTag, blocks, 0, "reduceScatter");
-  }
-
-  /**
-   * MPI_Scan ({@code exclusive == false}) or MPI_Exscan by recursive doubling, MPICH's algorithm:
-   * ceil(log2 P) rounds; in round k each rank swaps its partial result (the combination of a
-   * block of 2^k ranks) with the rank whose number differs in bit k, and a rank folds into its
-   * result only what came from lower ranks. Every predefined op is commutative, so the order in
-   * which operands are combined does not change the result (except in the rounding of floating
-   * point sums and products, as in MPI). Completes with this rank's result; {@code null} for
-   * the exclusive scan at rank 0, whose result MPI leaves undefined. {@code data} is consumed.
-   */
-  public Future<byte[]> scan(byte[] data, BasicType type, int n, Op op, boolean exclusive) {
-    int tag = nextCall();
-    String what = exclusive ? "exscan" : "scan";
-    byte[] result = exclusive ? null : data.clone();
-    return ep.withTimeout(scanRound(tag, 0, data, result, type, n, op, exclusive, what), what);
-  }
-
-  private Future<byte[]> scanRound(int tag, int round, byte[] partial, byte[] result, BasicType type, int n, Op op,
-      boolean exclusive, String what) {
-    int mask = 1 << round;
-    if (mask >= size()) {
-      return ep.context().succeededFuture(result);
-    }
-    int peer = rank() ^ mask;
-    if (peer >= size()) {
-      return scanRound(tag, round + 1, partial, result, type, n, op, exclusive, what);
-    }
-    // the peer may be in this JVM, where a block is handed over without a copy: send a copy
-    ch.sendBytes(peer, tag + round, partial.clone());
-    return ch.recvBytes(peer, tag + round).compose(in -> {
-      combine(op, type, in, partial, n, peer, what); // checks the length first
-      byte[] acc = result;
-      if (peer < rank()) {
-        // the peer's block of ranks comes before ours: it joins our result
-        if (acc == null) {
-          acc = in; // exscan, first lower block: in is ours (a copy) and only read above
-        } else {
-          combine(op, type, in, acc, n, peer, what);
-        }
-      }
-      return scanRound(tag, round + 1, partial, acc, type, n, op, exclusive, what);
-    });
   }
 
   /** MPI_Alltoall: sends block {@code j} to rank {@code j}; returns the blocks received, by source. */

@@ -2,6 +2,7 @@ package dev.vertxrma.impl.p2p;
 
 import dev.vertxrma.Comm;
 import dev.vertxrma.ErrorClass;
+import dev.vertxrma.Message;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Status;
 import dev.vertxrma.impl.memory.Memory;
@@ -23,7 +24,9 @@ import java.util.List;
  * Point-to-point messaging of one rank: eager standard sends, synchronous sends acknowledged on
  * match, buffered sends through the attached {@link BsendBuffer}, and the matching of arrivals
  * against posted receives with MPI's rules (source or ANY_SOURCE, tag or ANY_TAG, same context;
- * non-overtaking: both queues are scanned in arrival/post order). Runs on the rank's context.
+ * non-overtaking: both queues are scanned in arrival/post order). Matched probes, which take a
+ * message out of the queue for a later receive of it, are {@link MatchedProbes}'. Runs on the
+ * rank's context.
  *
  * <p>One engine serves every communicator of the rank: each talks to it through its
  * {@link Channel}, which carries the communicator's context id and rank numbering. Matching is on
@@ -77,12 +80,42 @@ public final class PointToPoint {
       return PointToPoint.this.iprobe(this, job(source), tag);
     }
 
+    /** MPI_Mprobe on this communicator: the message, taken out of matching. */
+    public Future<Message> mprobe(int source, int tag) {
+      return matched.mprobe(this, job(source), tag);
+    }
+
+    /** MPI_Improbe on this communicator: the message, taken out of matching, or {@code null}. */
+    public Message improbe(int source, int tag) {
+      return matched.improbe(this, job(source), tag);
+    }
+
+    /**
+     * MPI_Mrecv on this communicator of {@code message} into {@code buf} (already range-checked);
+     * {@code what} names the call in errors.
+     */
+    public Future<Status> mrecv(MemoryRef buf, TypeMap type, int count, Message message, String what) {
+      return matched.mrecv(this, buf, type, count, message, what);
+    }
+
     /** Sends raw bytes (collective algorithms); completes at once (eager). */
     public void sendBytes(int dest, int tag, byte[] data) {
       PointToPoint.this.sendBytes(ctx, job(dest), tag, data);
     }
 
-    /** Receives a message of any length as raw bytes (collective algorithms). */
+    /**
+     * Sends, instead of raw bytes, the failure of this rank's part of a collective call: the raw
+     * receive that matches it fails with {@code failure}'s class and message, so the ranks that
+     * wait for this one fail at once instead of at their timeout.
+     */
+    public void sendFailure(int dest, int tag, RmaException failure) {
+      PointToPoint.this.sendFailure(ctx, job(dest), tag, failure);
+    }
+
+    /**
+     * Receives a message of any length as raw bytes (collective algorithms); a failure sent with
+     * {@link #sendFailure} fails it.
+     */
     public Future<byte[]> recvBytes(int source, int tag) {
       return PointToPoint.this.recvBytes(this, job(source), tag);
     }
@@ -105,6 +138,11 @@ public final class PointToPoint {
     /** This rank in the communicator. */
     int myRank() {
       return comm.rank();
+    }
+
+    /** The context id of this communicator's traffic. */
+    int ctx() {
+      return ctx;
     }
   }
 
@@ -176,7 +214,7 @@ public final class PointToPoint {
     }
   }
 
-  private static boolean matchesEnvelope(Frame f, int ctx, int source, int tag) {
+  static boolean matchesEnvelope(Frame f, int ctx, int source, int tag) {
     return f.ctx == ctx && (source == Comm.ANY_SOURCE || source == f.src) && (tag == Comm.ANY_TAG || tag == f.tag);
   }
 
@@ -184,11 +222,13 @@ public final class PointToPoint {
   private final LinkedList<PostedRecv> posted = new LinkedList<>();
   private final LinkedList<PendingProbe> probes = new LinkedList<>();
   private final LinkedList<Frame> unexpected = new LinkedList<>();
+  private final MatchedProbes matched;
   private BsendBuffer bsend;
 
   /** Creates the engine of one rank. */
   public PointToPoint(Endpoint ep) {
     this.ep = ep;
+    this.matched = new MatchedProbes(this, ep);
   }
 
   /** Sends to job rank {@code dest} on {@code ch}'s context. */
@@ -244,6 +284,19 @@ public final class PointToPoint {
     ep.send(dest, f);
   }
 
+  /** A raw message whose {@code code} is a failure's error class and whose payload is its message. */
+  private void sendFailure(int ctx, int dest, int tag, RmaException failure) {
+    String prefix = failure.errorClass() + ": ";
+    String message = failure.getMessage() == null ? "" : failure.getMessage();
+    Frame f = Frame.of(FrameType.SEND, ep.rank(), ctx);
+    f.tag = tag;
+    f.code = failure.errorClass().code();
+    f.payload = (message.startsWith(prefix) ? message.substring(prefix.length()) : message)
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    f.count = f.payload.length;
+    ep.send(dest, f);
+  }
+
   /**
    * Receives into {@code buf} from job rank {@code source}; fails with TRUNCATE when the message is
    * longer than the buffer.
@@ -267,12 +320,12 @@ public final class PointToPoint {
    * The status MPI_Probe reports for a queued message: its source in {@code ch}'s numbering and its
    * count in bytes (MPI_BYTE), no datatype being known.
    */
-  private static Status probeStatus(Channel ch, Frame f) {
+  static Status probeStatus(Channel ch, Frame f) {
     return new Status(ch.rankOf(f.src), f.tag, f.count, f.count);
   }
 
   /** {@code source} (a job rank, or a wildcard) named in {@code ch}'s numbering, for messages. */
-  private static String sourceName(Channel ch, int source) {
+  static String sourceName(Channel ch, int source) {
     return source == Comm.ANY_SOURCE ? "ANY_SOURCE" : "rank " + ch.rankOf(source);
   }
 
@@ -286,6 +339,23 @@ public final class PointToPoint {
       }
     }
     return null;
+  }
+
+  /** {@link #firstUnexpected}, taken out of the queue (a matched probe); {@code null} if none. */
+  Frame takeUnexpected(int ctx, int source, int tag) {
+    for (Iterator<Frame> it = unexpected.iterator(); it.hasNext(); ) {
+      Frame f = it.next();
+      if (matchesEnvelope(f, ctx, source, tag)) {
+        it.remove();
+        return f;
+      }
+    }
+    return null;
+  }
+
+  /** Takes queued message {@code f} out of the queue; {@code false} if it is not queued (any more). */
+  boolean removeUnexpected(Frame f) {
+    return unexpected.remove(f);
   }
 
   /**
@@ -399,12 +469,19 @@ public final class PointToPoint {
         }
       }
     }
+    matched.arrived(f); // after the probes: they report what is queued, a matched probe then takes it
   }
 
   private void complete(PostedRecv r, Frame f) {
     Frame.LocalBytes in = f.local instanceof Frame.LocalBytes ? (Frame.LocalBytes) f.local : null;
     Object srcBase = in != null ? in.base() : f.payload;
     long srcAddr = in != null ? in.address() : Memory.ARRAY_BYTE_BASE_OFFSET;
+    if (r.raw != null && f.code != 0) {
+      ack(f);
+      r.raw.tryFail(new RmaException(ErrorClass.ofCode(f.code), new String(f.payload == null ? new byte[0] : f.payload,
+          java.nio.charset.StandardCharsets.UTF_8), false));
+      return;
+    }
     if (r.raw != null) {
       byte[] data = f.payload;
       if (data == null) {
@@ -415,28 +492,41 @@ public final class PointToPoint {
       ack(f);
       return;
     }
-    long capacity = r.type.size() * (long) r.count;
+    deliver(r.ch, r.buf, r.type, r.count, f, r.promise);
+  }
+
+  /**
+   * Receives message {@code f} into {@code count} elements of {@code type} at {@code buf} and
+   * completes {@code promise} with its status; TRUNCATE when the message is longer than the
+   * buffer, TYPE when it is not a whole number of elements (the buffer then untouched). The
+   * message is received either way (a synchronous sender is told).
+   */
+  void deliver(Channel ch, MemoryRef buf, TypeMap type, int count, Frame f, Promise<Status> promise) {
+    Frame.LocalBytes in = f.local instanceof Frame.LocalBytes ? (Frame.LocalBytes) f.local : null;
+    Object srcBase = in != null ? in.base() : f.payload;
+    long srcAddr = in != null ? in.address() : Memory.ARRAY_BYTE_BASE_OFFSET;
+    long capacity = type.size() * (long) count;
     if (f.count > capacity) {
       ack(f);
-      r.promise.tryFail(RmaException.of(ErrorClass.TRUNCATE, "message of %d bytes from rank %d (tag %d) is longer "
-          + "than the receive buffer of %d x %s = %d bytes at rank %d", f.count, r.ch.rankOf(f.src), f.tag, r.count,
-          r.type.name(), capacity, r.ch.myRank()));
+      promise.tryFail(RmaException.of(ErrorClass.TRUNCATE, "message of %d bytes from rank %d (tag %d) is longer "
+          + "than the receive buffer of %d x %s = %d bytes at rank %d", f.count, ch.rankOf(f.src), f.tag, count,
+          type.name(), capacity, ch.myRank()));
       return;
     }
-    long size = r.type.size();
+    long size = type.size();
     if (size > 0 && f.count % size != 0) {
       ack(f);
-      r.promise.tryFail(RmaException.of(ErrorClass.TYPE, "message of %d bytes from rank %d (tag %d) is not a whole "
-          + "number of %s (%d bytes each) at rank %d", f.count, r.ch.rankOf(f.src), f.tag, r.type.name(), size,
-          r.ch.myRank()));
+      promise.tryFail(RmaException.of(ErrorClass.TYPE, "message of %d bytes from rank %d (tag %d) is not a whole "
+          + "number of %s (%d bytes each) at rank %d", f.count, ch.rankOf(f.src), f.tag, type.name(), size,
+          ch.myRank()));
       return;
     }
     int elements = size == 0 ? 0 : (int) (f.count / size);
     if (elements > 0) {
-      DatatypeEngine.unpack(srcBase, srcAddr, r.buf.base(), r.buf.address(), r.type, elements, Op.REPLACE);
+      DatatypeEngine.unpack(srcBase, srcAddr, buf.base(), buf.address(), type, elements, Op.REPLACE);
     }
     ack(f);
-    r.promise.tryComplete(new Status(r.ch.rankOf(f.src), f.tag, elements, f.count));
+    promise.tryComplete(new Status(ch.rankOf(f.src), f.tag, elements, f.count));
   }
 
   /** Tells a synchronous sender of the match, or a buffered sender that its buffer space is free. */
@@ -484,7 +574,7 @@ public final class PointToPoint {
     });
   }
 
-  /** Fails every posted receive, pending probe and a pending detach (job failure). */
+  /** Fails every posted receive, pending probe and matched probe, and a pending detach (job failure). */
   public void fail(RmaException cause) {
     List<PostedRecv> all = new ArrayList<>(posted);
     posted.clear();
@@ -498,6 +588,7 @@ public final class PointToPoint {
       p.ended = true;
       p.promise.tryFail(cause);
     }
+    matched.fail(cause);
     if (bsend != null) {
       bsend.fail(cause);
     }

@@ -7,14 +7,15 @@ import dev.vertxrma.DetachedBuffer;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.ErrorHandler;
 import dev.vertxrma.Group;
-import dev.vertxrma.Op;
+import dev.vertxrma.Message;
+import dev.vertxrma.Reduction;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Status;
 import dev.vertxrma.impl.coll.AgreedIds;
 import dev.vertxrma.impl.coll.Collectives;
 import dev.vertxrma.impl.memory.MemoryRef;
 import dev.vertxrma.impl.memory.MemoryView;
-import dev.vertxrma.impl.ops.BasicType;
+import dev.vertxrma.impl.ops.Combiner;
 import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.ops.TypeMap;
 import dev.vertxrma.impl.p2p.PointToPoint;
@@ -517,6 +518,42 @@ public final class CommImpl implements Comm {
   }
 
   @Override
+  public Future<Message> mprobe(int source, int tag) {
+    return call(() -> {
+      checkPeer(source, true, "mprobe");
+      checkTag(tag, true, "mprobe");
+      return ch.mprobe(source, tag);
+    });
+  }
+
+  @Override
+  public Future<Optional<Message>> improbe(int source, int tag) {
+    return call(() -> {
+      checkPeer(source, true, "improbe");
+      checkTag(tag, true, "improbe");
+      return rp.context().succeededFuture(Optional.ofNullable(ch.improbe(source, tag)));
+    });
+  }
+
+  @Override
+  public Future<Status> mrecv(Buf buf, int offset, int count, Datatype type, Message message) {
+    return mrecv(buf, offset, count, type, message, "mrecv");
+  }
+
+  @Override
+  public Future<Status> imrecv(Buf buf, int offset, int count, Datatype type, Message message) {
+    return mrecv(buf, offset, count, type, message, "imrecv");
+  }
+
+  private Future<Status> mrecv(Buf buf, int offset, int count, Datatype type, Message message, String what) {
+    return call(() -> {
+      TypeMap t = typeMap(type, what);
+      MemoryRef mem = buffer(buf, offset, count, t, what);
+      return ch.mrecv(mem, t, count, message, what);
+    });
+  }
+
+  @Override
   public Future<Status> sendrecv(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, int dest,
       int sendTag, Buf recvBuf, int recvOffset, int recvCount, Datatype recvType, int source, int recvTag) {
     return call(() -> {
@@ -594,21 +631,6 @@ public final class CommImpl implements Comm {
     DatatypeEngine.unpack(block, mem.base(), mem.address(), t, count);
   }
 
-  private BasicType reductionType(TypeMap t, Op op, String what) {
-    if (op == null) {
-      throw RmaException.of(ErrorClass.OP, "%s: op is null", what);
-    }
-    BasicType basic = t.homogeneousType();
-    if (basic == null) {
-      throw RmaException.of(ErrorClass.TYPE, "%s: datatype %s mixes element types; reductions need one", what, t.name());
-    }
-    DatatypeEngine.checkOp(op, t);
-    if (op == Op.REPLACE || op == Op.NO_OP) {
-      throw RmaException.of(ErrorClass.OP, "%s: %s is only defined for RMA accumulate, not for reductions", what, op);
-    }
-    return basic;
-  }
-
   /**
    * The packed input of a reduction: {@code count} elements of {@code type} from the send buffer,
    * or from {@code inPlace} (the receive buffer) when the send buffer is {@link Comm#IN_PLACE}.
@@ -627,10 +649,10 @@ public final class CommImpl implements Comm {
 
   @Override
   public Future<Void> reduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count,
-      Datatype type, Op op, int root) {
+      Datatype type, Reduction op, int root) {
     return call(() -> {
       TypeMap t = typeMap(type, "reduce");
-      BasicType basic = reductionType(t, op, "reduce");
+      Combiner combiner = Combiner.of(op, t, count, "reduce", rank());
       checkRoot(root, "reduce");
       MemoryRef out = null;
       if (rank() == root) {
@@ -641,9 +663,8 @@ public final class CommImpl implements Comm {
             + "must pass its contribution", root, rank());
       }
       byte[] data = reductionInput(sendBuf, sendOffset, out, count, t, "reduce");
-      int n = Math.toIntExact(t.elementCount() * count);
       MemoryRef result = out;
-      return coll.reduce(data, basic, n, op, root).map(r -> {
+      return coll.reduce(data, combiner, root).map(r -> {
         if (result != null) {
           unpackExactly(r, result, t, count, "reduce");
         }
@@ -654,15 +675,14 @@ public final class CommImpl implements Comm {
 
   @Override
   public Future<Void> allreduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count,
-      Datatype type, Op op) {
+      Datatype type, Reduction op) {
     return call(() -> {
       TypeMap t = typeMap(type, "allreduce");
-      BasicType basic = reductionType(t, op, "allreduce");
+      Combiner combiner = Combiner.of(op, t, count, "allreduce", rank());
       refuseInPlaceReceive(recvBuf, "allreduce", "pass IN_PLACE as the send buffer to reduce in place");
       MemoryRef out = buffer(recvBuf, recvOffset, count, t, "allreduce receive");
       byte[] data = reductionInput(sendBuf, sendOffset, out, count, t, "allreduce");
-      int n = Math.toIntExact(t.elementCount() * count);
-      return coll.allreduce(data, basic, n, op).map(result -> {
+      return coll.allreduce(data, combiner).map(result -> {
         unpackExactly(result, out, t, count, "allreduce");
         return null;
       });
@@ -671,7 +691,7 @@ public final class CommImpl implements Comm {
 
   @Override
   public Future<Void> reduceScatter(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int[] recvCounts,
-      Datatype type, Op op) {
+      Datatype type, Reduction op) {
     return call(() -> {
       if (recvCounts == null || recvCounts.length != size()) {
         throw RmaException.of(ErrorClass.ARG, "reduceScatter: recvCounts has %s entries; it needs one per rank (%d)",
@@ -683,7 +703,7 @@ public final class CommImpl implements Comm {
 
   @Override
   public Future<Void> reduceScatterBlock(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int recvCount,
-      Datatype type, Op op) {
+      Datatype type, Reduction op) {
     return call(() -> {
       if (recvCount < 0) {
         throw RmaException.of(ErrorClass.COUNT, "reduceScatterBlock: count %d is negative", recvCount);
@@ -696,9 +716,11 @@ public final class CommImpl implements Comm {
 
   /** MPI_Reduce_scatter with {@code counts} (one per rank, already of the right length). */
   private Future<Void> reduceScatter(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int[] counts,
-      Datatype type, Op op, String what) {
+      Datatype type, Reduction op, String what) {
     TypeMap t = typeMap(type, what);
-    BasicType basic = reductionType(t, op, what);
+    if (op == null) {
+      throw RmaException.of(ErrorClass.OP, "%s: op is null", what);
+    }
     long total = 0;
     int[] blockBytes = new int[counts.length];
     for (int i = 0; i < counts.length; i++) {
@@ -713,6 +735,7 @@ public final class CommImpl implements Comm {
           what, total);
     }
     int all = (int) total;
+    Combiner combiner = Combiner.of(op, t, all, what, rank());
     int mine = counts[rank()];
     refuseInPlaceReceive(recvBuf, what, "pass IN_PLACE as the send buffer to take the input from the receive "
         + "buffer");
@@ -726,8 +749,7 @@ public final class CommImpl implements Comm {
       data = reductionInput(sendBuf, sendOffset, null, all, t, what);
       out = buffer(recvBuf, recvOffset, mine, t, what + " receive");
     }
-    int n = Math.toIntExact(t.elementCount() * total);
-    return coll.reduceScatter(data, basic, n, op, blockBytes).map(block -> {
+    return coll.reduceScatter(data, combiner, blockBytes).map(block -> {
       unpackExactly(block, out, t, mine, what);
       return null;
     });
@@ -735,27 +757,26 @@ public final class CommImpl implements Comm {
 
   @Override
   public Future<Void> scan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
-      Op op) {
+      Reduction op) {
     return scan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op, false);
   }
 
   @Override
   public Future<Void> exscan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
-      Op op) {
+      Reduction op) {
     return scan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op, true);
   }
 
   private Future<Void> scan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
-      Op op, boolean exclusive) {
+      Reduction op, boolean exclusive) {
     String what = exclusive ? "exscan" : "scan";
     return call(() -> {
       TypeMap t = typeMap(type, what);
-      BasicType basic = reductionType(t, op, what);
+      Combiner combiner = Combiner.of(op, t, count, what, rank());
       refuseInPlaceReceive(recvBuf, what, "pass IN_PLACE as the send buffer to scan in place");
       MemoryRef out = buffer(recvBuf, recvOffset, count, t, what + " receive");
       byte[] data = reductionInput(sendBuf, sendOffset, out, count, t, what);
-      int n = Math.toIntExact(t.elementCount() * count);
-      return coll.scan(data, basic, n, op, exclusive).map(result -> {
+      return coll.scan(data, combiner, exclusive).map(result -> {
         if (result != null) { // exscan at rank 0: no result, the buffer is left as it was
           unpackExactly(result, out, t, count, what);
         }
@@ -765,14 +786,14 @@ public final class CommImpl implements Comm {
   }
 
   @Override
-  public Future<Double> allreduce(double value, Op op) {
+  public Future<Double> allreduce(double value, Reduction op) {
     double[] in = {value};
     double[] out = new double[1];
     return allreduce(Buf.of(in), 0, Buf.of(out), 0, 1, Datatype.DOUBLE, op).map(v -> out[0]);
   }
 
   @Override
-  public Future<Long> allreduce(long value, Op op) {
+  public Future<Long> allreduce(long value, Reduction op) {
     long[] in = {value};
     long[] out = new long[1];
     return allreduce(Buf.of(in), 0, Buf.of(out), 0, 1, Datatype.LONG, op).map(v -> out[0]);

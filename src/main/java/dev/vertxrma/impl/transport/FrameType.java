@@ -11,7 +11,11 @@ public final class FrameType {
   public static final byte INVALID = 0;
   /** Reply to a frame that carried a correlation id: {@code code} is 0 or an error class code. */
   public static final byte REPLY = 1;
-  /** Point-to-point message (standard/buffered mode): ctx, tag, payload; corr != 0 asks for an arrival ack. */
+  /**
+   * Point-to-point message (standard/buffered mode): ctx, tag, payload; corr != 0 asks for an arrival
+   * ack. On a collective context, {@code code != 0} makes it a failure notice: {@code code} = error
+   * class, payload = message.
+   */
   public static final byte SEND = 2;
   /** Point-to-point message in synchronous mode: acked when matched by a receive. */
   public static final byte SSEND = 3;
