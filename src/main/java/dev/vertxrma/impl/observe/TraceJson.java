@@ -47,7 +47,7 @@ final class TraceJson {
   private TraceJson() {
   }
 
-  /** A complete slice of a rank's calls or epochs, and the track it lands on. */
+  /** A complete slice of a rank's calls or epochs: category, name, start, end, arguments (name, value pairs). */
   private record Slice(String cat, String name, long t0, long t1, Object[] args) {
   }
 
@@ -246,9 +246,10 @@ final class TraceJson {
 
   /**
    * Finds the first time from {@code wanted} where a short slice fits on rank {@code r}'s own
-   * track: not on a boundary of another slice, not touching another operation's slice, at least
-   * 1 ns before the next boundary; records it and returns its start. It leaves room for the
-   * slices that want to start at the same time or soon after (a burst stays where it was).
+   * track: not on a start or end of another slice or an instant (it ends by the next one, so it
+   * nests in whatever encloses it), not touching another operation's slice; records it and
+   * returns its start. It leaves room for the slices that want to start at the same time or soon
+   * after, so that a burst stays where it happened.
    */
   private static long place(Rank r, long wanted) {
     int from = lowerBound(r.wants, wanted);
