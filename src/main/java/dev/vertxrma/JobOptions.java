@@ -304,7 +304,7 @@ public class JobOptions {
   }
 
   /**
-   * The file this job's timeline is written to, or {@code null} (not traced).
+   * The file this job's trace is written to, or {@code null} (not traced).
    *
    * @return the file's path; by default the value of the system property {@code rma.trace}, else
    *     {@code null}
@@ -317,10 +317,20 @@ public class JobOptions {
    * Traces the job: every rank records its windows' operations (kind, target, bytes, issue and
    * completion), epochs, synchronization calls and their waits (lock waits among them) and failed
    * calls, with timestamps, in a ring of bounded size (the last 65536 events per rank;
-   * {@code -Drma.trace.events=N} changes it), and when the job ends the timeline is written to
-   * {@code file} as one self-contained HTML page: ranks as lanes, epochs as bars, operations as
-   * arrows from origin to target, waits shaded. Off by default, and then nothing is recorded and
-   * nothing costs.
+   * {@code -Drma.trace.events=N} changes it), and when the job ends the trace is written to
+   * {@code file} in one of two formats, chosen by the file's name:
+   *
+   * <ul>
+   *   <li>a name ending in {@code .json}: the trace-event JSON format that ui.perfetto.dev and
+   *       {@code chrome://tracing} open (one process per JVM of the job, ranks as threads named
+   *       {@code rank N}, epochs and synchronization calls as slices, operations as short slices
+   *       with flow arrows from origin to target, windows and failed calls as instants; times in
+   *       microseconds from the first event);
+   *   <li>any other name: one self-contained HTML page: ranks as lanes, epochs as bars,
+   *       operations as arrows from origin to target, waits shaded.
+   * </ul>
+   *
+   * <p>Off by default, and then nothing is recorded and nothing costs.
    *
    * <p>The file is written before the job's future ({@link Rma#run}, {@link World#close()})
    * completes. A job over several JVMs writes it once: each JVM leaves its part next to the file
@@ -328,7 +338,8 @@ public class JobOptions {
    * the file's directory). The system property {@code -Drma.trace=FILE} sets this default for
    * every job of the JVM ({@code RMA_JAVA_OPTS="-Drma.trace=t.html" bin/rmarun ...}).
    *
-   * @param file the HTML file to write (created or replaced), or {@code null} or empty not to trace
+   * @param file the file to write (created or replaced): {@code .json} for the trace-event format,
+   *     else HTML; or {@code null} or empty not to trace
    * @return these options
    */
   public JobOptions setTraceFile(String file) {

@@ -18,7 +18,8 @@ import io.vertx.core.VerticleBase;
  * {@code startupTimeoutMs} (how long the startup handshake waits for the job's other ranks,
  * default {@link JobOptions#DEFAULT_STARTUP_TIMEOUT_MS}), {@code waitTimeoutMs}, {@code virtualThreads} (default {@code false}: {@code true} runs the
  * rank on a virtual-thread context, see {@link JobOptions#setVirtualThreads}; Java 21+),
- * {@code trace} (a file: the job's timeline, see {@link JobOptions#setTraceFile}; default the
+ * {@code trace} (a file: the job's trace, HTML or, for a name ending in {@code .json}, the
+ * trace-event format, see {@link JobOptions#setTraceFile}; default the
  * system property {@code rma.trace}),
  * {@code exit} (default {@code true}: when every rank of this JVM has finished, close Vert.x and
  * exit with status 0, or 1 if a rank failed; and when a rank's deployment fails (a bad

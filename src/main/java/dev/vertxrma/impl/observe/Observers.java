@@ -49,6 +49,6 @@ public final class Observers {
 
   /** The index in {@link #OP_KINDS} of an operation's frame type. */
   public static int opIndex(byte frameType) {
-    return TimelineHtml.opIndex(frameType);
+    return RankTimeline.opIndex(frameType);
   }
 }

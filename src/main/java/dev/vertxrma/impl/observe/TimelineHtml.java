@@ -1,7 +1,10 @@
 package dev.vertxrma.impl.observe;
 
 import dev.vertxrma.ErrorClass;
-import dev.vertxrma.impl.transport.FrameType;
+import dev.vertxrma.impl.observe.RankTimeline.Call;
+import dev.vertxrma.impl.observe.RankTimeline.Epoch;
+import dev.vertxrma.impl.observe.RankTimeline.Mark;
+import dev.vertxrma.impl.observe.RankTimeline.Op;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -25,7 +28,7 @@ final class TimelineHtml {
   /** Operation arrows drawn at most; the rest are counted in the totals only. */
   static final int MAX_ARROWS = 40_000;
 
-  private static final String[] OP_NAMES = {"put", "get", "accumulate", "get_accumulate", "compare_and_swap"};
+  private static final String[] OP_NAMES = RankTimeline.OP_NAMES;
   private static final String[] OP_COLORS = {"#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#d62728"};
   private static final Map<String, String> EPOCH_COLORS = Map.of("fence", "#4e79a7", "access", "#59a14f",
       "exposure", "#a0cbe8", "lock", "#f28e2b", "lock_all", "#edc948");
@@ -33,68 +36,28 @@ final class TimelineHtml {
   private TimelineHtml() {
   }
 
-  /** Index of an operation kind in {@link #OP_NAMES}, from its frame type. */
-  static int opIndex(int frameType) {
-    switch (frameType) {
-      case FrameType.PUT: return 0;
-      case FrameType.GET: return 1;
-      case FrameType.ACC: return 2;
-      case FrameType.GET_ACC: return 3;
-      default: return 4;
-    }
-  }
-
-  private record Arrow(int origin, int target, int kind, long bytes, long t0, long t1, boolean failed, int win) {
-  }
-
-  private record Span(String kind, String text, long t0, long t1, int win, boolean failed) {
-  }
-
-  /** What one lane shows, worked out from a rank's events. */
-  private static final class Lane {
-    final List<Span> epochs = new ArrayList<>();
-    final List<Span> waits = new ArrayList<>();
-    final List<long[]> marks = new ArrayList<>(); // {time, type, win, extra}
-    final List<Integer> windows = new ArrayList<>();
-    final long[] ops = new long[OP_NAMES.length];
-    long bytes;
-    long epochCount;
-    long lockWaits;
-    long lockWaitNanos;
-    long flushes;
-    long errors;
-  }
-
   static String render(TraceData data) {
     Map<Integer, TraceData.RankEvents> byRank = new TreeMap<>();
     for (TraceData.RankEvents r : data.ranks) {
       byRank.put(r.rank, r);
     }
-    long t0 = Long.MAX_VALUE;
-    long t1 = Long.MIN_VALUE;
     long events = 0;
     long dropped = 0;
     for (TraceData.RankEvents r : data.ranks) {
       events += r.size();
       dropped += r.dropped;
-      for (int k = 0; k < r.size(); k++) {
-        t0 = Math.min(t0, r.t[k]);
-        t1 = Math.max(t1, r.type(k) == TraceRecorder.SYNC ? r.a[k] : r.t[k]);
-      }
     }
-    if (t0 == Long.MAX_VALUE) {
-      t0 = 0;
-      t1 = 0;
-    }
-    if (t1 <= t0) {
-      t1 = t0 + 1_000_000;
-    }
-    List<Arrow> arrows = new ArrayList<>();
-    Map<Integer, Lane> lanes = new HashMap<>();
+    long[] bounds = RankTimeline.span(data);
+    long t0 = bounds[0];
+    long t1 = Math.max(bounds[1], t0 + (bounds[1] > t0 ? 0 : 1_000_000));
+    List<Op> arrows = new ArrayList<>();
+    Map<Integer, RankTimeline> lanes = new HashMap<>();
     for (TraceData.RankEvents r : data.ranks) {
-      lanes.put(r.rank, lane(r, arrows, t1));
+      RankTimeline lane = RankTimeline.of(r, t1);
+      lanes.put(r.rank, lane);
+      arrows.addAll(lane.ops);
     }
-    arrows.sort(Comparator.comparingLong(Arrow::t0));
+    arrows.sort(Comparator.comparingLong(Op::t0));
 
     int np = data.np;
     int laneHeight = Math.max(48, Math.min(140, 620 / Math.max(1, np)));
@@ -159,52 +122,58 @@ final class TimelineHtml {
 
     s.append("<g clip-path=\"url(#plot)\">\n");
     for (int r = 0; r < np; r++) {
-      Lane lane = lanes.get(r);
+      RankTimeline lane = lanes.get(r);
       if (lane == null) {
         continue;
       }
       int top = AXIS + r * laneHeight;
       int rows = Math.max(1, Math.min(3, lane.windows.size()));
       double rowHeight = 16.0 / rows;
-      for (Span e : lane.epochs) {
-        int row = Math.max(0, lane.windows.indexOf(e.win)) % rows;
-        timed(s, "rect", e.t0, e.t1, origin, span, 2).append(" y=\"").append(fmt(top + 5 + row * rowHeight))
-            .append("\" height=\"").append(fmt(rowHeight - 1)).append("\" fill=\"").append(EPOCH_COLORS.get(e.kind))
-            .append("\" class=\"epoch\"><title>").append(esc(e.text)).append("</title></rect>\n");
+      for (Epoch e : lane.epochs) {
+        int row = Math.max(0, lane.windows.indexOf(e.win())) % rows;
+        timed(s, "rect", e.t0(), e.t1(), origin, span, 2).append(" y=\"").append(fmt(top + 5 + row * rowHeight))
+            .append("\" height=\"").append(fmt(rowHeight - 1)).append("\" fill=\"").append(EPOCH_COLORS.get(e.kind()))
+            .append("\" class=\"epoch\"><title>").append(esc(epochText(e))).append("</title></rect>\n");
       }
-      for (Span w : lane.waits) {
-        String cls = w.kind.startsWith("lock") && !w.kind.equals("lock_all_released") ? "lockwait"
-            : w.kind.startsWith("flush") ? "flushwait" : "syncwait";
-        if (w.failed) {
+      for (Call w : lane.calls) {
+        if (w.t1() <= w.t0() && !w.kind().isLock() && w.kind().meter() != Sync.Meter.FLUSH) {
+          continue; // a call that did not wait
+        }
+        String kind = w.kind().label();
+        String cls = kind.startsWith("lock") ? "lockwait" : kind.startsWith("flush") ? "flushwait" : "syncwait";
+        if (w.failed()) {
           cls += " failed";
         }
-        timed(s, "rect", w.t0, w.t1, origin, span, 1).append(" y=\"").append(top + 24).append("\" height=\"")
+        String who = w.kind().isLock() || w.kind() == Sync.UNLOCK || w.kind() == Sync.FLUSH ? " of rank " + w.peer() : "";
+        String text = kind + who + " on win " + w.win() + ": " + fmt((w.t1() - w.t0()) / 1e6) + " ms"
+            + (w.failed() ? " (FAILED)" : "");
+        timed(s, "rect", w.t0(), w.t1(), origin, span, 1).append(" y=\"").append(top + 24).append("\" height=\"")
             .append(Math.max(10, laneHeight / 2 - 20)).append("\" class=\"").append(cls).append("\"><title>")
-            .append(esc(w.text)).append("</title></rect>\n");
+            .append(esc(text)).append("</title></rect>\n");
       }
-      for (long[] m : lane.marks) {
+      for (Mark m : lane.marks) {
         mark(s, r, top, m, origin, span);
       }
     }
     int drawn = 0;
-    for (Arrow a : arrows) {
+    for (Op a : arrows) {
       if (drawn++ >= MAX_ARROWS) {
         break;
       }
-      int yFrom = center(AXIS + a.origin * laneHeight, laneHeight);
-      int yTo = center(AXIS + a.target * laneHeight, laneHeight);
-      String title = "rank " + a.origin + " \u2192 " + a.target + ": " + OP_NAMES[a.kind] + " " + a.bytes + " B"
-          + " on win " + a.win + ", " + fmt((a.t1 - a.t0) / 1e6) + " ms" + (a.failed ? " (FAILED)" : "");
-      if (a.origin == a.target) {
+      int yFrom = center(AXIS + a.origin() * laneHeight, laneHeight);
+      int yTo = center(AXIS + a.target() * laneHeight, laneHeight);
+      String title = "rank " + a.origin() + " \u2192 " + a.target() + ": " + OP_NAMES[a.kind()] + " " + a.bytes() + " B"
+          + " on win " + a.win() + ", " + fmt((a.t1() - a.t0()) / 1e6) + " ms" + (a.failed() ? " (FAILED)" : "");
+      if (a.origin() == a.target()) {
         // to itself: a loop below the lane's middle line
-        timed(s, "rect", a.t0, a.t1, origin, span, 3).append(" y=\"").append(yFrom + 2).append("\" height=\"5\" rx=\"2\""
-            + " fill=\"none\" stroke=\"").append(OP_COLORS[a.kind]).append("\" class=\"self\"><title>")
-            .append(esc(title)).append("</title></rect>\n");
+        timed(s, "rect", a.t0(), a.t1(), origin, span, 3).append(" y=\"").append(yFrom + 2)
+            .append("\" height=\"5\" rx=\"2\" fill=\"none\" stroke=\"").append(OP_COLORS[a.kind()])
+            .append("\" class=\"self\"><title>").append(esc(title)).append("</title></rect>\n");
         continue;
       }
-      timed(s, "line", a.t0, a.t1, origin, span, 0).append(" y1=\"").append(yFrom).append("\" y2=\"").append(yTo)
-          .append("\" stroke=\"").append(OP_COLORS[a.kind]).append("\" marker-end=\"url(#ah").append(a.kind)
-          .append(")\" class=\"op").append(a.failed ? " failed" : "").append("\"><title>").append(esc(title))
+      timed(s, "line", a.t0(), a.t1(), origin, span, 0).append(" y1=\"").append(yFrom).append("\" y2=\"").append(yTo)
+          .append("\" stroke=\"").append(OP_COLORS[a.kind()]).append("\" marker-end=\"url(#ah").append(a.kind())
+          .append(")\" class=\"op").append(a.failed() ? " failed" : "").append("\"><title>").append(esc(title))
           .append("</title></line>\n");
     }
     s.append("</g>\n</svg>\n");
@@ -234,144 +203,22 @@ final class TimelineHtml {
     return s;
   }
 
-  private static void mark(StringBuilder s, int rank, int top, long[] m, long origin, double span) {
-    double t = (m[0] - origin) / 1e6;
+  private static void mark(StringBuilder s, int rank, int top, Mark m, long origin, double span) {
+    double t = (m.t() - origin) / 1e6;
     double x = LEFT + t / span * PLOT_WIDTH;
     s.append("<g data-a=\"").append(fmt(t)).append("\" transform=\"translate(").append(fmt(x)).append(",0)\">");
-    int type = (int) m[1];
-    if (type == TraceRecorder.ERROR) {
-      ErrorClass ec = ErrorClass.ofCode((int) m[3]);
+    if (m.type() == TraceRecorder.ERROR) {
+      ErrorClass ec = ErrorClass.ofCode(m.extra());
       s.append("<path class=\"err\" d=\"M-5,").append(top + 3).append("L5,").append(top + 13).append("M5,").append(top + 3)
-          .append("L-5,").append(top + 13).append("\"><title>rank ").append(rank).append(": a call on win ").append(m[2])
-          .append(" failed with ").append(ec == null ? "error " + m[3] : ec.name()).append("</title></path>");
+          .append("L-5,").append(top + 13).append("\"><title>rank ").append(rank).append(": a call on win ").append(m.win())
+          .append(" failed with ").append(ec == null ? "error " + m.extra() : ec.name()).append("</title></path>");
     } else {
-      boolean created = type == TraceRecorder.WIN_CREATED;
+      boolean created = m.type() == TraceRecorder.WIN_CREATED;
       s.append("<path class=\"win\" d=\"").append(created ? "M0," + (top + 1) + "l6,0l-6,8z" : "M0," + (top + 1)
-          + "l-6,0l6,8z").append("\"><title>rank ").append(rank).append(": window ").append(m[2])
-          .append(created ? " created (" + TraceRecorder.FLAVORS[(int) m[3]] + ")" : " freed").append("</title></path>");
+          + "l-6,0l6,8z").append("\"><title>rank ").append(rank).append(": window ").append(m.win())
+          .append(created ? " created (" + TraceRecorder.FLAVORS[m.extra()] + ")" : " freed").append("</title></path>");
     }
     s.append("</g>\n");
-  }
-
-  private static Lane lane(TraceData.RankEvents r, List<Arrow> arrows, long end) {
-    Lane lane = new Lane();
-    Map<Long, Integer> issued = new HashMap<>();
-    List<Integer> syncs = new ArrayList<>();
-    Map<Integer, Long> freedAt = new HashMap<>();
-    for (int k = 0; k < r.size(); k++) {
-      int type = r.type(k);
-      switch (type) {
-        case TraceRecorder.OP:
-          issued.put(opKey(r.win[k], r.peer[k], r.b[k]), k);
-          lane.ops[opIndex(r.kind(k))]++;
-          lane.bytes += r.a[k];
-          break;
-        case TraceRecorder.DONE: {
-          Integer i = issued.remove(opKey(r.win[k], r.peer[k], r.b[k]));
-          if (i != null) {
-            arrows.add(new Arrow(r.rank, r.peer[i], opIndex(r.kind(i)), r.a[i], r.t[i], r.t[k], r.failed(k), r.win[i]));
-          }
-          break;
-        }
-        case TraceRecorder.SYNC:
-          syncs.add(k);
-          break;
-        case TraceRecorder.WIN_CREATED:
-          if (!lane.windows.contains(r.win[k])) {
-            lane.windows.add(r.win[k]);
-          }
-          lane.marks.add(new long[] {r.t[k], type, r.win[k], r.kind(k)});
-          break;
-        case TraceRecorder.WIN_FREED:
-          freedAt.put(r.win[k], r.t[k]);
-          lane.marks.add(new long[] {r.t[k], type, r.win[k], 0});
-          break;
-        case TraceRecorder.ERROR:
-          lane.errors++;
-          lane.marks.add(new long[] {r.t[k], type, r.win[k], r.kind(k)});
-          break;
-        default:
-          break;
-      }
-    }
-    // operations still unanswered at the end: drawn up to the end, as failed
-    for (Integer i : issued.values()) {
-      arrows.add(new Arrow(r.rank, r.peer[i], opIndex(r.kind(i)), r.a[i], r.t[i], end, true, r.win[i]));
-    }
-    syncs.sort(Comparator.comparingLong(k -> r.t[k]));
-    Sync[] kinds = Sync.values();
-    // open epochs per window: kind -> (start, text); lock epochs keyed by target
-    Map<String, long[]> open = new HashMap<>();
-    Map<String, String> openText = new HashMap<>();
-    for (int k : syncs) {
-      Sync kind = kinds[r.kind(k)];
-      int w = r.win[k];
-      long start = r.t[k];
-      long stop = r.a[k];
-      String who = kind.isLock() || kind == Sync.UNLOCK || kind == Sync.FLUSH ? " of rank " + r.peer[k] : "";
-      if (stop > start || kind.isLock() || kind.meter() == Sync.Meter.FLUSH) {
-        lane.waits.add(new Span(kind.label(), kind.label() + who + " on win " + w + ": " + fmt((stop - start) / 1e6)
-            + " ms" + (r.failed(k) ? " (FAILED)" : ""), start, stop, w, r.failed(k)));
-      }
-      if (kind.isLock()) {
-        lane.lockWaits++;
-        lane.lockWaitNanos += stop - start;
-      }
-      if (kind.meter() == Sync.Meter.FLUSH) {
-        lane.flushes++;
-      }
-      // the epoch this call closes
-      switch (kind) {
-        case FENCE:
-        case FENCE_END:
-          close(lane, open, openText, w + "/fence", start);
-          break;
-        case COMPLETE:
-          close(lane, open, openText, w + "/access", start);
-          break;
-        case WAIT:
-          close(lane, open, openText, w + "/exposure", start);
-          break;
-        case POST:
-          close(lane, open, openText, w + "/exposure", start); // a test() that returned true ended the last one
-          break;
-        case UNLOCK:
-          close(lane, open, openText, w + "/lock/" + r.peer[k], start);
-          break;
-        case UNLOCK_ALL:
-          close(lane, open, openText, w + "/lock_all", start);
-          break;
-        default:
-          break;
-      }
-      // the epoch it opens, from its completion
-      if (kind.opens() != null && !r.failed(k)) {
-        String key = w + "/" + kind.opens() + (kind.opens().equals("lock") ? "/" + r.peer[k] : "");
-        open.put(key, new long[] {stop, w});
-        String text = kind.opens() + " epoch" + (kind.opens().equals("lock") ? " (" + (kind == Sync.LOCK_EXCLUSIVE
-            ? "exclusive" : "shared") + ") on rank " + r.peer[k] : "") + ", win " + w;
-        openText.put(key, text);
-        lane.epochCount++;
-      }
-    }
-    for (String key : new ArrayList<>(open.keySet())) {
-      long w = open.get(key)[1];
-      close(lane, open, openText, key, freedAt.getOrDefault((int) w, end));
-    }
-    return lane;
-  }
-
-  private static void close(Lane lane, Map<String, long[]> open, Map<String, String> text, String key, long at) {
-    long[] o = open.remove(key);
-    if (o != null) {
-      String kind = key.split("/")[1];
-      lane.epochs.add(new Span(kind, text.remove(key) + ": " + fmt((at - o[0]) / 1e6) + " ms", o[0], Math.max(o[0], at),
-          (int) o[1], false));
-    }
-  }
-
-  private static long opKey(int win, int target, long seq) {
-    return ((long) win << 48) ^ ((long) target << 32) ^ seq;
   }
 
   private static void legend(StringBuilder s) {
@@ -396,7 +243,14 @@ final class TimelineHtml {
     s.append("</div>\n");
   }
 
-  private static void totals(StringBuilder s, int np, Map<Integer, Lane> lanes, Map<Integer, TraceData.RankEvents> byRank) {
+  /** What an epoch's bar says on hover. */
+  private static String epochText(Epoch e) {
+    String lock = e.kind().equals("lock") ? " (" + (e.exclusive() ? "exclusive" : "shared") + ") on rank " + e.peer() : "";
+    return e.kind() + " epoch" + lock + ", win " + e.win() + ": " + fmt((e.t1() - e.t0()) / 1e6) + " ms";
+  }
+
+  private static void totals(StringBuilder s, int np, Map<Integer, RankTimeline> lanes,
+      Map<Integer, TraceData.RankEvents> byRank) {
     s.append("<table><tr><th>rank</th>");
     for (String n : OP_NAMES) {
       s.append("<th>").append(n).append("</th>");
@@ -404,13 +258,13 @@ final class TimelineHtml {
     s.append("<th>bytes</th><th>epochs</th><th>lock waits</th><th>lock wait ms</th><th>flushes</th><th>errors</th>"
         + "<th>dropped</th></tr>\n");
     for (int r = 0; r < np; r++) {
-      Lane l = lanes.get(r);
+      RankTimeline l = lanes.get(r);
       s.append("<tr><td>").append(r).append("</td>");
       if (l == null) {
         s.append("<td colspan=\"").append(OP_NAMES.length + 7).append("\">no trace</td></tr>\n");
         continue;
       }
-      for (long n : l.ops) {
+      for (long n : l.opCounts) {
         s.append("<td>").append(n).append("</td>");
       }
       s.append("<td>").append(l.bytes).append("</td><td>").append(l.epochCount).append("</td><td>").append(l.lockWaits)

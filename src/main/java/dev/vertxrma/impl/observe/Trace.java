@@ -21,10 +21,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The trace of one job in this JVM ({@code JobOptions.setTraceFile}): a {@link TraceRecorder} per
- * local rank and, when the job ends here, the file. A JVM that hosts every rank of the job renders
- * the HTML timeline itself. A JVM that hosts some of them (a job over several JVMs) writes its
+ * local rank and, when the job ends here, the file: the self-contained HTML timeline
+ * ({@link TimelineHtml}), or the trace-event JSON format that ui.perfetto.dev and
+ * {@code chrome://tracing} open ({@link TraceJson}) when the file's name ends in {@code .json}.
+ * A JVM that hosts every rank of the job renders the file itself. A JVM that hosts some of them (a job over several JVMs) writes its
  * part next to the file ({@code FILE.JOB.part-R}, R its lowest rank) and then looks at the parts
- * there: the JVM that finds every rank of the job covered renders the timeline from all of them
+ * there: the JVM that finds every rank of the job covered renders the file from all of them
  * and deletes the parts. Parts are written under a temporary name and moved into place, and every
  * JVM looks after writing its own, so the last one to finish always sees them all; a lock file
  * makes sure only one renders. The JVMs must share the file's directory (one host, or a shared
@@ -57,7 +59,7 @@ public final class Trace {
     wallOffset();
   }
 
-  /** The file the timeline goes to. */
+  /** The file the trace goes to. */
   public Path file() {
     return file;
   }
@@ -68,7 +70,7 @@ public final class Trace {
   }
 
   /**
-   * Writes this JVM's trace (the timeline, or this JVM's part and then the timeline if every part
+   * Writes this JVM's trace (the file, or this JVM's part and then the file if every part
    * is there) on a worker thread, once; later calls do nothing. Never fails: a file that cannot be
    * written is logged.
    */
@@ -113,7 +115,7 @@ public final class Trace {
     mergeIfComplete(file, job, np);
   }
 
-  /** Renders the timeline of every part of job {@code job} next to {@code file} once they cover all ranks. */
+  /** Renders the file from every part of job {@code job} next to {@code file} once they cover all ranks. */
   static boolean mergeIfComplete(Path file, String job, int np) throws IOException {
     List<Path> parts = parts(file, job);
     TraceData all = read(parts, job, np);
@@ -139,7 +141,7 @@ public final class Trace {
 
   /**
    * Renders whatever parts of job {@code job} lie next to {@code file} (a job whose JVM died left
-   * some out: the page names the ranks without a trace) and deletes them. For the launcher, after
+   * some out: the file names the ranks without a trace) and deletes them. For the launcher, after
    * every JVM of the job has ended; any thread, blocking.
    *
    * @return whether there was a part to render (none: the JVMs rendered it themselves, or traced nothing)
@@ -161,7 +163,8 @@ public final class Trace {
    * {@code java -cp ... dev.vertxrma.impl.observe.Trace FILE JOB NP}: renders the parts of job
    * {@code JOB} (of {@code NP} ranks) left next to {@code FILE}, e.g. after a JVM of the job died,
    * or when the JVMs ran on hosts without a shared directory and their parts were copied into one.
-   * Exit status 0 when a page was written, 1 when there was no part, 2 for a usage error.
+   * {@code FILE}'s name chooses the format as for the job ({@code .json}: trace-event JSON, else
+   * HTML). Exit status 0 when the file was written, 1 when there was no part, 2 for a usage error.
    */
   public static void main(String[] args) throws IOException {
     if (args.length != 3 || !args[2].matches("[1-9][0-9]{0,8}")) {
@@ -218,14 +221,24 @@ public final class Trace {
     return all;
   }
 
+  /** Whether {@code file} gets the trace-event JSON format (its name ends in {@code .json}), else the HTML page. */
+  static boolean isJson(Path file) {
+    return file.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".json");
+  }
+
   private static void render(TraceData data, Path file) throws IOException {
-    String html = TimelineHtml.render(data);
     Path dir = file.getParent();
     if (dir != null) {
       Files.createDirectories(dir);
     }
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp-" + ProcessHandle.current().pid());
-    Files.writeString(tmp, html, StandardCharsets.UTF_8);
+    if (isJson(file)) {
+      try (java.io.Writer out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+        TraceJson.write(data, out);
+      }
+    } else {
+      Files.writeString(tmp, TimelineHtml.render(data), StandardCharsets.UTF_8);
+    }
     Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     long events = data.ranks.stream().mapToLong(TraceData.RankEvents::size).sum();
     LOG.log(System.Logger.Level.INFO, "trace of job " + data.job + " (" + data.ranks.size() + " of " + data.np

@@ -130,9 +130,10 @@ public final class RmaRunCommand {
   boolean virtualThreads;
 
   @Option(names = "--trace", paramLabel = "FILE", order = 13,
-      description = "Record what every rank does (epochs, operations, lock and sync waits) and write one "
-          + "self-contained HTML timeline to FILE when the job ends (over --jvms or hosts, every JVM writes a part "
-          + "beside FILE and the last one to end draws the page). Off by default.")
+      description = "Record what every rank does (epochs, operations, lock and sync waits) and write it to FILE "
+          + "when the job ends: FILE.json in the trace-event format that ui.perfetto.dev and chrome://tracing open, "
+          + "any other name one self-contained HTML timeline (over --jvms or hosts, every JVM writes a part beside "
+          + "FILE and the last one to end writes FILE). Off by default.")
   Path trace;
 
   @Option(names = {"-q", "--quiet"}, order = 14, description = "No progress report while the cluster forms.")
@@ -344,7 +345,7 @@ public final class RmaRunCommand {
         throw new UsageError("--trace " + trace + ": its directory does not exist");
       }
       if (java.nio.file.Files.isDirectory(trace)) {
-        throw new UsageError("--trace " + trace + " is a directory; give the HTML file to write");
+        throw new UsageError("--trace " + trace + " is a directory; give the file to write (.html or .json)");
       }
     }
     if (virtualThreads) {

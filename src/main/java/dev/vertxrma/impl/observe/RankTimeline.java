@@ -1,0 +1,219 @@
+package dev.vertxrma.impl.observe;
+
+import dev.vertxrma.impl.transport.FrameType;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one rank's recorded events mean, worked out once for both renderings of a trace
+ * ({@link TimelineHtml}, {@link TraceJson}): its epochs (from the synchronization call that opens
+ * one to the call that closes it), its synchronization calls with their waits, the operations it
+ * issued (issue to completion), the instants (windows created and freed, failed calls) and its
+ * totals. Times are the trace's wall-clock nanoseconds.
+ */
+final class RankTimeline {
+
+  /** Operation kinds, in the order of {@link #opIndex}. */
+  static final String[] OP_NAMES = {"put", "get", "accumulate", "get_accumulate", "compare_and_swap"};
+
+  /**
+   * An epoch of window {@code win}: {@code kind} is {@code fence}, {@code access},
+   * {@code exposure}, {@code lock} (then {@code peer} is the locked rank and {@code exclusive} its
+   * type) or {@code lock_all}; from the completion of the call that opened it to the start of the
+   * call that closed it (or the window's free, or the end of the trace).
+   */
+  record Epoch(String kind, int win, int peer, boolean exclusive, long t0, long t1) {
+  }
+
+  /** A synchronization call, from the call to its completion; {@code peer} -1 unless it names a rank. */
+  record Call(Sync kind, int win, int peer, long t0, long t1, boolean failed) {
+  }
+
+  /**
+   * An operation issued by {@code origin} to {@code target} ({@link #OP_NAMES} index {@code kind});
+   * {@code t1} its completion, or the end of the trace if it was never answered ({@code done} false).
+   */
+  record Op(int origin, int target, int kind, long bytes, long t0, long t1, boolean done, boolean failed, int win) {
+  }
+
+  /**
+   * An instant: {@link TraceRecorder#WIN_CREATED} ({@code extra} the flavor's index in
+   * {@link TraceRecorder#FLAVORS}), {@link TraceRecorder#WIN_FREED} or {@link TraceRecorder#ERROR}
+   * ({@code extra} the error class's code).
+   */
+  record Mark(long t, int type, int win, int extra) {
+  }
+
+  final TraceData.RankEvents events;
+  final List<Epoch> epochs = new ArrayList<>();
+  final List<Call> calls = new ArrayList<>();
+  final List<Op> ops = new ArrayList<>();
+  final List<Mark> marks = new ArrayList<>();
+  /** Windows in the order they were created here. */
+  final List<Integer> windows = new ArrayList<>();
+  final long[] opCounts = new long[OP_NAMES.length];
+  long bytes;
+  long epochCount;
+  long lockWaits;
+  long lockWaitNanos;
+  long flushes;
+  long errors;
+
+  private RankTimeline(TraceData.RankEvents events) {
+    this.events = events;
+  }
+
+  int rank() {
+    return events.rank;
+  }
+
+  /** Index of an operation kind in {@link #OP_NAMES}, from its frame type. */
+  static int opIndex(int frameType) {
+    switch (frameType) {
+      case FrameType.PUT: return 0;
+      case FrameType.GET: return 1;
+      case FrameType.ACC: return 2;
+      case FrameType.GET_ACC: return 3;
+      default: return 4;
+    }
+  }
+
+  /** The earliest and latest stamps of {@code data}, {@code {0, 0}} if it has no event. */
+  static long[] span(TraceData data) {
+    long t0 = Long.MAX_VALUE;
+    long t1 = Long.MIN_VALUE;
+    for (TraceData.RankEvents r : data.ranks) {
+      for (int k = 0; k < r.size(); k++) {
+        t0 = Math.min(t0, r.t[k]);
+        t1 = Math.max(t1, r.type(k) == TraceRecorder.SYNC ? r.a[k] : r.t[k]);
+      }
+    }
+    return t0 == Long.MAX_VALUE ? new long[] {0, 0} : new long[] {t0, t1};
+  }
+
+  /** The timeline of {@code r}; epochs and operations still open at the end last until {@code end}. */
+  static RankTimeline of(TraceData.RankEvents r, long end) {
+    RankTimeline tl = new RankTimeline(r);
+    Map<Long, Integer> issued = new HashMap<>();
+    List<Integer> syncs = new ArrayList<>();
+    Map<Integer, Long> freedAt = new HashMap<>();
+    for (int k = 0; k < r.size(); k++) {
+      int type = r.type(k);
+      switch (type) {
+        case TraceRecorder.OP:
+          issued.put(opKey(r.win[k], r.peer[k], r.b[k]), k);
+          tl.opCounts[opIndex(r.kind(k))]++;
+          tl.bytes += r.a[k];
+          break;
+        case TraceRecorder.DONE: {
+          Integer i = issued.remove(opKey(r.win[k], r.peer[k], r.b[k]));
+          if (i != null) {
+            tl.ops.add(new Op(r.rank, r.peer[i], opIndex(r.kind(i)), r.a[i], r.t[i], r.t[k], true, r.failed(k), r.win[i]));
+          }
+          break;
+        }
+        case TraceRecorder.SYNC:
+          syncs.add(k);
+          break;
+        case TraceRecorder.WIN_CREATED:
+          if (!tl.windows.contains(r.win[k])) {
+            tl.windows.add(r.win[k]);
+          }
+          tl.marks.add(new Mark(r.t[k], type, r.win[k], r.kind(k)));
+          break;
+        case TraceRecorder.WIN_FREED:
+          freedAt.put(r.win[k], r.t[k]);
+          tl.marks.add(new Mark(r.t[k], type, r.win[k], 0));
+          break;
+        case TraceRecorder.ERROR:
+          tl.errors++;
+          tl.marks.add(new Mark(r.t[k], type, r.win[k], r.kind(k)));
+          break;
+        default:
+          break;
+      }
+    }
+    // operations still unanswered at the end last until the end
+    for (Integer i : issued.values()) {
+      tl.ops.add(new Op(r.rank, r.peer[i], opIndex(r.kind(i)), r.a[i], r.t[i], Math.max(end, r.t[i]), false, true,
+          r.win[i]));
+    }
+    tl.ops.sort(Comparator.comparingLong(Op::t0));
+    syncs.sort(Comparator.comparingLong(k -> r.t[k]));
+    tl.epochs(syncs, freedAt, end);
+    return tl;
+  }
+
+  private void epochs(List<Integer> syncs, Map<Integer, Long> freedAt, long end) {
+    TraceData.RankEvents r = events;
+    Sync[] kinds = Sync.values();
+    // open epochs by window/kind (lock epochs by window/lock/target): their start and opening call
+    Map<String, Integer> open = new HashMap<>();
+    for (int k : syncs) {
+      Sync kind = kinds[r.kind(k)];
+      int w = r.win[k];
+      long start = r.t[k];
+      long stop = r.a[k];
+      calls.add(new Call(kind, w, kind.isLock() || kind == Sync.UNLOCK || kind == Sync.FLUSH ? r.peer[k] : -1, start,
+          stop, r.failed(k)));
+      if (kind.isLock()) {
+        lockWaits++;
+        lockWaitNanos += stop - start;
+      }
+      if (kind.meter() == Sync.Meter.FLUSH) {
+        flushes++;
+      }
+      // the epoch this call closes
+      switch (kind) {
+        case FENCE:
+        case FENCE_END:
+          close(open, w + "/fence", start);
+          break;
+        case COMPLETE:
+          close(open, w + "/access", start);
+          break;
+        case WAIT:
+        case POST: // a test() that returned true ended the last exposure epoch
+          close(open, w + "/exposure", start);
+          break;
+        case UNLOCK:
+          close(open, w + "/lock/" + r.peer[k], start);
+          break;
+        case UNLOCK_ALL:
+          close(open, w + "/lock_all", start);
+          break;
+        default:
+          break;
+      }
+      // the epoch it opens, from its completion
+      if (kind.opens() != null && !r.failed(k)) {
+        open.put(w + "/" + kind.opens() + (kind.opens().equals("lock") ? "/" + r.peer[k] : ""), k);
+        epochCount++;
+      }
+    }
+    for (String key : new ArrayList<>(open.keySet())) {
+      close(open, key, freedAt.getOrDefault(r.win[open.get(key)], end));
+    }
+    epochs.sort(Comparator.comparingLong(Epoch::t0));
+  }
+
+  private void close(Map<String, Integer> open, String key, long at) {
+    Integer k = open.remove(key);
+    if (k == null) {
+      return;
+    }
+    TraceData.RankEvents r = events;
+    Sync kind = Sync.values()[r.kind(k)];
+    long start = r.a[k]; // the opening call's completion
+    boolean lock = kind.opens().equals("lock");
+    epochs.add(new Epoch(kind.opens(), r.win[k], lock ? r.peer[k] : -1, kind == Sync.LOCK_EXCLUSIVE, start,
+        Math.max(start, at)));
+  }
+
+  private static long opKey(int win, int target, long seq) {
+    return ((long) win << 48) ^ ((long) target << 32) ^ seq;
+  }
+}
