@@ -103,8 +103,8 @@ public final class RmaRun {
       }
       return RmaRunCommand.USAGE;
     }
-    if (a.sourceWarnings != null && a.ranks == null) {
-      err.print(a.sourceWarnings); // once, from the launcher: its JVMs compile the same file
+    if (a.sourceWarnings != null && a.ranks == null && a.jvmIndex < 0) {
+      err.print(a.sourceWarnings); // once, from the launcher: the JVMs it starts compile the same file
     }
     if (a.secretStdin) {
       try {
@@ -531,6 +531,8 @@ public final class RmaRun {
       if (progress != null) {
         cmd.addAll(List.of("--progress", progress));
       }
+    } else {
+      cmd.addAll(List.of("--jvm-index", "0")); // a JVM rmarun started: what rmarun reported (javac's warnings) it does not
     }
     if (a.tagOutput) {
       cmd.add("--tag-output");
