@@ -263,6 +263,7 @@ class SourceProgramTest {
     return Files.readString(err.toPath(), StandardCharsets.UTF_8);
   }
 
+  /** A file whose first class is no program, one whose class rmarun's class path has too, a missing file. */
   @Test
   void aFileWhoseFirstClassIsNoProgramIsRefused() throws Exception {
     Files.writeString(tmp.resolve("HelperFirst.java"), HELPER_FIRST);
@@ -271,6 +272,13 @@ class SourceProgramTest {
       assertEquals(2, status, run.output());
       assertEquals("err| rmarun: Helper (the first class of HelperFirst.java) is not a program: it implements neither "
           + "dev.vertxrma.RankProgram nor dev.vertxrma.WorldProgram (see rmarun --help)\n", run.output());
+    }
+    // a class of the file that rmarun's class path has too would be the one loaded: refused
+    Files.writeString(tmp.resolve("Twisted.java"), "package dev.vertxrma.samples;\n" + HELLO.replace("Hello", "Twisted"));
+    try (Rmarun run = rmarun("", "-np", "2", "Twisted.java")) {
+      assertEquals(2, exit(run, "Twisted.java"), run.output());
+      assertEquals("err| rmarun: dev.vertxrma.samples.Twisted (the first class of Twisted.java) is also a class of "
+          + "rmarun's class path or -cp, which would run instead: rename it (see rmarun --help)\n", run.output());
     }
     try (Rmarun run = rmarun("", "-np", "2", "Missing.java")) {
       assertEquals(2, exit(run, "Missing.java"), run.output());

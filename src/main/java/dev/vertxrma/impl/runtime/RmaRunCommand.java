@@ -710,6 +710,10 @@ public final class RmaRunCommand {
           SourceProgram.classpath(userClasspathText()), loader);
       loader = compiled.loader();
       c = load(compiled.className());
+      if (c == null || c.getClassLoader() != loader) {
+        throw new UsageError(compiled.className() + " (the first class of " + program + ") is also a class of rmarun's "
+            + "class path or -cp, which would run instead: rename it");
+      }
       source = Path.of(program).toAbsolutePath().normalize();
       sourceWarnings = compiled.warnings().isEmpty() ? null : compiled.warnings();
       origin = " (the first class of " + program + ")";
@@ -733,8 +737,8 @@ public final class RmaRunCommand {
     }
     String name = c.getName();
     if (!RankProgram.class.isAssignableFrom(c) && !WorldProgram.class.isAssignableFrom(c)) {
-      throw new UsageError(name + origin + " is not a program: it implements neither " + RankProgram.class.getName() + " nor "
-          + WorldProgram.class.getName());
+      throw new UsageError(name + origin + " is not a program: it implements neither " + RankProgram.class.getName()
+          + " nor " + WorldProgram.class.getName());
     }
     if (!Modifier.isPublic(c.getModifiers()) || Modifier.isAbstract(c.getModifiers()) || c.isInterface()) {
       throw new UsageError(name + origin + " must be a public, concrete class");
