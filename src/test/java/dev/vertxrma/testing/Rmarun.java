@@ -67,11 +67,16 @@ public final class Rmarun implements AutoCloseable {
 
   /** {@link #start} with {@code javaOpts} as {@code RMA_JAVA_OPTS} (the launcher's JVM flags, which its JVMs inherit). */
   public static Rmarun startWith(String javaOpts, String... args) throws IOException {
+    return startIn(home(), javaOpts, args);
+  }
+
+  /** {@link #startWith} in the working directory {@code dir}. */
+  public static Rmarun startIn(File dir, String javaOpts, String... args) throws IOException {
     File home = home();
     List<String> cmd = new ArrayList<>();
     cmd.add(new File(home, "bin/rmarun").getAbsolutePath());
     cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(home);
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir);
     Map<String, String> env = pb.environment();
     env.put("RMA_CLASSPATH", System.getProperty("java.class.path"));
     env.put("JAVA", System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");

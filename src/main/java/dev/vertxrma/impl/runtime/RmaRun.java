@@ -28,7 +28,9 @@ import java.util.concurrent.TimeUnit;
  * PROGRAM is a sample name ({@code twisted}, {@code double-buffer}: class
  * {@code dev.vertxrma.samples.Twisted}, {@code DoubleBuffer}) or the class name of a
  * {@link RankProgram} with a no-argument constructor (one instance per rank), or of a
- * {@link WorldProgram} (one instance per JVM, given the JVM's ranks as a {@link World}). With one JVM (the
+ * {@link WorldProgram} (one instance per JVM, given the JVM's ranks as a {@link World}), or a source
+ * file {@code FILE.java} whose first class is one ({@link SourceProgram}: every JVM of the job
+ * compiles it from its absolute path). With one JVM (the
  * default) all ranks run embedded in this JVM (in a JVM of their own when {@code -x} or
  * {@code --conf} asks for another environment or configuration); with {@code --jvms K} the ranks
  * are split over K local JVMs joined by the clustered event bus on loopback; with {@code --host}
@@ -93,8 +95,16 @@ public final class RmaRun {
       a.validate();
     } catch (RmaRunCommand.UsageError e) {
       String m = String.valueOf(e.getMessage()).replaceAll("\\s*\\R\\s*", " ").trim();
-      err.println("rmarun: " + m + " (see rmarun --help)");
+      if (e.details != null) {
+        err.print(e.details);
+        err.println("rmarun: " + m);
+      } else {
+        err.println("rmarun: " + m + " (see rmarun --help)");
+      }
       return RmaRunCommand.USAGE;
+    }
+    if (a.sourceWarnings != null && a.ranks == null && a.jvmIndex < 0) {
+      err.print(a.sourceWarnings); // once, from the launcher: the JVMs it starts compile the same file
     }
     if (a.secretStdin) {
       try {
@@ -580,6 +590,8 @@ public final class RmaRun {
       if (progress != null) {
         cmd.addAll(List.of("--progress", progress));
       }
+    } else {
+      cmd.addAll(List.of("--jvm-index", "0")); // a JVM rmarun started: what rmarun reported (javac's warnings) it does not
     }
     if (a.tagOutput) {
       cmd.add("--tag-output");
@@ -594,7 +606,7 @@ public final class RmaRun {
       cmd.addAll(List.of("--trace", a.trace.toString()));
     }
     cmd.add("--");
-    cmd.add(a.programClass);
+    cmd.add(a.source != null ? a.source.toString() : a.programClass);
     cmd.addAll(a.args);
     return cmd;
   }

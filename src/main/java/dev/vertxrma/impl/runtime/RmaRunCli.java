@@ -59,6 +59,7 @@ final class RmaRunCli {
     f.add("  rmarun -np 4 twisted");
     f.add("  rmarun -np 4 --jvms 2 --tag-output double-buffer");
     f.add("  rmarun -np 4 --jvms 2 -cp target/classes -x MODE=fast com.example.MyProgram arg1");
+    f.add("  rmarun -np 4 --jvms 2 Hello.java                (a source file, compiled in memory)");
     f.add("  rmarun -np 6 --host node1,node2,node3 --tag-output linked-list");
     f.add("  rmarun -np 6 --hostfile hosts --launch print twisted");
     f.add("%nExit status: 0 when every rank completed; 1 when the job failed (the failing rank's error is on "

@@ -160,7 +160,8 @@ public final class RmaRunCommand {
   @Parameters(index = "0", arity = "1", paramLabel = "PROGRAM",
       description = "A sample name (listed below) or the class name of a RankProgram (one instance per rank) or of "
           + "a WorldProgram (one instance per JVM, given that JVM's ranks as a World): a public class with a "
-          + "public no-argument constructor, from rmarun's jar or -cp.")
+          + "public no-argument constructor, from rmarun's jar or -cp; or a source file FILE.java, compiled in "
+          + "memory, whose first class is such a program (every JVM of the job compiles it from its path).")
   String program;
 
   @Parameters(index = "1..*", paramLabel = "ARGS", description = "The program's own arguments, for every rank.")
@@ -194,6 +195,10 @@ public final class RmaRunCommand {
   Map<String, String> environment = new LinkedHashMap<>();
   /** The class PROGRAM names. */
   String programClass;
+  /** PROGRAM as a source file, absolute (what the JVMs of the job compile), or null. */
+  Path source;
+  /** javac's warnings about that file, or null. */
+  String sourceWarnings;
   /** The loader of PROGRAM (the user's class path after rmarun's own). */
   ClassLoader loader;
   /** A RankProgram or WorldProgram. */
@@ -216,8 +221,16 @@ public final class RmaRunCommand {
   static final class UsageError extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** Text printed as it is before the line (javac's messages for a source file), or null. */
+    final String details;
+
     UsageError(String message) {
+      this(message, null);
+    }
+
+    UsageError(String message, String details) {
       super(message, null, false, false);
+      this.details = details;
     }
   }
 
@@ -695,8 +708,21 @@ public final class RmaRunCommand {
   /** The program PROGRAM names, loaded (not initialized) and checked. */
   private void resolve() {
     Class<?> c = null;
+    String origin = "";
     boolean sampleName = !program.contains(".");
-    if (sampleName) {
+    if (SourceProgram.isSource(program)) {
+      SourceProgram.Compiled compiled = SourceProgram.compile(Path.of(program),
+          SourceProgram.classpath(userClasspathText()), loader);
+      loader = compiled.loader();
+      c = load(compiled.className());
+      if (c == null || c.getClassLoader() != loader) {
+        throw new UsageError(compiled.className() + " (the first class of " + program + ") is also a class of rmarun's "
+            + "class path or -cp, which would run instead: rename it");
+      }
+      source = Path.of(program).toAbsolutePath().normalize();
+      sourceWarnings = compiled.warnings().isEmpty() ? null : compiled.warnings();
+      origin = " (the first class of " + program + ")";
+    } else if (sampleName) {
       c = load(sampleClass(program));
       if (c == null) {
         c = load(program); // a class of the default package
@@ -716,18 +742,18 @@ public final class RmaRunCommand {
     }
     String name = c.getName();
     if (!RankProgram.class.isAssignableFrom(c) && !WorldProgram.class.isAssignableFrom(c)) {
-      throw new UsageError(name + " is not a program: it implements neither " + RankProgram.class.getName() + " nor "
-          + WorldProgram.class.getName());
+      throw new UsageError(name + origin + " is not a program: it implements neither " + RankProgram.class.getName()
+          + " nor " + WorldProgram.class.getName());
     }
     if (!Modifier.isPublic(c.getModifiers()) || Modifier.isAbstract(c.getModifiers()) || c.isInterface()) {
-      throw new UsageError(name + " must be a public, concrete class");
+      throw new UsageError(name + origin + " must be a public, concrete class");
     }
     try {
       if (!Modifier.isPublic(c.getConstructor().getModifiers())) {
         throw new NoSuchMethodException();
       }
     } catch (NoSuchMethodException e) {
-      throw new UsageError(name + " needs a public no-argument constructor");
+      throw new UsageError(name + origin + " needs a public no-argument constructor");
     } catch (LinkageError e) {
       throw new UsageError("cannot load " + name + ": " + e);
     }

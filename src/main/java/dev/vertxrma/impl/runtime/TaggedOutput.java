@@ -102,13 +102,24 @@ final class TaggedOutput extends OutputStream {
     target.flush();
   }
 
+  /**
+   * Writes one line, its tag and text in one write: the JVMs of a {@code --jvms} job share
+   * rmarun's standard output, and a tag written apart could land before another JVM's line.
+   */
   private void emit(byte[] b, int off, int len) {
+    byte[] whole = b;
+    int from = off;
+    int length = len;
+    if (tagged) {
+      byte[] prefix = tag().getBytes(StandardCharsets.UTF_8);
+      whole = new byte[prefix.length + len];
+      System.arraycopy(prefix, 0, whole, 0, prefix.length);
+      System.arraycopy(b, off, whole, prefix.length, len);
+      from = 0;
+      length = whole.length;
+    }
     synchronized (target) {
-      if (tagged) {
-        byte[] prefix = tag().getBytes(StandardCharsets.UTF_8);
-        target.write(prefix, 0, prefix.length);
-      }
-      target.write(b, off, len);
+      target.write(whole, from, length);
       target.flush();
     }
   }
