@@ -85,16 +85,22 @@ public final class RmaRun {
    */
   public static int run(String[] argv, PrintStream out, PrintStream err) {
     RmaRunCommand a = new RmaRunCommand();
+    ProcessManagerRun managed;
     try {
       boolean go = PICOCLI ? RmaRunCli.parse(a, argv, out) : a.parsePlain(argv, out);
       if (!go) {
         return 0;
       }
+      managed = ProcessManagerRun.of(a, System.getenv());
       a.validate();
     } catch (RmaRunCommand.UsageError e) {
       String m = String.valueOf(e.getMessage()).replaceAll("\\s*\\R\\s*", " ").trim();
       err.println("rmarun: " + m + " (see rmarun --help)");
       return RmaRunCommand.USAGE;
+    }
+    if (managed != null) {
+      // started by mpiexec or srun: this JVM holds one rank of the job
+      return managed.run(a, err, () -> tagged(a, () -> runRanks(a, true, err)));
     }
     if (a.secretStdin) {
       try {

@@ -311,7 +311,8 @@ public final class RmaRunCommand {
       throw new UsageError(np == null ? "-np N and a PROGRAM are required" : "no PROGRAM given");
     }
     if (np == null) {
-      throw new UsageError("-np N is required: the number of ranks");
+      throw new UsageError("-np N is required: the number of ranks (under mpiexec or srun, which give each process "
+          + "its rank, rmarun runs without it)");
     }
     if (np < 1) {
       throw new UsageError("-np " + np + ": the number of ranks must be at least 1");
