@@ -202,8 +202,13 @@ final class ProcessManagerRun {
           return wire.kvsName();
         });
         net = network(a);
-        String[] agreed = within(waitMs, exchange(wire, kvs, net));
+        String[] agreed = within(waitMs, exchange(wire, kvs, net, ownSecret));
         a.job = givenJob != null ? givenJob : jobName("mpiexec-", kvs);
+        if (ownSecret != !"-".equals(agreed[0])) {
+          throw new IOException(JobSecret.FILE_ENV + " is set for " + (ownSecret ? "rank 0 but not for this process"
+              : "this process but not for rank 0") + ": give every process of the job the same (mpiexec -genv "
+              + JobSecret.FILE_ENV + " FILE), or none");
+        }
         if (ownSecret) {
           a.secret = Base64.getEncoder().encodeToString(HexFormat.of().parseHex(agreed[0]));
         }
@@ -305,17 +310,18 @@ final class ProcessManagerRun {
   }
 
   /**
-   * Hydra's part after init: rank 0's secret (hex) and address ("-" on loopback) put into the
-   * job's key-value space {@code kvs} before a barrier of every process, and read after it.
+   * Hydra's part after init: rank 0's secret (hex; "-" when it is in the file
+   * {@code RMA_JOB_SECRET_FILE} names, {@code share} false) and address ("-" on loopback) put into
+   * the job's key-value space {@code kvs} before a barrier of every process, and read after it.
    *
-   * @return secret (hex), rank 0's address
+   * @return secret (hex, or "-"), rank 0's address
    */
-  private java.util.concurrent.Callable<String[]> exchange(PmiWire pmi, String kvs, ManagedNetwork net) {
+  private java.util.concurrent.Callable<String[]> exchange(PmiWire pmi, String kvs, ManagedNetwork net, boolean share) {
     return () -> {
       if (rank == 0) {
         byte[] secret = new byte[JobSecret.RANDOM_BYTES];
         new SecureRandom().nextBytes(secret);
-        pmi.put(kvs, SECRET_KEY, HexFormat.of().formatHex(secret));
+        pmi.put(kvs, SECRET_KEY, share ? HexFormat.of().formatHex(secret) : "-");
         pmi.put(kvs, ADDRESS_KEY, net == null ? "-" : net.host());
       }
       pmi.barrier();
