@@ -41,7 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
  * <li>{@code bin/rmarun --launch print}: the printed commands, each run in its namespace by the
  *     test with the secret file rmarun wrote;</li>
  * <li>{@code docker/entrypoint.sh} in each namespace, configured by environment variables alone,
- *     as in three containers (fixed ports 5701-5703).</li>
+ *     as in three containers (fixed ports 5701-5703);</li>
+ * <li>MPICH's {@code mpiexec}, one rank per process ({@code bin/rmarun} without {@code -np}), its
+ *     proxies started in the namespaces.</li>
  * </ul>
  * and, with a launch template, a JVM killed on one host failing the job on every host. The
  * Hazelcast members and the data planes are logged ({@code --conf} with more logging) and
@@ -234,6 +236,57 @@ class MultiHostTest {
       assertTrue(call.contains(" --secret-stdin "), call);
       assertFalse(call.contains("RMA_JOB_SECRET_FILE"), "the secret travels on standard input: " + call);
     }
+  }
+
+  /**
+   * MPICH's {@code mpiexec} (Hydra) starts {@code bin/rmarun twisted} without {@code -np} as 4
+   * processes over the three hosts, two on the first ({@code -hosts A:2,B:1,C:1}): its ssh launcher
+   * is a script that runs Hydra's proxy in the namespace of the host's address, and {@code -iface}
+   * names the bridge, so that the proxies reach mpiexec at the root namespace's address. Each
+   * process finds its host's address itself (rank 0 the namespace's only one, the others the way
+   * to rank 0's, which they learn from Hydra's key-value space) and the cluster's members are the
+   * namespaces, never loopback. Skipped where there is no MPICH mpiexec.
+   */
+  @Test
+  void mpiexecStartsAJobOverThreeHosts() throws Exception {
+    String mpiexec = ProcessManagerTest.mpiexec();
+    Assumptions.assumeTrue(mpiexec != null, "no MPICH mpiexec (Hydra) on the PATH: apt-get install mpich (.ci/run does)");
+    StringBuilder cases = new StringBuilder();
+    List<String> hosts = new ArrayList<>();
+    for (int k = 0; k < HOSTS; k++) {
+      cases.append("  ").append(ns.address(k)).append(") exec ip netns exec ").append(ns.name(k))
+          .append(" sh -c \"$*\" ;;\n");
+      hosts.add(ns.address(k) + ":" + (k == 0 ? 2 : 1));
+    }
+    Path launcher = tmp.resolve("hydra-launcher");
+    Files.writeString(launcher, """
+        #!/bin/sh
+        # Hydra's ssh launcher: LAUNCHER [-x] HOST COMMAND...: run COMMAND "on" HOST, a network namespace
+        while [ "${1#-}" != "$1" ]; do shift; done
+        host="$1"
+        shift
+        case "$host" in
+        %s  *) echo "no namespace for $host" >&2; exit 1 ;;
+        esac
+        """.formatted(cases));
+    Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwx------"));
+    List<String> cmd = List.of(mpiexec, "-launcher", "ssh", "-launcher-exec", launcher.toString(), "-iface", ns.bridge(),
+        "-hosts", String.join(",", hosts), "-n", "4", home().resolve("bin/rmarun").toString(), "--conf", conf.toString(),
+        "--tag-output", "twisted");
+    Outcome o = await(List.of("mpiexec"), List.of(start("mpiexec", cmd, home(), Map.of())));
+    assertEquals(0, o.exit(), o.toString());
+    assertTrue(o.out().lines().anyMatch(l -> l.startsWith("[0] twisted: verified") && l.contains("nprocs=4")), o.toString());
+    Set<String> expected = new TreeSet<>();
+    for (int k = 0; k < HOSTS; k++) {
+      expected.add(ns.address(k));
+    }
+    Set<String> members = new TreeSet<>();
+    Matcher m = MEMBER.matcher(o.err());
+    while (m.find()) {
+      members.add(m.group(1));
+    }
+    assertEquals(expected, members, "the cluster's members are the namespaces\n" + o);
+    assertFalse(o.err().contains("127.0.0.1"), "nothing on loopback\n" + o);
   }
 
   /**

@@ -105,6 +105,11 @@ public final class NetNamespaces implements AutoCloseable {
     throw new Unavailable("no free 10.X.Y.0/24 found");
   }
 
+  /** The bridge's name (an interface of the root namespace, at {@link #rootAddress()}). */
+  public String bridge() {
+    return bridgeName();
+  }
+
   /** Namespace {@code k}'s name. */
   public String name(int k) {
     return names.get(k);

@@ -87,11 +87,13 @@ public final class RmaRun {
    */
   public static int run(String[] argv, PrintStream out, PrintStream err) {
     RmaRunCommand a = new RmaRunCommand();
+    ProcessManagerRun managed;
     try {
       boolean go = PICOCLI ? RmaRunCli.parse(a, argv, out) : a.parsePlain(argv, out);
       if (!go) {
         return 0;
       }
+      managed = ProcessManagerRun.of(a, System.getenv());
       a.validate();
     } catch (RmaRunCommand.UsageError e) {
       String m = String.valueOf(e.getMessage()).replaceAll("\\s*\\R\\s*", " ").trim();
@@ -103,8 +105,14 @@ public final class RmaRun {
       }
       return RmaRunCommand.USAGE;
     }
-    if (a.sourceWarnings != null && a.ranks == null && a.jvmIndex < 0) {
-      err.print(a.sourceWarnings); // once, from the launcher: the JVMs it starts compile the same file
+    // javac's warnings of a source-file program once: from the launcher (the JVMs it starts compile
+    // the same file), or from rank 0 of a job started by mpiexec or srun
+    if (a.sourceWarnings != null && (managed != null ? managed.rank == 0 : a.ranks == null && a.jvmIndex < 0)) {
+      err.print(a.sourceWarnings);
+    }
+    if (managed != null) {
+      // started by mpiexec or srun: this JVM holds one rank of the job
+      return managed.run(a, err, () -> tagged(a, () -> runRanks(a, true, err)));
     }
     if (a.secretStdin) {
       try {

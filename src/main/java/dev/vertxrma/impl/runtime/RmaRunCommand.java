@@ -61,7 +61,8 @@ public final class RmaRunCommand {
   private static final long MAX_TIMEOUT_SECONDS = 1_000_000_000L;
 
   @Option(names = {"-n", "-np", "--np"}, paramLabel = "N", order = 1,
-      description = "Number of ranks of the job (required).")
+      description = "Number of ranks of the job (required, except in a process started by mpiexec or srun: each "
+          + "process they start is then the JVM of one rank, docs/running-jobs.md \"mpiexec and srun\").")
   Integer np;
 
   @Option(names = "--jvms", paramLabel = "K", order = 2,
@@ -329,7 +330,8 @@ public final class RmaRunCommand {
       throw new UsageError(np == null ? "-np N and a PROGRAM are required" : "no PROGRAM given");
     }
     if (np == null) {
-      throw new UsageError("-np N is required: the number of ranks");
+      throw new UsageError("-np N is required: the number of ranks (under mpiexec or srun, which give each process "
+          + "its rank, rmarun runs without it)");
     }
     if (np < 1) {
       throw new UsageError("-np " + np + ": the number of ranks must be at least 1");

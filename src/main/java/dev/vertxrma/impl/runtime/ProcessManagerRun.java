@@ -1,0 +1,362 @@
+package dev.vertxrma.impl.runtime;
+
+import dev.vertxrma.impl.transport.JobSecret;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntSupplier;
+
+/**
+ * {@code rmarun PROGRAM [ARGS]} without {@code -np} in a process started by an existing process
+ * manager: MPICH's Hydra {@code mpiexec} ({@code PMI_RANK}, {@code PMI_SIZE}, {@code PMI_FD},
+ * {@code MPI_LOCALRANKID}, {@code MPI_LOCALNRANKS}) or Slurm's {@code srun} ({@code SLURM_PROCID},
+ * {@code SLURM_NTASKS}, {@code SLURM_LOCALID}, {@code SLURM_JOB_ID}, {@code SLURM_STEP_ID},
+ * {@code SLURM_STEP_NODELIST}...). The process is one JVM holding one rank of the job, exactly as a
+ * JVM that {@code rmarun --jvms} starts ({@code --ranks R:1}, clustered), with what rmarun would
+ * have given that JVM taken from the manager:
+ * <ul>
+ * <li>the job's name ({@code --job} if given): {@code mpiexec-} and Hydra's key-value space name
+ *     (unique per job), or {@code slurm-JOBID.STEPID};</li>
+ * <li>the job secret: the file {@code RMA_JOB_SECRET_FILE} names if set; else under Hydra a fresh
+ *     random one that rank 0 puts into the job's key-value space (which only the job's processes
+ *     reach, through their PMI socket), under Slurm one derived from the user's own key
+ *     ({@link UserJobKey});</li>
+ * <li>the cluster's members: {@code --host}/{@code --hostfile} if given; else loopback when every
+ *     process runs on this host; else Slurm's node list, or under Hydra this host's address and
+ *     rank 0's (from the key-value space), from which Hazelcast finds the rest;</li>
+ * <li>the ports: any free ones (the default); ports fixed with {@code -Drma.clusterPort},
+ *     {@code rma.busPort}, {@code rma.dataPort} are moved by local process number k
+ *     ({@code MPI_LOCALRANKID}, {@code SLURM_LOCALID}) times their span, so that the processes of
+ *     one host never collide.</li>
+ * </ul>
+ * Under Hydra the process leaves the job in order ({@code finalize}) only when its rank's program
+ * succeeded; a failed one ends {@link RmaRun#GRACE_MS} later without it (the others, which have
+ * seen the failure, normally end in that time and say why), upon which Hydra kills the job's
+ * processes that still run.
+ */
+final class ProcessManagerRun {
+
+  /** The manager that started this process. */
+  enum Kind {
+    HYDRA("mpiexec"), SLURM("srun");
+
+    final String command;
+
+    Kind(String command) {
+      this.command = command;
+    }
+  }
+
+  /** PMI key of the job secret rank 0 puts (hex); and of rank 0's address. */
+  static final String SECRET_KEY = "rmarun-secret";
+  static final String ADDRESS_KEY = "rmarun-address";
+
+  final Kind kind;
+  final int rank;
+  final int size;
+  /** This process's number among the job's processes of its host. */
+  final int localRank;
+  private final Map<String, String> env;
+  /** The job's name as given by --job, or null. */
+  private String givenJob;
+
+  private ProcessManagerRun(Kind kind, int rank, int size, int localRank, Map<String, String> env) {
+    this.kind = kind;
+    this.rank = rank;
+    this.size = size;
+    this.localRank = localRank;
+    this.env = env;
+  }
+
+  /**
+   * The process manager's part of the job if {@code env} is a process manager's and {@code a}
+   * has no {@code -np} (which makes rmarun an ordinary launcher again); then {@code a} is set up as
+   * the JVM of one rank ({@code -np} the job's size, {@code --ranks R:1}) for
+   * {@link RmaRunCommand#validate()}. Null otherwise.
+   *
+   * @throws RmaRunCommand.UsageError for an option that contradicts it ({@code --jvms},
+   *     {@code --launch}) or an environment that is not consistent
+   */
+  static ProcessManagerRun of(RmaRunCommand a, Map<String, String> env) {
+    if (a.np != null || a.ranks != null) {
+      return null;
+    }
+    ProcessManagerRun pm;
+    if (env.containsKey("PMI_RANK") && env.containsKey("MPI_LOCALRANKID")) {
+      pm = new ProcessManagerRun(Kind.HYDRA, number(env, "PMI_RANK"), number(env, "PMI_SIZE"),
+          number(env, "MPI_LOCALRANKID"), env);
+      number(env, "PMI_FD"); // required: the job's name and secret travel over it
+    } else if (env.containsKey("SLURM_PROCID") && first(env, "SLURM_STEP_ID", "SLURM_STEPID") != null) {
+      pm = new ProcessManagerRun(Kind.SLURM, number(env, "SLURM_PROCID"), number(env, "SLURM_NTASKS", "SLURM_NPROCS"),
+          env.containsKey("SLURM_LOCALID") ? number(env, "SLURM_LOCALID") : 0, env);
+      if (first(env, "SLURM_JOB_ID", "SLURM_JOBID") == null) {
+        throw new RmaRunCommand.UsageError("srun's environment has no SLURM_JOB_ID: the job's name is made of it");
+      }
+      pm.slurmNodes(); // checked now: a malformed list is a usage error
+    } else {
+      return null;
+    }
+    String under = " under " + pm.kind.command + ": each process is one JVM holding one rank";
+    if (pm.size < 1 || pm.rank >= pm.size) {
+      throw new RmaRunCommand.UsageError(pm.kind.command + "'s environment gives rank " + pm.rank + " of a job of "
+          + pm.size + " processes");
+    }
+    if (a.jvms != null) {
+      throw new RmaRunCommand.UsageError("--jvms " + a.jvms + under);
+    }
+    if (a.launch != null) {
+      throw new RmaRunCommand.UsageError("--launch " + a.launch + under + ", started by " + pm.kind.command);
+    }
+    if (!a.env.isEmpty()) {
+      throw new RmaRunCommand.UsageError("-x " + a.env.get(0) + under + ", whose environment is the one "
+          + pm.kind.command + " gives it (" + (pm.kind == Kind.HYDRA ? "mpiexec -genv NAME VALUE" : "srun --export")
+          + ")");
+    }
+    a.np = pm.size;
+    a.ranks = pm.rank + ":1";
+    a.jvmIndex = pm.rank;
+    a.quiet = true;
+    pm.givenJob = a.job;
+    return pm;
+  }
+
+  private static String first(Map<String, String> env, String... names) {
+    for (String n : names) {
+      String v = env.get(n);
+      if (v != null && !v.isBlank()) {
+        return v.trim();
+      }
+    }
+    return null;
+  }
+
+  /** The number in the first of {@code names} that is set. */
+  private static int number(Map<String, String> env, String... names) {
+    String v = first(env, names);
+    if (v == null) {
+      throw new RmaRunCommand.UsageError(String.join(" or ", names) + " is not set, which the process manager sets "
+          + "(rmarun takes this process's rank and the job's size from them)");
+    }
+    try {
+      int n = Integer.parseInt(v);
+      if (n >= 0) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // below
+    }
+    throw new RmaRunCommand.UsageError(names[0] + "=" + v + " is not a number of processes or a rank");
+  }
+
+  /** The step's nodes (expanded), from SLURM_STEP_NODELIST, else SLURM_JOB_NODELIST; empty if neither is set. */
+  List<String> slurmNodes() {
+    String name = env.containsKey("SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST"
+        : env.containsKey("SLURM_JOB_NODELIST") ? "SLURM_JOB_NODELIST" : "SLURM_NODELIST";
+    String list = env.get(name);
+    if (list == null) {
+      return List.of();
+    }
+    try {
+      return SlurmHostList.expand(list);
+    } catch (IllegalArgumentException e) {
+      throw new RmaRunCommand.UsageError(name + ": " + e.getMessage());
+    }
+  }
+
+  /** "rank R of N under mpiexec": for messages. */
+  String describe() {
+    return "rank " + rank + " of " + size + " under " + kind.command;
+  }
+
+  /**
+   * Runs this process's rank: agrees on the job's name, secret and members with the other
+   * processes, then runs {@code rank} (the JVM's ranks, as rmarun runs them) and, under Hydra,
+   * leaves the job in order if it succeeded.
+   *
+   * @return the exit status: {@code rank}'s, or 1 when the job could not be set up
+   */
+  int run(RmaRunCommand a, PrintStream err, IntSupplier rankJob) {
+    long waitMs = Math.max(60, a.timeoutSeconds) * 1000L;
+    PmiWire pmi = null;
+    try {
+      String secretFile = env.get(JobSecret.FILE_ENV);
+      boolean ownSecret = secretFile == null || secretFile.isBlank();
+      ManagedNetwork net;
+      if (kind == Kind.HYDRA) {
+        // PMI first: from here on a failure of this process (which then ends without finalize)
+        // makes Hydra stop the others, instead of leaving them waiting in the barrier
+        PmiWire wire = PmiWire.inherited(number(env, "PMI_FD"));
+        pmi = wire;
+        String kvs = within(waitMs, () -> {
+          wire.init();
+          return wire.kvsName();
+        });
+        net = network(a);
+        String[] agreed = within(waitMs, exchange(wire, kvs, net, ownSecret));
+        a.job = givenJob != null ? givenJob : jobName("mpiexec-", kvs);
+        if (ownSecret != !"-".equals(agreed[0])) {
+          throw new IOException(JobSecret.FILE_ENV + " is set for " + (ownSecret ? "rank 0 but not for this process"
+              : "this process but not for rank 0") + ": give every process of the job the same (mpiexec -genv "
+              + JobSecret.FILE_ENV + " FILE), or none");
+        }
+        if (ownSecret) {
+          a.secret = Base64.getEncoder().encodeToString(HexFormat.of().parseHex(agreed[0]));
+        }
+        if (net != null && net.members() == null) {
+          String host = net.host() != null ? net.host() : ManagedNetwork.hydraAddress(env, agreed[1]);
+          net = new ManagedNetwork(host, "-".equals(agreed[1]) ? host
+              : String.join(",", new LinkedHashSet<>(List.of(agreed[1], host))));
+        }
+      } else {
+        net = network(a);
+        a.job = givenJob != null ? givenJob
+            : jobName("slurm-", first(env, "SLURM_JOB_ID", "SLURM_JOBID") + "." + first(env, "SLURM_STEP_ID", "SLURM_STEPID"));
+        if (ownSecret) {
+          a.secret = UserJobKey.jobSecret(UserJobKey.file(UserJobKey.home()), a.job);
+        }
+      }
+      ManagedNetwork.apply(net, System.getProperties(), localRank);
+      if (a.conf != null) {
+        useConf(a.conf, err);
+      }
+    } catch (IOException | RuntimeException e) {
+      err.println("rmarun: " + describe() + ": " + (e instanceof RmaRunCommand.UsageError || e instanceof IOException
+          ? e.getMessage() : e.toString()));
+      return 1; // under Hydra without finalize: it stops the job's other processes
+    }
+    int status = rankJob.getAsInt();
+    if (status != 0 && pmi != null) {
+      // the other processes get the grace rmarun gives its JVMs to end on their own (and say why);
+      // then this one ends without finalize, upon which Hydra stops any that still run
+      try {
+        Thread.sleep(RmaRun.GRACE_MS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (status == 0 && pmi != null) {
+      try {
+        within(10_000, pmi::finalizeJob);
+      } catch (IOException e) {
+        err.println("rmarun: " + describe() + " of job " + a.job + ": cannot leave the job in order: " + e.getMessage());
+        return 1;
+      }
+    }
+    return status;
+  }
+
+  /**
+   * {@code --conf DIR} in this JVM, which is already running: its {@code cluster.xml} and
+   * {@code tls/} (read when the job starts) and {@code logging.properties} (read now); its
+   * {@code jvm.options} cannot be, which a line on {@code err} says.
+   */
+  private void useConf(java.nio.file.Path conf, PrintStream err) throws IOException {
+    System.setProperty("rma.conf", conf.toString());
+    java.nio.file.Path logging = conf.resolve("logging.properties");
+    if (java.nio.file.Files.isRegularFile(logging)) {
+      try (java.io.InputStream in = java.nio.file.Files.newInputStream(logging)) {
+        java.util.logging.LogManager.getLogManager().readConfiguration(in);
+      }
+    }
+    if (java.nio.file.Files.isRegularFile(conf.resolve("jvm.options"))) {
+      err.println("rmarun: " + describe() + ": " + conf.resolve("jvm.options") + " is not used: this JVM was started by "
+          + kind.command + " (give its flags in RMA_JAVA_OPTS)");
+    }
+  }
+
+  /** A job name of {@code prefix} and {@code id}: its characters outside [A-Za-z0-9._-] replaced, at most 64 long. */
+  static String jobName(String prefix, String id) {
+    String name = prefix + id.replaceAll("[^A-Za-z0-9._-]", "-");
+    if (name.length() <= 64) {
+      return name;
+    }
+    try {
+      byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(id.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return prefix + HexFormat.of().formatHex(digest, 0, 16);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+
+  /**
+   * This process's network, null for loopback (every process on this host): the host list if
+   * given, else Slurm's node list; under Hydra over hosts, rank 0's address now and the others'
+   * once rank 0's is known (members null until then).
+   */
+  private ManagedNetwork network(RmaRunCommand a) throws IOException {
+    if (!a.hosts.isEmpty()) {
+      List<String> addresses = a.hosts.stream().map(RmaRunCommand.Host::address).toList();
+      return addresses.stream().allMatch(RmaRunCommand::isLoopback) ? null : ManagedNetwork.ofHosts(addresses);
+    }
+    if (kind == Kind.HYDRA) {
+      String count = env.get("MPI_LOCALNRANKS");
+      if (count == null || count.trim().equals(String.valueOf(size))) {
+        return null;
+      }
+      return new ManagedNetwork(rank == 0 ? ManagedNetwork.hydraAddress(env, null) : null, null);
+    }
+    List<String> nodes = new ArrayList<>(new LinkedHashSet<>(slurmNodes()));
+    return nodes.size() <= 1 ? null : ManagedNetwork.ofNodes(nodes, first(env, "SLURMD_NODENAME"));
+  }
+
+  /**
+   * Hydra's part after init: rank 0's secret (hex; "-" when it is in the file
+   * {@code RMA_JOB_SECRET_FILE} names, {@code share} false) and address ("-" on loopback) put into
+   * the job's key-value space {@code kvs} before a barrier of every process, and read after it.
+   *
+   * @return secret (hex, or "-"), rank 0's address
+   */
+  private java.util.concurrent.Callable<String[]> exchange(PmiWire pmi, String kvs, ManagedNetwork net, boolean share) {
+    return () -> {
+      if (rank == 0) {
+        byte[] secret = new byte[JobSecret.RANDOM_BYTES];
+        new SecureRandom().nextBytes(secret);
+        pmi.put(kvs, SECRET_KEY, share ? HexFormat.of().formatHex(secret) : "-");
+        pmi.put(kvs, ADDRESS_KEY, net == null ? "-" : net.host());
+      }
+      pmi.barrier();
+      return new String[] {pmi.get(kvs, SECRET_KEY), pmi.get(kvs, ADDRESS_KEY)};
+    };
+  }
+
+  /** A blocking exchange with the process manager, run by a daemon thread for at most {@code ms}. */
+  private static <T> T within(long ms, java.util.concurrent.Callable<T> call) throws IOException {
+    FutureTask<T> task = new FutureTask<>(call);
+    Thread t = new Thread(task, "rmarun-process-manager");
+    t.setDaemon(true);
+    t.start();
+    try {
+      return task.get(ms, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      throw new IOException("the process manager did not answer within " + ms / 1000 + " s (do all processes of the "
+          + "job run bin/rmarun with the same arguments, without -np?)");
+    } catch (ExecutionException e) {
+      Throwable c = e.getCause();
+      throw c instanceof IOException ? (IOException) c : new IOException(String.valueOf(c), c);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while talking to the process manager", e);
+    }
+  }
+
+  private interface Call {
+    void run() throws IOException;
+  }
+
+  private static void within(long ms, Call call) throws IOException {
+    within(ms, () -> {
+      call.run();
+      return null;
+    });
+  }
+}
