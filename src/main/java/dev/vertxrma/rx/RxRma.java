@@ -2,6 +2,7 @@ package dev.vertxrma.rx;
 
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.JobOptions;
+import dev.vertxrma.Progress;
 import dev.vertxrma.RankProgram;
 import dev.vertxrma.Rma;
 import dev.vertxrma.RmaException;
@@ -121,6 +122,20 @@ public final class RxRma {
   public static Single<Vertx> clusteredVertx(String clusterName, VertxOptions options) {
     RxJava.require();
     return Deferred.single(() -> Rma.clusteredVertx(clusterName, options));
+  }
+
+  /**
+   * A new clustered Vert.x node whose event loops wait as {@code progress} says
+   * ({@link Rma#clusteredVertx(String, VertxOptions, Progress)}).
+   *
+   * @param clusterName the Hazelcast cluster name
+   * @param options the Vert.x options to start from (not modified)
+   * @param progress how the node's event loops wait for the network
+   * @return the started node
+   */
+  public static Single<Vertx> clusteredVertx(String clusterName, VertxOptions options, Progress progress) {
+    RxJava.require();
+    return Deferred.single(() -> Rma.clusteredVertx(clusterName, options, progress));
   }
 
   /**
