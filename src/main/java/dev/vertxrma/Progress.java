@@ -16,8 +16,8 @@ public enum Progress {
 
   /**
    * The default: a loop that has just run a task or handled a frame polls its sockets instead of
-   * sleeping, for a short while (it spins about 50 µs, then yields the processor for up to about
-   * 200 µs more), then sleeps until woken. Round trips that follow each other, as an MPI program's
+   * sleeping, for a short while (about 200 µs, yielding the processor between polls to any thread
+   * that has work), then sleeps until woken. Round trips that follow each other, as an MPI program's
    * do, then find the loops awake, while a job that waits on nothing sleeps: an idle JVM spends
    * next to nothing of a core on it.
    */
