@@ -159,6 +159,33 @@ public final class ClusterSupport {
     }
   }
 
+  /**
+   * A port for the JVM that forms a job's cluster ({@link #LEADER}) to bind on {@code host}: the
+   * first of Hazelcast's usual 5701-5800, from a random start, that this JVM can bind there now
+   * (outside the kernel's ephemeral range, so no outgoing connection takes it meanwhile), or -1
+   * (the JVMs then search for each other as Hazelcast does).
+   */
+  static int freeLeaderPort(String host) {
+    java.net.InetAddress address;
+    try {
+      address = java.net.InetAddress.getByName(host);
+    } catch (java.net.UnknownHostException e) {
+      return -1;
+    }
+    int start = java.util.concurrent.ThreadLocalRandom.current().nextInt(100);
+    for (int i = 0; i < 100; i++) {
+      int port = 5701 + (start + i) % 100;
+      try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+        probe.setReuseAddress(false);
+        probe.bind(new java.net.InetSocketAddress(address, port));
+        return port;
+      } catch (java.io.IOException e) {
+        // taken: the next one
+      }
+    }
+    return -1;
+  }
+
   /** This JVM's address: {@value #HOST}, default 127.0.0.1. */
   public static String host() {
     String h = System.getProperty(HOST);

@@ -60,6 +60,8 @@ final class ProcessManagerRun {
   /** PMI key of the job secret rank 0 puts (hex); and of rank 0's address. */
   static final String SECRET_KEY = "rmarun-secret";
   static final String ADDRESS_KEY = "rmarun-address";
+  /** Rank 0's Hazelcast port, which the others join ({@link ClusterSupport#LEADER}); "-" for none. */
+  static final String LEADER_KEY = "rmarun-leader-port";
 
   final Kind kind;
   final int rank;
@@ -192,6 +194,8 @@ final class ProcessManagerRun {
       String secretFile = env.get(JobSecret.FILE_ENV);
       boolean ownSecret = secretFile == null || secretFile.isBlank();
       ManagedNetwork net;
+      String leaderPort = null;
+      String leaderHost0 = null;
       if (kind == Kind.HYDRA) {
         // PMI first: from here on a failure of this process (which then ends without finalize)
         // makes Hydra stop the others, instead of leaving them waiting in the barrier
@@ -204,6 +208,8 @@ final class ProcessManagerRun {
         net = network(a);
         String[] agreed = within(waitMs, exchange(wire, kvs, net, ownSecret));
         a.job = givenJob != null ? givenJob : jobName("mpiexec-", kvs);
+        leaderPort = agreed[2];
+        leaderHost0 = agreed[1];
         if (ownSecret != !"-".equals(agreed[0])) {
           throw new IOException(JobSecret.FILE_ENV + " is set for " + (ownSecret ? "rank 0 but not for this process"
               : "this process but not for rank 0") + ": give every process of the job the same (mpiexec -genv "
@@ -226,6 +232,13 @@ final class ProcessManagerRun {
         }
       }
       ManagedNetwork.apply(net, System.getProperties(), localRank);
+      if (leaderPort != null && !"-".equals(leaderPort)) {
+        String leaderHost = leaderHost0 == null || "-".equals(leaderHost0) ? "127.0.0.1" : leaderHost0;
+        System.setProperty(ClusterSupport.LEADER, leaderHost + ":" + leaderPort);
+        if (rank == 0) {
+          System.setProperty(ClusterSupport.CLUSTER_PORT, leaderPort);
+        }
+      }
       if (a.conf != null) {
         useConf(a.conf, err);
       }
@@ -314,7 +327,7 @@ final class ProcessManagerRun {
    * {@code RMA_JOB_SECRET_FILE} names, {@code share} false) and address ("-" on loopback) put into
    * the job's key-value space {@code kvs} before a barrier of every process, and read after it.
    *
-   * @return secret (hex, or "-"), rank 0's address
+   * @return secret (hex, or "-"), rank 0's address, rank 0's Hazelcast port (or "-")
    */
   private java.util.concurrent.Callable<String[]> exchange(PmiWire pmi, String kvs, ManagedNetwork net, boolean share) {
     return () -> {
@@ -323,9 +336,14 @@ final class ProcessManagerRun {
         new SecureRandom().nextBytes(secret);
         pmi.put(kvs, SECRET_KEY, share ? HexFormat.of().formatHex(secret) : "-");
         pmi.put(kvs, ADDRESS_KEY, net == null ? "-" : net.host());
+        // the cluster forms around rank 0: the others join it directly (Hazelcast's required
+        // member), whatever order the processes start in; a port fixed by the user is kept
+        int port = System.getProperty(ClusterSupport.CLUSTER_PORT) != null ? -1
+            : ClusterSupport.freeLeaderPort(net == null || net.host() == null ? ClusterSupport.host() : net.host());
+        pmi.put(kvs, LEADER_KEY, port > 0 ? String.valueOf(port) : "-");
       }
       pmi.barrier();
-      return new String[] {pmi.get(kvs, SECRET_KEY), pmi.get(kvs, ADDRESS_KEY)};
+      return new String[] {pmi.get(kvs, SECRET_KEY), pmi.get(kvs, ADDRESS_KEY), pmi.get(kvs, LEADER_KEY)};
     };
   }
 

@@ -378,33 +378,6 @@ public final class RmaRun {
     }
   }
 
-  /**
-   * A port for the first JVM of a job on this host to form its cluster on: the first of
-   * Hazelcast's usual 5701-5800 that this JVM can bind on the JVMs' address now (outside the
-   * kernel's ephemeral range, so no outgoing connection takes it meanwhile), or -1 (the JVMs then
-   * search for each other as Hazelcast does).
-   */
-  private static int leaderPort() {
-    java.net.InetAddress address;
-    try {
-      address = java.net.InetAddress.getByName(ClusterSupport.host());
-    } catch (java.net.UnknownHostException e) {
-      return -1;
-    }
-    int start = 5701 + java.util.concurrent.ThreadLocalRandom.current().nextInt(100);
-    for (int i = 0; i < 100; i++) {
-      int port = 5701 + (start - 5701 + i) % 100;
-      try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
-        probe.setReuseAddress(false);
-        probe.bind(new java.net.InetSocketAddress(address, port));
-        return port;
-      } catch (java.io.IOException e) {
-        // taken: the next one
-      }
-    }
-    return -1;
-  }
-
   private static String signalName(int signal) {
     switch (signal) {
       case 1: return " (SIGHUP)";
@@ -434,7 +407,7 @@ public final class RmaRun {
       ranksOf[k] = a.firstRankOf(k + 1) - a.firstRankOf(k);
     }
     if (clustered && !remote) {
-      a.clusterLeaderPort = leaderPort();
+      a.clusterLeaderPort = ClusterSupport.freeLeaderPort(ClusterSupport.host());
     }
     if (!remote) {
       a.classData = ClassDataArchive.forClassPath(System.getProperty("java.class.path"));
