@@ -49,6 +49,10 @@ class ConsumerProjectTest {
         || n.startsWith("dev/vertxrma/bench/") || n.equals("cluster.xml") || n.startsWith("org/slf4j/")
         || n.startsWith("io/vertx/core/") || n.startsWith("com/hazelcast/")).toList();
     assertEquals(List.of(), foreign, "the library jar must not carry samples, benchmark, root cluster.xml or dependencies");
+    try (java.util.jar.JarFile jar = new java.util.jar.JarFile(jar("").toFile())) {
+      assertEquals("dev.vertxrma", jar.getManifest().getMainAttributes().getValue("Automatic-Module-Name"),
+          "the library jar names its module");
+    }
     for (String classifier : List.of("all", "samples", "sources", "javadoc")) {
       assertTrue(Files.isRegularFile(jar(classifier)), jar(classifier) + " is built");
     }
