@@ -1,5 +1,7 @@
 package dev.vertxrma.impl.memory;
 
+import dev.vertxrma.Progress;
+import dev.vertxrma.RmaException;
 import io.vertx.core.Context;
 import io.vertx.core.ThreadingModel;
 import io.vertx.core.Vertx;
@@ -53,13 +55,21 @@ final class ParallelCopy {
   private ParallelCopy() {
   }
 
+  /** Whether this JVM's clustered event loops busy-poll by default ({@link Progress#jvmDefault()}). */
+  static boolean busyPolling() {
+    try {
+      return Progress.jvmDefault() == Progress.BUSY;
+    } catch (RmaException e) {
+      return false; // named where a node starts with it
+    }
+  }
+
   private static int threads() {
     int cores = Runtime.getRuntime().availableProcessors();
     // busy-polling event loops (-Drma.progress=busy, see PollingTransport) keep their cores: a copy
     // thread would only take turns with them (4 MiB put bandwidth between two such JVMs on 2 cores:
     // 2.8-3.0 GB/s without copy threads, 2.0-2.1 with one)
-    int n = "busy".equalsIgnoreCase(System.getProperty("rma.progress", Boolean.getBoolean("rma.busyPoll") ? "busy" : ""))
-        ? 0 : Math.min(cores - 1, 3);
+    int n = busyPolling() ? 0 : Math.min(cores - 1, 3);
     String v = System.getProperty(THREADS_PROPERTY);
     if (v != null && !v.isBlank()) {
       try {

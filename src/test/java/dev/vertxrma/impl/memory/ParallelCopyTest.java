@@ -118,7 +118,7 @@ class ParallelCopyTest {
     assertFalse(ParallelCopy.splits(null, 4096, null, 4096 + n - 1, n), "overlapping native ranges");
     assertFalse(ParallelCopy.splits(null, 0, null, 0, SPLIT - 1), "below the threshold");
     if (Runtime.getRuntime().availableProcessors() > 1 && System.getProperty(ParallelCopy.THREADS_PROPERTY) == null
-        && !Boolean.getBoolean("rma.busyPoll")) {
+        && !ParallelCopy.busyPolling()) {
       assertTrue(ParallelCopy.splits(new byte[0], base, a, base, n), "two arrays");
       assertTrue(ParallelCopy.splits(null, 4096, null, 4096 + n, n), "adjacent native ranges");
     }
