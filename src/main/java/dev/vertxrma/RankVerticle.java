@@ -1,6 +1,6 @@
 package dev.vertxrma;
 
-import dev.vertxrma.impl.runtime.LauncherJob;
+import dev.vertxrma.impl.job.LauncherJob;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 

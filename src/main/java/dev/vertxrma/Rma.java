@@ -2,7 +2,7 @@ package dev.vertxrma;
 
 import dev.vertxrma.impl.runtime.CallLoop;
 import dev.vertxrma.impl.runtime.ClusterSupport;
-import dev.vertxrma.impl.runtime.JobRunner;
+import dev.vertxrma.impl.job.JobRunner;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;

@@ -5,7 +5,7 @@ import dev.vertxrma.JobOptions;
 import dev.vertxrma.RankProgram;
 import dev.vertxrma.Rma;
 import dev.vertxrma.RmaException;
-import dev.vertxrma.impl.runtime.JobRunner;
+import dev.vertxrma.impl.job.JobRunner;
 import dev.vertxrma.impl.transport.JobSecret;
 import io.vertx.core.Context;
 import io.vertx.core.Future;

@@ -8,7 +8,7 @@ import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Status;
-import dev.vertxrma.impl.runtime.CommImpl;
+import dev.vertxrma.impl.comm.CommImpl;
 import dev.vertxrma.testing.Jobs;
 import dev.vertxrma.testing.Jobs.Mode;
 import io.vertx.core.Future;

@@ -108,7 +108,7 @@ public final class Jobs {
       if (fa.succeeded() && fb.succeeded()) {
         return fa;
       }
-      Future<Void> own = Future.failedFuture(dev.vertxrma.impl.runtime.JobRunner.rootCause(
+      Future<Void> own = Future.failedFuture(dev.vertxrma.impl.job.JobRunner.rootCause(
           java.util.stream.Stream.of(fa, fb).filter(Future::failed).map(Future::cause).toList()));
       return own;
     });

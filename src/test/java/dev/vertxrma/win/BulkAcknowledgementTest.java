@@ -12,7 +12,7 @@ import dev.vertxrma.Op;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
 import dev.vertxrma.impl.memory.WindowMemory;
-import dev.vertxrma.impl.runtime.CommImpl;
+import dev.vertxrma.impl.comm.CommImpl;
 import dev.vertxrma.testing.Jobs;
 import io.vertx.core.Future;
 import java.util.ArrayList;

@@ -64,7 +64,7 @@ class TimedOutCallsTest {
     Throwable failed = Jobs.runExpectingFailure(mode, Jobs.options(3).setWaitTimeoutMs(1000), (world, args) ->
         Win.allocate(world, 8, 8, Info.NULL).compose(win -> {
           io.vertx.core.Vertx vertx = io.vertx.core.Vertx.currentContext().owner();
-          dev.vertxrma.impl.runtime.RankProcess process = ((dev.vertxrma.impl.runtime.CommImpl) world).process();
+          dev.vertxrma.impl.runtime.RankProcess process = ((dev.vertxrma.impl.comm.CommImpl) world).process();
           io.vertx.core.Future<Void> part;
           if (world.rank() == 0) {
             part = win.lock(dev.vertxrma.LockType.EXCLUSIVE, 1).compose(v -> vertx.timer(1500))

@@ -37,7 +37,7 @@ import java.util.function.IntFunction;
  * Too many instances fail at once with {@link ErrorClass#RANK}; missing ones fail after the
  * startup timeout with {@link ErrorClass#TIMEOUT}, naming the ranks that never joined.
  */
-final class Handshake {
+public final class Handshake {
 
   static final long REPUBLISH_MS = 100;
   private static final String NO_RANK = "~";
@@ -74,7 +74,7 @@ final class Handshake {
    * @param requestedRank the rank this instance asks for, or {@code -1} to take one by order of
    *     arrival (Vert.x launcher, {@code -instances K})
    */
-  Handshake(JobRuntime job, ContextInternal context, int requestedRank) {
+  public Handshake(JobRuntime job, ContextInternal context, int requestedRank) {
     this.job = job;
     this.context = context;
     this.bus = job.vertx().eventBus();
@@ -91,7 +91,7 @@ final class Handshake {
    * Runs the handshake. {@code onRank} is called once with this instance's rank and must complete
    * when the rank's own address is registered. The result is the rank.
    */
-  Future<Integer> run(IntFunction<Future<Void>> onRank) {
+  public Future<Integer> run(IntFunction<Future<Void>> onRank) {
     this.onRank = onRank;
     MessageConsumer<Object> hello = bus.consumer(helloAddress, m -> {
       JsonObject body = valid(m.body());

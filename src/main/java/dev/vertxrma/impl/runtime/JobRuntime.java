@@ -106,7 +106,7 @@ public final class JobRuntime {
    * that a rank whose program holds its thread (computing in a callback) delays no operation on
    * another rank's window.
    */
-  void expectLocalRanks(int count) {
+  public void expectLocalRanks(int count) {
     dataPlaneNearRank = count == 1;
   }
 

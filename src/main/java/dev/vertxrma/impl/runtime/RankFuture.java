@@ -111,7 +111,7 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
    * first evaluation of each held a loop tens of milliseconds. What completes here runs its
    * (trivial) listeners on {@code context}.
    */
-  static void warmUp(Context context) {
+  public static void warmUp(Context context) {
     RankFuture<Object> a = promise(context);
     RankFuture<Object> b = promise(context);
     a.compose(x -> b).map(x -> x).map(1).transform(ar -> b).eventually(() -> b).otherwise(x -> null).otherwise(0)

@@ -56,7 +56,7 @@ public final class RankProcess implements Endpoint {
   /** The deadlines of the waits begun on the rank's context. */
   private final WaitDeadlines deadlines;
 
-  RankProcess(JobRuntime job, int rank, ContextInternal context) {
+  public RankProcess(JobRuntime job, int rank, ContextInternal context) {
     this.job = job;
     this.rank = rank;
     this.context = context;
@@ -124,7 +124,7 @@ public final class RankProcess implements Endpoint {
   }
 
   /** What this rank still holds that it should have released, per {@link #onFinalizeCheck}; {@code null} if nothing. */
-  String unreleased() {
+  public String unreleased() {
     List<String> found = new ArrayList<>();
     for (java.util.function.Supplier<String> check : finalizeChecks) {
       String s = check.get();
@@ -139,13 +139,13 @@ public final class RankProcess implements Endpoint {
    * Joins the job's local registry: from now on frames for this rank, from this JVM or from the
    * data plane, reach it. (No event-bus address: frames never travel on the event bus.)
    */
-  Future<Void> listen() {
+  public Future<Void> listen() {
     job.register(this);
     return Future.succeededFuture();
   }
 
   /** Stops listening and leaves the job's local registry. */
-  Future<Void> close() {
+  public Future<Void> close() {
     job.unregister(this);
     for (Runnable hook : closeHooks) {
       try {

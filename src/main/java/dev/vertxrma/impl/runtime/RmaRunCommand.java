@@ -1,5 +1,6 @@
 package dev.vertxrma.impl.runtime;
 
+import dev.vertxrma.impl.job.RankHost;
 import dev.vertxrma.JobOptions;
 import dev.vertxrma.RankProgram;
 import dev.vertxrma.RmaException;

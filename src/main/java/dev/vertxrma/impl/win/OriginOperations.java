@@ -13,7 +13,7 @@ import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.ops.LocalTransfer;
 import dev.vertxrma.impl.ops.RmaTarget;
 import dev.vertxrma.impl.ops.TypeMap;
-import dev.vertxrma.impl.runtime.CommImpl;
+import dev.vertxrma.impl.comm.CommImpl;
 import dev.vertxrma.impl.runtime.ErrorHandling;
 import dev.vertxrma.impl.runtime.RankFuture;
 import dev.vertxrma.impl.sync.CompletionTracker;

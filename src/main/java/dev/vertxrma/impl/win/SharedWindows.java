@@ -7,7 +7,7 @@ import dev.vertxrma.Win;
 import dev.vertxrma.impl.coll.Collectives;
 import dev.vertxrma.impl.memory.SharedMapping;
 import dev.vertxrma.impl.memory.WindowMemory;
-import dev.vertxrma.impl.runtime.CommImpl;
+import dev.vertxrma.impl.comm.CommImpl;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.internal.ContextInternal;

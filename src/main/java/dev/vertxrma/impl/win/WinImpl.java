@@ -21,7 +21,7 @@ import dev.vertxrma.impl.observe.RankObserver;
 import dev.vertxrma.impl.observe.Sync;
 import dev.vertxrma.impl.ops.TypeMap;
 import dev.vertxrma.impl.runtime.ErrorHandling;
-import dev.vertxrma.impl.runtime.CommImpl;
+import dev.vertxrma.impl.comm.CommImpl;
 import dev.vertxrma.impl.sync.CompletionTracker;
 import dev.vertxrma.impl.sync.PassiveEpoch;
 import dev.vertxrma.impl.sync.PscwEpoch;

@@ -9,7 +9,7 @@ import dev.vertxrma.impl.coll.AgreedIds;
 import dev.vertxrma.impl.memory.DynamicMemory;
 import dev.vertxrma.impl.memory.SharedMapping;
 import dev.vertxrma.impl.memory.WindowMemory;
-import dev.vertxrma.impl.runtime.CommImpl;
+import dev.vertxrma.impl.comm.CommImpl;
 import io.vertx.core.Future;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.job;
 
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.JobOptions;
@@ -11,6 +11,7 @@ import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import dev.vertxrma.impl.runtime.JobRuntime;
 
 /**
  * Ranks started by the Vert.x launchers ({@code -instances K}): each {@code RankVerticle}

@@ -1,8 +1,9 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.job;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import net.openhft.chronicle.bytes.BytesStore;
+import dev.vertxrma.impl.runtime.RankFuture;
 
 /**
  * Runs once per JVM, on a worker thread before any rank starts, the one-time initializations that
@@ -26,8 +27,8 @@ final class JvmWarmup {
     "dev.vertxrma.impl.ops.ReductionKernel", "dev.vertxrma.impl.ops.TypeMap", "dev.vertxrma.impl.transport.FrameCodec",
     // a rank's start (RankHost: the rank process, its communicators and point-to-point) ran 54 ms
     // on a cold JVM's event loop while they loaded
-    "dev.vertxrma.impl.runtime.RankProcess", "dev.vertxrma.impl.runtime.CommImpl", "dev.vertxrma.impl.runtime.CommFactory",
-    "dev.vertxrma.impl.runtime.CommEndpoint", "dev.vertxrma.impl.runtime.RankFuture", "dev.vertxrma.impl.runtime.ErrorHandling",
+    "dev.vertxrma.impl.runtime.RankProcess", "dev.vertxrma.impl.comm.CommImpl", "dev.vertxrma.impl.comm.CommFactory",
+    "dev.vertxrma.impl.comm.CommEndpoint", "dev.vertxrma.impl.runtime.RankFuture", "dev.vertxrma.impl.runtime.ErrorHandling",
     "dev.vertxrma.impl.runtime.WaitDeadlines", "dev.vertxrma.impl.runtime.Handshake", "dev.vertxrma.impl.p2p.BsendBuffer",
     "dev.vertxrma.impl.win.OriginOperations", "dev.vertxrma.impl.win.ActiveTargetSync", "dev.vertxrma.impl.win.RmaCall",
     "dev.vertxrma.impl.sync.FenceEpoch", "dev.vertxrma.impl.sync.LockManager", "dev.vertxrma.impl.sync.PassiveEpoch",

@@ -1,4 +1,4 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.comm;
 
 import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
@@ -29,6 +29,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import dev.vertxrma.impl.runtime.RankProcess;
+import dev.vertxrma.impl.runtime.RankFuture;
+import dev.vertxrma.impl.runtime.ErrorHandling;
 
 /**
  * A communicator of one rank — the world, COMM_SELF, or one made by split, dup or create:
@@ -106,7 +109,7 @@ public final class CommImpl implements Comm {
   }
 
   /** The world communicator of a rank, with its point-to-point engine. */
-  static CommImpl world(RankProcess rp, PointToPoint p2p) {
+  public static CommImpl world(RankProcess rp, PointToPoint p2p) {
     return new CommImpl(new RankComms(rp, p2p), rp, WORLD_CTX, Kind.WORLD, "the world communicator");
   }
 

@@ -1,4 +1,4 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.job;
 
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.JobOptions;
@@ -10,6 +10,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
+import dev.vertxrma.impl.runtime.JobRuntime;
 
 /**
  * Runs the ranks a JVM hosts: deploys one {@link RankHost} per local rank, runs the program on

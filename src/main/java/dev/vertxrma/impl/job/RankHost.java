@@ -1,4 +1,4 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.job;
 
 import dev.vertxrma.Comm;
 import dev.vertxrma.ErrorClass;
@@ -13,6 +13,10 @@ import io.vertx.core.ThreadingModel;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.internal.ContextInternal;
 import java.util.List;
+import dev.vertxrma.impl.runtime.RankProcess;
+import dev.vertxrma.impl.runtime.JobRuntime;
+import dev.vertxrma.impl.runtime.Handshake;
+import dev.vertxrma.impl.comm.CommImpl;
 
 /**
  * The verticle that hosts one rank: joins the job (handshake), wires the rank's engines, runs its
@@ -57,7 +61,7 @@ public final class RankHost extends VerticleBase {
    *
    * @throws RmaException ARG for virtual threads on a JVM older than Java 21
    */
-  static DeploymentOptions deployment(boolean virtualThreads) {
+  public static DeploymentOptions deployment(boolean virtualThreads) {
     if (!virtualThreads) {
       return new DeploymentOptions();
     }

@@ -1,4 +1,4 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.job;
 
 import dev.vertxrma.Comm;
 import dev.vertxrma.ErrorClass;
@@ -10,6 +10,7 @@ import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import dev.vertxrma.impl.runtime.JobRuntime;
 
 /**
  * The ranks of one job that this JVM hosts, deployed and past the handshake: what

@@ -1,4 +1,4 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.comm;
 
 import dev.vertxrma.Comm;
 import dev.vertxrma.ErrorClass;

@@ -1,4 +1,4 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.comm;
 
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
@@ -8,6 +8,7 @@ import dev.vertxrma.impl.transport.PendingReplies;
 import io.vertx.core.Future;
 import io.vertx.core.internal.ContextInternal;
 import java.util.Arrays;
+import dev.vertxrma.impl.runtime.RankProcess;
 
 /**
  * A communicator's view of its rank: the one place where a communicator's rank numbering meets
