@@ -24,6 +24,7 @@ import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
 import dev.vertxrma.impl.memory.WindowMemory;
 import dev.vertxrma.impl.ops.BasicType;
+import dev.vertxrma.impl.ops.OperationFrames;
 import dev.vertxrma.impl.ops.RmaTarget;
 import dev.vertxrma.impl.ops.TypeMap;
 import dev.vertxrma.impl.transport.Frame;
@@ -766,7 +767,7 @@ class RmaErrorsTest {
         String[] parts = (String[]) c[4];
         RmaException e;
         try {
-          RmaTarget.apply(f, mem, unit, 5);
+          RmaTarget.apply(OperationFrames.fromFrame(f), mem, unit, 5);
           fail(what + ": applied without error");
           return;
         } catch (RmaException ex) {
@@ -782,14 +783,15 @@ class RmaErrorsTest {
       }
       // controls: well-formed frames do change the window (so the checks above could fail)
       byte[] eight = {1, 2, 3, 4, 5, 6, 7, 8};
-      assertEquals(null, RmaTarget.apply(frame(FrameType.PUT, longT, 1, 1, eight), mem, 8, 5));
+      assertEquals(null, RmaTarget.apply(OperationFrames.fromFrame(frame(FrameType.PUT, longT, 1, 1, eight)), mem, 8, 5));
       byte[] expected = init.clone();
       System.arraycopy(eight, 0, expected, 8, 8);
       assertBytes(expected, read(mem.store(), 0, 64), "well-formed PUT");
-      byte[] got = (byte[]) RmaTarget.apply(frame(FrameType.GET, intT, 2, 2, null), mem, 4, 5);
+      byte[] got = RmaTarget.apply(OperationFrames.fromFrame(frame(FrameType.GET, intT, 2, 2, null)), mem, 4, 5).toBytes();
       assertNotNull(got);
       assertArrayEquals(java.util.Arrays.copyOfRange(expected, 8, 16), got, "well-formed GET");
-      byte[] old = (byte[]) RmaTarget.apply(acc(FrameType.GET_ACC, Op.SUM.code(), Datatype.LONG, 1, longBytes(5)), mem, 8, 5);
+      byte[] old = RmaTarget.apply(OperationFrames.fromFrame(acc(FrameType.GET_ACC, Op.SUM.code(), Datatype.LONG, 1,
+          longBytes(5))), mem, 8, 5).toBytes();
       assertArrayEquals(java.util.Arrays.copyOfRange(expected, 0, 8), old, "well-formed GET_ACC returns the old value");
       bb(expected).putLong(0, bb(expected).getLong(0) + 5);
       assertBytes(expected, read(mem.store(), 0, 64), "well-formed GET_ACC");

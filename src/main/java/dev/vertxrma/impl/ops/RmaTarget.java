@@ -5,13 +5,14 @@ import dev.vertxrma.Op;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.memory.Memory;
 import dev.vertxrma.impl.memory.TargetMemory;
-import dev.vertxrma.impl.transport.Frame;
+import dev.vertxrma.impl.transport.BytesPayload;
 import dev.vertxrma.impl.transport.FrameType;
 import dev.vertxrma.impl.transport.PackedPayload;
+import dev.vertxrma.impl.transport.PayloadSource;
 import dev.vertxrma.impl.transport.ReceivedPayload;
 
 /**
- * Applies one RMA operation frame to a target window: put, get, accumulate, get-accumulate,
+ * Applies one RMA operation ({@link RmaOperation}) to a target window: put, get, accumulate, get-accumulate,
  * compare-and-swap. Every check — datatype, count, op, range (overflow-checked, against the
  * window size) and payload length — runs before the first byte of the window is touched, so a
  * rejected operation leaves the window exactly as it was. Runs on the target rank's context,
@@ -26,108 +27,106 @@ public final class RmaTarget {
   static final int PACKED_NATIVE_FROM = 8 * 1024;
 
   /**
-   * Applies {@code f} to {@code mem}; returns the reply payload (get, get-accumulate, CAS over
-   * the wire: a byte[], or for a large get a {@link PackedPayload}) or {@code null}. Throws
-   * {@link RmaException} with the error to report.
+   * Applies {@code rma} to {@code mem}; returns the data the reply carries (a packed get,
+   * get-accumulate or compare-and-swap; for a large get a {@link PackedPayload}) or {@code null}
+   * (nothing to send back: a put or accumulate, or an operation in place whose result is already
+   * in the origin's buffer). Throws {@link RmaException} with the error to report.
    */
-  public static Object apply(Frame f, TargetMemory mem, int dispUnit, int rank) {
-    TypeMap t = targetType(f);
-    if (f.count < 0) {
-      throw RmaException.of(ErrorClass.COUNT, "target count %d is negative", f.count);
+  public static PayloadSource apply(RmaOperation rma, TargetMemory mem, int dispUnit, int rank) {
+    TypeMap t = targetType(rma);
+    if (rma.targetCount < 0) {
+      throw RmaException.of(ErrorClass.COUNT, "target count %d is negative", rma.targetCount);
     }
     Object wBase = mem.base();
     long wAddr = 0;
-    if (f.count > 0 && t.size() > 0) {
+    if (rma.targetCount > 0 && t.size() > 0) {
       long start;
       long hi;
       try {
-        start = Math.multiplyExact(f.disp, (long) dispUnit);
-        hi = Math.addExact(Math.multiplyExact(f.count - 1L, t.extent()), t.trueUb());
+        start = Math.multiplyExact(rma.targetDisp, (long) dispUnit);
+        hi = Math.addExact(Math.multiplyExact(rma.targetCount - 1L, t.extent()), t.trueUb());
       } catch (ArithmeticException e) {
         throw RmaException.of(ErrorClass.RMA_RANGE, "%s: the target range overflows 64-bit arithmetic",
-            describe(f, t, mem, dispUnit, rank));
+            describe(rma, t, mem, dispUnit, rank));
       }
       wAddr = mem.addressOf(start, t.trueLb(), hi);
       if (wAddr == TargetMemory.NOT_INSIDE) {
-        throw RmaException.of(ErrorClass.RMA_RANGE, "%s: %s", describe(f, t, mem, dispUnit, rank),
+        throw RmaException.of(ErrorClass.RMA_RANGE, "%s: %s", describe(rma, t, mem, dispUnit, rank),
             mem.whyOutside(start, t.trueLb(), hi));
       }
     }
-    switch (f.type) {
+    switch (rma.kind) {
       case FrameType.PUT:
-        return write(f, t, wBase, wAddr, Op.REPLACE);
+        return write(rma, t, wBase, wAddr, Op.REPLACE);
       case FrameType.ACC: {
-        Op op = Op.ofCode(f.code);
+        Op op = Op.ofCode(rma.opCode);
         DatatypeEngine.checkOp(op, t);
-        return write(f, t, wBase, wAddr, op);
+        return write(rma, t, wBase, wAddr, op);
       }
       case FrameType.GET:
-        if (f.local instanceof LocalTransfer) { // same JVM: into the get's buffer in place
-          LocalTransfer l = (LocalTransfer) f.local;
-          DatatypeEngine.checkSignatures(t, f.count, l.resultType, l.resultCount, false);
-          DatatypeEngine.transfer(wBase, wAddr, t, f.count, l.resultBase, l.resultAddress, l.resultType, l.resultCount,
+        if (rma.inPlace) { // same JVM: into the get's buffer in place
+          DatatypeEngine.checkSignatures(t, rma.targetCount, rma.resultType, rma.resultCount, false);
+          DatatypeEngine.transfer(wBase, wAddr, t, rma.targetCount, rma.resultBase, rma.resultAddress, rma.resultType, rma.resultCount,
               Op.REPLACE);
           return null;
         }
-        return pack(wBase, wAddr, t, f.count);
+        return pack(wBase, wAddr, t, rma.targetCount);
       case FrameType.GET_ACC: {
-        Op op = Op.ofCode(f.code);
+        Op op = Op.ofCode(rma.opCode);
         DatatypeEngine.checkOp(op, t);
-        if (f.local instanceof LocalTransfer) { // same JVM: origin and result buffers in place
-          LocalTransfer l = (LocalTransfer) f.local;
-          DatatypeEngine.checkSignatures(t, f.count, l.resultType, l.resultCount, false);
+        if (rma.inPlace) { // same JVM: origin and result buffers in place
+          DatatypeEngine.checkSignatures(t, rma.targetCount, rma.resultType, rma.resultCount, false);
           if (op != Op.NO_OP) {
-            checkOrigin(l, f, t, true);
+            checkOrigin(rma, t, true);
           }
-          DatatypeEngine.transfer(wBase, wAddr, t, f.count, l.resultBase, l.resultAddress, l.resultType, l.resultCount,
+          DatatypeEngine.transfer(wBase, wAddr, t, rma.targetCount, rma.resultBase, rma.resultAddress, rma.resultType, rma.resultCount,
               Op.REPLACE);
           if (op != Op.NO_OP) {
-            DatatypeEngine.transfer(l.originBase, l.originAddress, l.originType, l.originCount, wBase, wAddr, t, f.count,
+            DatatypeEngine.transfer(rma.originBase, rma.originAddress, rma.originType, rma.originCount, wBase, wAddr, t, rma.targetCount,
                 op);
           }
           return null;
         }
         if (op != Op.NO_OP) {
-          checkPayload(f, t);
+          checkPayload(rma, t);
         }
-        byte[] old = DatatypeEngine.pack(wBase, wAddr, t, f.count);
+        byte[] old = DatatypeEngine.pack(wBase, wAddr, t, rma.targetCount);
         if (op != Op.NO_OP) {
-          unpackPayload(f, wBase, wAddr, t, op);
+          unpackPayload(rma, wBase, wAddr, t, op);
         }
-        return old;
+        return new BytesPayload(old);
       }
       case FrameType.CAS: {
         DatatypeEngine.checkCompareAndSwapType(t);
-        if (f.count != 1) {
-          throw RmaException.of(ErrorClass.COUNT, "compare-and-swap takes one element, got count %d", f.count);
+        if (rma.targetCount != 1) {
+          throw RmaException.of(ErrorClass.COUNT, "compare-and-swap takes one element, got count %d", rma.targetCount);
         }
-        if (f.local instanceof LocalTransfer) { // same JVM: origin, compare and result buffers read and written in place
-          LocalTransfer l = (LocalTransfer) f.local;
-          ReductionKernel.compareAndSwap(t.homogeneousType(), l.compareBase, l.compareAddress, l.originBase,
-              l.originAddress, wBase, wAddr, l.resultBase, l.resultAddress);
+        if (rma.inPlace) { // same JVM: origin, compare and result buffers read and written in place
+          ReductionKernel.compareAndSwap(t.homogeneousType(), rma.compareBase, rma.compareAddress, rma.originBase,
+              rma.originAddress, wBase, wAddr, rma.resultBase, rma.resultAddress);
           return null;
         }
         int size = (int) t.size();
-        if (f.payload == null || f.payload.length != 2 * size) {
+        if (rma.payload == null || rma.payload.length != 2 * size) {
           throw RmaException.of(ErrorClass.OTHER, "compare-and-swap frame carries %d bytes, expected %d",
-              f.payload == null ? 0 : f.payload.length, 2 * size);
+              rma.payload == null ? 0 : rma.payload.length, 2 * size);
         }
         byte[] result = new byte[size];
         long p = Memory.ARRAY_BYTE_BASE_OFFSET;
-        ReductionKernel.compareAndSwap(t.homogeneousType(), f.payload, p + size, f.payload, p, wBase, wAddr, result, p);
-        return result;
+        ReductionKernel.compareAndSwap(t.homogeneousType(), rma.payload, p + size, rma.payload, p, wBase, wAddr, result, p);
+        return new BytesPayload(result);
       }
       default:
-        throw RmaException.of(ErrorClass.OTHER, "frame type %s is not an RMA operation", FrameType.name(f.type));
+        throw RmaException.of(ErrorClass.OTHER, "frame type %s is not an RMA operation", FrameType.name(rma.kind));
     }
   }
 
   /** A get's data: a large one into native memory its record writes as it is, else into an array. */
-  private static Object pack(Object wBase, long wAddr, TypeMap t, int count) {
+  private static PayloadSource pack(Object wBase, long wAddr, TypeMap t, int count) {
     long n = DatatypeEngine.packedSize(t, count);
     PackedPayload out = n >= PACKED_NATIVE_FROM ? PackedPayload.allocate(Math.toIntExact(n)) : null;
     if (out == null) {
-      return DatatypeEngine.pack(wBase, wAddr, t, count);
+      return new BytesPayload(DatatypeEngine.pack(wBase, wAddr, t, count));
     }
     try {
       DatatypeEngine.pack(wBase, wAddr, t, count, out.base(), out.address());
@@ -139,29 +138,28 @@ public final class RmaTarget {
   }
 
   /** The operation and its target range, for error messages (built only when one is thrown). */
-  private static String describe(Frame f, TypeMap t, TargetMemory mem, int dispUnit, int rank) {
-    return String.format("%s at rank %d, disp=%d x unit %d, %d x %s (window size %d)", FrameType.name(f.type), rank,
-        f.disp, dispUnit, f.count, t.name(), mem.size());
+  private static String describe(RmaOperation rma, TypeMap t, TargetMemory mem, int dispUnit, int rank) {
+    return String.format("%s at rank %d, disp=%d x unit %d, %d x %s (window size %d)", FrameType.name(rma.kind), rank,
+        rma.targetDisp, dispUnit, rma.targetCount, t.name(), mem.size());
   }
 
-  private static byte[] write(Frame f, TypeMap t, Object wBase, long wAddr, Op op) {
-    if (f.local instanceof LocalTransfer) { // same JVM: from the origin's buffer in place
-      LocalTransfer l = (LocalTransfer) f.local;
-      checkOrigin(l, f, t, op != Op.REPLACE || f.type == FrameType.ACC);
-      DatatypeEngine.transfer(l.originBase, l.originAddress, l.originType, l.originCount, wBase, wAddr, t, f.count, op);
+  private static PayloadSource write(RmaOperation rma, TypeMap t, Object wBase, long wAddr, Op op) {
+    if (rma.inPlace) { // same JVM: from the origin's buffer in place
+      checkOrigin(rma, t, op != Op.REPLACE || rma.kind == FrameType.ACC);
+      DatatypeEngine.transfer(rma.originBase, rma.originAddress, rma.originType, rma.originCount, wBase, wAddr, t, rma.targetCount, op);
     } else {
-      checkPayload(f, t);
-      unpackPayload(f, wBase, wAddr, t, op);
+      checkPayload(rma, t);
+      unpackPayload(rma, wBase, wAddr, t, op);
     }
     return null;
   }
 
   /** Unpacks the frame's payload into the window: from its array, or where it arrived ({@link ReceivedPayload}). */
-  private static void unpackPayload(Frame f, Object wBase, long wAddr, TypeMap t, Op op) {
-    if (f.payloadSource instanceof ReceivedPayload) {
-      unpack((ReceivedPayload) f.payloadSource, wBase, wAddr, t, f.count, op);
+  private static void unpackPayload(RmaOperation rma, Object wBase, long wAddr, TypeMap t, Op op) {
+    if (rma.payloadSource instanceof ReceivedPayload) {
+      unpack((ReceivedPayload) rma.payloadSource, wBase, wAddr, t, rma.targetCount, op);
     } else {
-      DatatypeEngine.unpack(f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, wBase, wAddr, t, f.count, op);
+      DatatypeEngine.unpack(rma.payload, Memory.ARRAY_BYTE_BASE_OFFSET, wBase, wAddr, t, rma.targetCount, op);
     }
   }
 
@@ -229,32 +227,35 @@ public final class RmaTarget {
     }
   }
 
-  private static void checkOrigin(LocalTransfer l, Frame f, TypeMap t, boolean accumulate) {
-    DatatypeEngine.checkSignatures(l.originType, l.originCount, t, f.count, accumulate);
+  private static void checkOrigin(RmaOperation rma, TypeMap t, boolean accumulate) {
+    DatatypeEngine.checkSignatures(rma.originType, rma.originCount, t, rma.targetCount, accumulate);
   }
 
-  private static void checkPayload(Frame f, TypeMap t) {
-    long expected = t.size() * (long) f.count;
-    long got = f.payloadLength();
+  private static void checkPayload(RmaOperation rma, TypeMap t) {
+    long expected = t.size() * (long) rma.targetCount;
+    long got = rma.payloadLength();
     if (got != expected) {
       throw RmaException.of(ErrorClass.TYPE, "%s carries %d bytes but the target type %s x %d holds %d",
-          FrameType.name(f.type), got, t.name(), f.count, expected);
+          FrameType.name(rma.kind), got, t.name(), rma.targetCount, expected);
     }
   }
 
-  private static TypeMap targetType(Frame f) {
-    if (f.local instanceof LocalTransfer) {
-      return ((LocalTransfer) f.local).targetType;
+  /** The operation's target datatype: decoded in place, or decoded now from its wire form (and kept). */
+  private static TypeMap targetType(RmaOperation rma) {
+    if (rma.targetType != null) {
+      return rma.targetType;
     }
-    if (f.typeBytes == null) {
-      throw new RmaException(ErrorClass.TYPE, "RMA frame without a target datatype");
+    if (rma.targetTypeWire == null) {
+      throw new RmaException(ErrorClass.TYPE, "RMA operation without a target datatype");
     }
-    io.vertx.core.buffer.Buffer b = io.vertx.core.buffer.Buffer.buffer(f.typeBytes);
+    io.vertx.core.buffer.Buffer b = io.vertx.core.buffer.Buffer.buffer(rma.targetTypeWire);
     int[] end = new int[1];
     TypeMap t = TypeMap.decode(b, 0, end);
-    if (end[0] != f.typeBytes.length) {
-      throw RmaException.of(ErrorClass.TYPE, "target datatype encoding has %d trailing bytes", f.typeBytes.length - end[0]);
+    if (end[0] != rma.targetTypeWire.length) {
+      throw RmaException.of(ErrorClass.TYPE, "target datatype encoding has %d trailing bytes",
+          rma.targetTypeWire.length - end[0]);
     }
+    rma.targetType = t;
     return t;
   }
 }

@@ -2,9 +2,10 @@ package dev.vertxrma.impl.sync;
 
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
-import dev.vertxrma.impl.transport.Frame;
 import java.util.ArrayDeque;
 import java.util.function.Consumer;
+import java.util.function.ToIntFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * Fence synchronization state of one window at one rank as a target. Fence epochs are numbered;
@@ -12,12 +13,22 @@ import java.util.function.Consumer;
  * its current epoch, holds one of a later epoch until its own fence opens that epoch (so a fence
  * with NOPRECEDE needs no barrier: early operations wait at the target, never before its local
  * stores are done), and rejects one of an earlier epoch.
+ *
+ * @param <T> what an operation is to the caller: this class reads only its epoch and its origin
  */
-public final class FenceEpoch {
+public final class FenceEpoch<T> {
 
   private long epoch;
   private boolean open;
-  private final ArrayDeque<Frame> early = new ArrayDeque<>();
+  private final ArrayDeque<T> early = new ArrayDeque<>();
+  private final ToLongFunction<T> epochOf;
+  private final ToIntFunction<T> originOf;
+
+  /** Fence state whose operations tell their fence epoch through {@code epochOf} and their origin through {@code originOf}. */
+  public FenceEpoch(ToLongFunction<T> epochOf, ToIntFunction<T> originOf) {
+    this.epochOf = epochOf;
+    this.originOf = originOf;
+  }
 
   /** The current epoch number. */
   public long epoch() {
@@ -34,13 +45,13 @@ public final class FenceEpoch {
    * new epoch to {@code apply} in arrival order — or to {@code reject} if the new epoch is not
    * open (the origins' fences did not match this NOSUCCEED).
    */
-  public void advance(boolean openNext, Consumer<Frame> apply, Consumer<Frame> reject) {
+  public void advance(boolean openNext, Consumer<T> apply, Consumer<T> reject) {
     epoch++;
     open = openNext;
     int n = early.size();
     for (int i = 0; i < n; i++) {
-      Frame f = early.pollFirst();
-      if (f.epoch != epoch) {
+      T f = early.pollFirst();
+      if (epochOf.applyAsLong(f) != epoch) {
         early.addLast(f);
       } else if (open) {
         apply.accept(f);
@@ -56,31 +67,32 @@ public final class FenceEpoch {
   }
 
   /**
-   * Whether an operation of fence epoch {@code f.epoch} can be applied now; false if it belongs to
+   * Whether an operation of fence epoch {@code f} can be applied now; false if it belongs to
    * a later epoch (the caller {@link #hold holds} it or tries again later); RMA_SYNC for an earlier
    * one, or for this epoch after NOSUCCEED.
    */
-  public boolean admits(Frame f, int rank) {
-    if (f.epoch == epoch && open) {
+  public boolean admits(T f, int rank) {
+    long e = epochOf.applyAsLong(f);
+    if (e == epoch && open) {
       return true;
     }
-    if (f.epoch > epoch) {
+    if (e > epoch) {
       return false;
     }
     throw RmaException.of(ErrorClass.RMA_SYNC, "operation from rank %d belongs to fence epoch %d but rank %d is in "
-        + "epoch %d%s (mismatched fences)", f.src, f.epoch, rank, epoch, open ? "" : ", closed by NOSUCCEED");
+        + "epoch %d%s (mismatched fences)", originOf.applyAsInt(f), e, rank, epoch, open ? "" : ", closed by NOSUCCEED");
   }
 
   /** Holds an operation of a later epoch until {@link #advance} reaches it. */
-  public void hold(Frame f) {
+  public void hold(T f) {
     early.addLast(f);
   }
 
   /** Takes out, in arrival order, the operations of origin {@code src} held for later epochs. */
-  public java.util.List<Frame> withdrawFrom(int src) {
-    java.util.List<Frame> out = new java.util.ArrayList<>(0);
+  public java.util.List<T> withdrawFrom(int src) {
+    java.util.List<T> out = new java.util.ArrayList<>(0);
     early.removeIf(f -> {
-      if (f.src == src) {
+      if (originOf.applyAsInt(f) == src) {
         out.add(f);
         return true;
       }
@@ -90,7 +102,7 @@ public final class FenceEpoch {
   }
 
   /** Operations held for later epochs (to fail them when the window is freed). */
-  public ArrayDeque<Frame> held() {
+  public ArrayDeque<T> held() {
     return early;
   }
 }

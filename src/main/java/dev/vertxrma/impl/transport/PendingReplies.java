@@ -104,8 +104,18 @@ public final class PendingReplies {
 
   /** Builds the reply to {@code request}: error code 0 for success. */
   public static Frame replyTo(Frame request, int fromRank, ErrorClass error, String message) {
-    Frame r = Frame.of(FrameType.REPLY, fromRank, request.ctx);
-    r.corr = request.corr;
+    Frame r = replyTo(request.ctx, request.corr, error, message);
+    r.src = fromRank;
+    return r;
+  }
+
+  /**
+   * A reply in context {@code ctx} to request {@code corr}, its source still to be set: success
+   * ({@code error} null), or the error class and message.
+   */
+  public static Frame replyTo(int ctx, long corr, ErrorClass error, String message) {
+    Frame r = Frame.of(FrameType.REPLY, 0, ctx);
+    r.corr = corr;
     if (error != null) {
       r.code = error.code();
       r.payload = message.getBytes(StandardCharsets.UTF_8);

@@ -208,9 +208,7 @@ final class ActiveTargetSync {
         "complete")).compose(v -> {
           Group g = pscw.accessGroup();
           for (int m : g.ranks()) {
-            Frame f = Frame.of(FrameType.COMPLETE, rank, state.id);
-            f.count = tracker.issuedInEpoch(m);
-            rp.send(m, f);
+            rp.send(m, SyncFrames.complete(rank, state.id, tracker.issuedInEpoch(m)));
           }
           pscw.endAccess();
           tracker.resetEpochCounts();

@@ -10,7 +10,8 @@ import dev.vertxrma.impl.memory.MemoryRef;
 import dev.vertxrma.impl.memory.MemoryView;
 import dev.vertxrma.impl.observe.RankObserver;
 import dev.vertxrma.impl.ops.DatatypeEngine;
-import dev.vertxrma.impl.ops.LocalTransfer;
+import dev.vertxrma.impl.ops.OperationFrames;
+import dev.vertxrma.impl.ops.RmaOperation;
 import dev.vertxrma.impl.ops.RmaTarget;
 import dev.vertxrma.impl.ops.TypeMap;
 import dev.vertxrma.impl.comm.CommImpl;
@@ -40,7 +41,7 @@ import java.util.function.Supplier;
  *
  * <p>A call that completes at once on the rank's own thread allocates nothing here beyond what
  * the caller gets back: its arguments go into one reused {@link RmaCall}, its buffers into reused
- * {@link MemoryView}s, its frame into a reused {@link Frame}; a call that has to wait copies them.
+ * {@link MemoryView}s, its operation into a reused {@link RmaOperation}; a call that has to wait copies them.
  */
 final class OriginOperations {
 
@@ -61,10 +62,8 @@ final class OriginOperations {
   private final PacedGets largeGets;
   /** Same-JVM peers' target windows, resolved on first use (the fast path). */
   private final TargetWindow[] peers;
-  /** The frame same-JVM operations are built in (see {@link #frame}); used on the rank's context only. */
-  private final Frame scratch = new Frame();
-  /** The same-JVM side of the scratch frame ({@link Frame#local}); a frame that waits keeps a copy. */
-  private final LocalTransfer scratchLocal = new LocalTransfer();
+  /** The record same-JVM operations are built in (see {@link #operation}); used on the rank's context only. */
+  private final RmaOperation scratch = new RmaOperation();
   /** The call the rank's own thread fills (see {@link #call()}), and whether one is being issued in it. */
   private final RmaCall reusable = new RmaCall();
   private boolean reusableTaken;
@@ -139,6 +138,7 @@ final class OriginOperations {
         originView.clear();
         resultView.clear();
         compareView.clear();
+        scratch.clear();
         reusableTaken = false;
       }
     }
@@ -228,27 +228,24 @@ final class OriginOperations {
    * acknowledgement that covers it ({@link CompletionTracker#oneWay}), and a failure at the
    * target comes as an {@link FrameType#OP_FAILED} notice.
    */
-  private void sendOneWay(RmaCall c, int targetRank, Frame f) {
-    long n = tracker.oneWay(targetRank, c.seq);
-    f.corr = -n;
+  private void sendOneWay(RmaCall c, int targetRank, RmaOperation op) {
+    op.oneWayNumber = tracker.oneWay(targetRank, c.seq);
     c.oneWay = true;
-    rp.send(targetRank, f);
+    rp.send(targetRank, OperationFrames.toFrame(op));
     tracker.oneWaySent(targetRank);
   }
 
   /** The acknowledgement request of one-way operations to {@code target}, the first {@code upTo} of them. */
   Future<?> requestAck(int target, long upTo) {
-    Frame f = Frame.of(FrameType.ACK_REQ, rank, id);
-    f.disp = upTo;
-    return rp.request(target, f);
+    return rp.request(target, SyncFrames.ackRequest(rank, id, upTo));
   }
 
   /** {@link FrameType#OP_FAILED} from a target: one of this rank's one-way operations failed there. */
   void onOperationFailed(Frame f) {
     byte[] text = f.payloadBytes();
     String message = text == null ? "(no message)" : new String(text, java.nio.charset.StandardCharsets.UTF_8);
-    RmaException e = new RmaException(ErrorClass.ofCode(f.code), message);
-    if (!tracker.oneWayFailed(f.src, f.disp, e)) {
+    RmaException e = new RmaException(ErrorClass.ofCode(OperationFrames.failedOperationErrorCode(f)), message);
+    if (!tracker.oneWayFailed(f.src, OperationFrames.failedOperationNumber(f), e)) {
       rp.rejectInput("a failure notice for no one-way operation of this rank: " + f);
     }
   }
@@ -305,13 +302,13 @@ final class OriginOperations {
         throw RmaException.of(ErrorClass.RMA_SYNC, "%s to rank %d, which is not in the start group %s", call, target,
             access);
       }
-      return TargetWindow.SYNC_PSCW;
+      return RmaOperation.SYNC_PSCW;
     }
     if (passive.holds(target)) {
-      return TargetWindow.SYNC_PASSIVE;
+      return RmaOperation.SYNC_PASSIVE;
     }
     if (active.fenceOpen()) {
-      return TargetWindow.SYNC_FENCE;
+      return RmaOperation.SYNC_FENCE;
     }
     throw RmaException.of(ErrorClass.RMA_SYNC, "%s to rank %d at rank %d outside an access epoch: call fence, start, "
         + "lock or lockAll on window %s first", call, target, rank, state.name());
@@ -350,30 +347,25 @@ final class OriginOperations {
   // ------------------------------------------------------------------ frames
 
   /**
-   * Sends operation frame {@code f}. A same-JVM target applies it right here, on this thread, when
-   * its window is free and nothing waits before it (no hop to its event loop and back); otherwise,
-   * as for a target in another JVM, the frame is queued there and answered by a reply.
+   * Sends operation {@code op}. A same-JVM target applies it right here, on this thread, when its
+   * window is free and nothing waits before it (no hop to its event loop and back); otherwise, as
+   * for a target in another JVM, it goes as a frame, is queued there and answered by a reply.
    */
   @SuppressWarnings("unchecked")
-  private Future<Frame> send(int targetRank, Frame f, boolean local) {
+  private Future<Frame> send(int targetRank, RmaOperation op, boolean local) {
     if (local && rp.failure() == null) {
       TargetWindow peer = peer(targetRank);
       if (peer != null) {
-        Object r = peer.tryApplyNow(f);
-        if (r == TargetWindow.APPLIED) {
-          return (Future<Frame>) (Future<?>) done;
-        }
-        if (r instanceof byte[]) {
-          Frame reply = Frame.of(FrameType.REPLY, targetRank, id);
-          reply.payload = (byte[]) r;
-          return rp.context().succeededFuture(reply);
-        }
-        if (r != null) {
-          return rp.context().failedFuture((RmaException) r);
+        try {
+          if (peer.tryApplyNow(op)) {
+            return (Future<Frame>) (Future<?>) done;
+          }
+        } catch (RmaException e) {
+          return rp.context().failedFuture(e);
         }
       }
     }
-    return rp.request(targetRank, f == scratch ? f.copy() : f);
+    return rp.request(targetRank, OperationFrames.toFrame(op == scratch ? op.copy() : op));
   }
 
   /** The same-JVM target window of rank {@code r} while the job runs, else {@code null}. */
@@ -390,21 +382,23 @@ final class OriginOperations {
     return p;
   }
 
-  private Frame frame(RmaCall c, byte type, int target, int issuedIn, long disp, int count, TypeMap tt, boolean local) {
-    // a same-JVM operation is built in the scratch frame: applied at once it is never kept, and
+  private RmaOperation operation(RmaCall c, byte kind, int target, int issuedIn, long disp, int count, TypeMap tt,
+      boolean local) {
+    // a same-JVM operation is built in the scratch record: applied at once it is never kept, and
     // {@link #send} copies it when it has to wait at the target
-    Frame f = local ? scratch.reset(type, rank, id) : Frame.of(type, rank, id);
-    f.tag = issuedIn;
-    f.epoch = issuedIn == TargetWindow.SYNC_PASSIVE ? 0 : active.fenceEpoch();
-    f.disp = disp;
-    f.count = count;
+    RmaOperation op = (local ? scratch : new RmaOperation()).reset(kind, id, rank);
+    op.syncMode = issuedIn;
+    op.fenceEpoch = issuedIn == RmaOperation.SYNC_FENCE ? active.fenceEpoch() : 0;
+    op.targetDisp = disp;
+    op.targetCount = count;
+    op.inPlace = local;
     if (local) {
-      f.local = scratchLocal.reset(tt);
+      op.targetType = tt;
     } else {
-      f.typeBytes = tt.wireBytes();
+      op.targetTypeWire = tt.wireBytes();
     }
-    observer.opIssued(id, type, target, tt.size() * (long) count, c.seq);
-    return f;
+    observer.opIssued(id, kind, target, tt.size() * (long) count, c.seq);
+    return op;
   }
 
   /**
@@ -413,18 +407,17 @@ final class OriginOperations {
    * the call, or later: {@link PayloadSource#PACKED_LATER_FROM} bytes or more, or any size while
    * the link is congested), else {@code null}.
    */
-  private io.vertx.core.Promise<Void> attachOrigin(Frame f, boolean local, MemoryView o, TypeMap type, int count,
-      boolean tellPacked) {
+  private io.vertx.core.Promise<Void> attachOrigin(RmaOperation op, boolean local, MemoryView o, TypeMap type,
+      int count, boolean tellPacked) {
     if (local) {
-      LocalTransfer l = (LocalTransfer) f.local;
-      l.originBase = o.base();
-      l.originAddress = o.address();
-      l.originType = type;
-      l.originCount = count;
+      op.originBase = o.base();
+      op.originAddress = o.address();
+      op.originType = type;
+      op.originCount = count;
       return null;
     }
     PackedOrigin p = new PackedOrigin(o.base(), o.address(), type, count, tellPacked ? rp.context() : null);
-    f.payloadSource = p;
+    op.payloadSource = p;
     return p.packed;
   }
 
@@ -526,7 +519,7 @@ final class OriginOperations {
    * announces the counts).
    */
   private <T> Future<T> track(RmaCall c, int targetRank, int sync, Future<T> op) {
-    if (sync != TargetWindow.SYNC_PASSIVE) {
+    if (sync != RmaOperation.SYNC_PASSIVE) {
       tracker.sentInEpoch(targetRank);
     }
     c.sent = op;
@@ -557,22 +550,22 @@ final class OriginOperations {
     DatatypeEngine.checkSignatures(ot, c.originCount, tt, c.targetCount, accumulate);
     checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, call);
     boolean local = rp.isLocal(targetRank);
-    Frame f = frame(c, c.type, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
-    f.code = c.op.code();
-    io.vertx.core.Promise<Void> packed = attachOrigin(f, local, o, ot, c.originCount, true);
+    RmaOperation op = operation(c, c.type, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
+    op.opCode = c.op.code();
+    io.vertx.core.Promise<Void> packed = attachOrigin(op, local, o, ot, c.originCount, true);
     if (!local) {
-      if (issuedIn != TargetWindow.SYNC_PASSIVE) {
+      if (issuedIn != RmaOperation.SYNC_PASSIVE) {
         tracker.sentInEpoch(targetRank);
       }
       if (rp.failure() != null) {
         throw rp.failure();
       }
-      sendOneWay(c, targetRank, f);
+      sendOneWay(c, targetRank, op);
       // packed at once, or when the connection can take it (the origin buffer is free once it is,
       // or once the connection is gone without it: the failure is the synchronization's to report)
       return packed == null || packed.future().isComplete() ? done : packed.future();
     }
-    return track(c, targetRank, issuedIn, empty(send(targetRank, f, local)));
+    return track(c, targetRank, issuedIn, empty(send(targetRank, op, local)));
   }
 
   private Future<Void> get(RmaCall c, int issuedIn) {
@@ -587,17 +580,16 @@ final class OriginOperations {
     DatatypeEngine.checkSignatures(tt, c.targetCount, ot, c.resultCount, false);
     checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, "get");
     boolean local = rp.isLocal(targetRank);
-    Frame f = frame(c, FrameType.GET, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
+    RmaOperation op = operation(c, FrameType.GET, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
     MemoryRef into = local ? null : o.toRef(); // kept until the reply comes
     if (local) { // the target writes the get's buffer in place
-      LocalTransfer l = (LocalTransfer) f.local;
-      l.resultBase = o.base();
-      l.resultAddress = o.address();
-      l.resultType = ot;
-      l.resultCount = c.resultCount;
+      op.resultBase = o.base();
+      op.resultAddress = o.address();
+      op.resultType = ot;
+      op.resultCount = c.resultCount;
     }
-    Future<Frame> reply = local ? send(targetRank, f, true)
-        : largeGets.request(targetRank, f, DatatypeEngine.packedSize(tt, c.targetCount));
+    Future<Frame> reply = local ? send(targetRank, op, true)
+        : largeGets.request(targetRank, OperationFrames.toFrame(op), DatatypeEngine.packedSize(tt, c.targetCount));
     return track(c, targetRank, issuedIn, receive(reply, into, ot, c.resultCount));
   }
 
@@ -624,20 +616,19 @@ final class OriginOperations {
     DatatypeEngine.checkSignatures(tt, c.targetCount, rt, c.resultCount, true);
     checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, "getAccumulate");
     boolean local = rp.isLocal(targetRank);
-    Frame f = frame(c, FrameType.GET_ACC, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
-    f.code = op.code();
+    RmaOperation rma = operation(c, FrameType.GET_ACC, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
+    rma.opCode = op.code();
     if (o != null) {
-      attachOrigin(f, local, o, ot, c.originCount, false);
+      attachOrigin(rma, local, o, ot, c.originCount, false);
     }
     MemoryRef into = local ? null : r.toRef(); // kept until the reply comes
     if (local) { // the target writes the result in place
-      LocalTransfer l = (LocalTransfer) f.local;
-      l.resultBase = r.base();
-      l.resultAddress = r.address();
-      l.resultType = rt;
-      l.resultCount = c.resultCount;
+      rma.resultBase = r.base();
+      rma.resultAddress = r.address();
+      rma.resultType = rt;
+      rma.resultCount = c.resultCount;
     }
-    return track(c, targetRank, issuedIn, receive(send(targetRank, f, local), into, rt, c.resultCount));
+    return track(c, targetRank, issuedIn, receive(send(targetRank, rma, local), into, rt, c.resultCount));
   }
 
   private Future<Void> compareAndSwap(RmaCall c, int issuedIn) {
@@ -653,23 +644,22 @@ final class OriginOperations {
     state.checkRank(targetRank, "compareAndSwap");
     checkTargetRange(targetRank, c.targetDisp, t, 1, "compareAndSwap");
     boolean local = rp.isLocal(targetRank);
-    Frame f = frame(c, FrameType.CAS, targetRank, issuedIn, c.targetDisp, 1, t, local);
+    RmaOperation op = operation(c, FrameType.CAS, targetRank, issuedIn, c.targetDisp, 1, t, local);
     MemoryRef into = null;
     if (local) { // the target reads origin and compare, and writes the result, in place
-      LocalTransfer l = (LocalTransfer) f.local;
-      l.originBase = o.base();
-      l.originAddress = o.address();
-      l.compareBase = cmp.base();
-      l.compareAddress = cmp.address();
-      l.resultBase = r.base();
-      l.resultAddress = r.address();
+      op.originBase = o.base();
+      op.originAddress = o.address();
+      op.compareBase = cmp.base();
+      op.compareAddress = cmp.address();
+      op.resultBase = r.base();
+      op.resultAddress = r.address();
     } else {
       int size = (int) t.size();
-      f.payload = new byte[2 * size];
-      Memory.copy(o.base(), o.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, size);
-      Memory.copy(cmp.base(), cmp.address(), f.payload, Memory.ARRAY_BYTE_BASE_OFFSET + size, size);
+      op.payload = new byte[2 * size];
+      Memory.copy(o.base(), o.address(), op.payload, Memory.ARRAY_BYTE_BASE_OFFSET, size);
+      Memory.copy(cmp.base(), cmp.address(), op.payload, Memory.ARRAY_BYTE_BASE_OFFSET + size, size);
       into = r.toRef(); // kept until the reply comes
     }
-    return track(c, targetRank, issuedIn, receive(send(targetRank, f, local), into, t, 1));
+    return track(c, targetRank, issuedIn, receive(send(targetRank, op, local), into, t, 1));
   }
 }

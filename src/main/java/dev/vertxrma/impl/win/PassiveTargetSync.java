@@ -172,9 +172,7 @@ final class PassiveTargetSync {
       // the request; it is still told (one round trip per epoch, not per operation), because it
       // admits an operation only from a rank it knows holds a lock
       Supplier<Future<Void>> announce = () -> {
-        Frame f = Frame.of(FrameType.LOCK, rank, id);
-        f.code = type.ordinal();
-        f.tag = TargetWindow.LOCK_NOCHECK;
+        Frame f = SyncFrames.lockRequest(rank, id, type, true);
         return rp.withTimeout(rp.request(targetRank, f).<Void>mapEmpty(), "NOCHECK lock on rank " + targetRank);
       };
       granted = previous == null ? announce.get() : previous.transform(ar -> announce.get());
@@ -184,8 +182,7 @@ final class PassiveTargetSync {
         if (peer != null && peer.tryLockNow(rank, type)) {
           return rp.context().succeededFuture(); // same JVM, lock free: granted on this thread
         }
-        Frame f = Frame.of(FrameType.LOCK, rank, id);
-        f.code = type.ordinal();
+        Frame f = SyncFrames.lockRequest(rank, id, type, false);
         return rp.withTimeout(rp.request(targetRank, f).<Void>mapEmpty(), type + " lock on rank " + targetRank)
             .onFailure(e -> {
               if (e instanceof RmaException && ((RmaException) e).errorClass() == ErrorClass.TIMEOUT) {

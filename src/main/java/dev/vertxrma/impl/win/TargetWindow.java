@@ -8,6 +8,8 @@ import dev.vertxrma.impl.memory.DynamicMemory;
 import dev.vertxrma.impl.memory.SharedMapping;
 import dev.vertxrma.impl.memory.TargetMemory;
 import dev.vertxrma.impl.memory.WindowMemory;
+import dev.vertxrma.impl.ops.OperationFrames;
+import dev.vertxrma.impl.ops.RmaOperation;
 import dev.vertxrma.impl.ops.RmaTarget;
 import dev.vertxrma.impl.sync.FenceEpoch;
 import dev.vertxrma.impl.sync.LockManager;
@@ -38,19 +40,6 @@ import net.openhft.chronicle.bytes.BytesStore;
  */
 final class TargetWindow {
 
-  /** The synchronization mode an operation was issued under, in its frame's tag: what this target checks it against. */
-  static final int SYNC_FENCE = 1;
-  static final int SYNC_PSCW = 2;
-  static final int SYNC_PASSIVE = 3;
-
-  /** {@link #tryApplyNow} result: applied, nothing to return. */
-  static final Object APPLIED = new Object();
-  /** Internal result: held until the fence epoch of the operation opens. */
-  private static final Object HELD = new Object();
-
-  /** LOCK frame tag: a NOCHECK lock, recorded by the target but not queued behind other locks. */
-  static final int LOCK_NOCHECK = 1;
-
   private final Endpoint endpoint;
   private final SingleOwner owner;
   private final int rank;
@@ -62,7 +51,7 @@ final class TargetWindow {
   /** Owner state; read without ownership only by the same-JVM lock fast path (a stale read only sends it the slow way). */
   private volatile boolean noLocks;
   private final Supplier<String> name;
-  private final FenceEpoch fence = new FenceEpoch();
+  private final FenceEpoch<RmaOperation> fence = new FenceEpoch<>(op -> op.fenceEpoch, op -> op.origin);
   /** Its exposure side is owned here; its access side belongs to the origin on the home context. */
   private final PscwEpoch pscw;
   private final LockManager locks;
@@ -100,19 +89,22 @@ final class TargetWindow {
   // ------------------------------------------------------------------ operations
 
   /**
-   * Same-JVM fast path, on the origin's thread: applies operation {@code f} now if the state is
-   * free and nothing is queued before it. Returns {@code null} if it could not (the caller then
-   * sends the frame, which is queued), {@link #APPLIED}, the reply payload ({@code byte[]}) or the
-   * {@link RmaException} the origin's future fails with. The frame is not kept.
+   * Same-JVM fast path, on the origin's thread: applies operation {@code op} (in place: its result
+   * goes straight into the origin's buffer) now if the state is free, nothing is queued before it
+   * and its epoch admits it. True if applied; false if it could not be (the caller then sends it,
+   * and it is queued); throws the {@link RmaException} the origin's future fails with. The
+   * operation is not kept.
    */
-  Object tryApplyNow(Frame f) {
+  boolean tryApplyNow(RmaOperation op) {
     if (!owner.tryAcquire()) {
-      return null;
+      return false;
     }
     try {
-      return admitAndApply(f, false);
-    } catch (RmaException e) {
-      return e;
+      if (!admits(op)) {
+        return false;
+      }
+      applyAdmitted(op);
+      return true;
     } finally {
       owner.release();
     }
@@ -166,6 +158,10 @@ final class TargetWindow {
   }
 
   private void handle(Frame f) {
+    if (FrameType.isOperation(f.type)) {
+      onOperation(OperationFrames.fromFrame(f));
+      return;
+    }
     try {
       switch (f.type) {
         case FrameType.POST:
@@ -175,7 +171,7 @@ final class TargetWindow {
           pscw.onPostWithdrawn(f.src);
           return;
         case FrameType.COMPLETE:
-          pscw.onComplete(f.src, f.count);
+          pscw.onComplete(f.src, SyncFrames.completedCount(f));
           return;
         case FrameType.LOCK:
           onLock(f);
@@ -184,7 +180,7 @@ final class TargetWindow {
           if (!noCheckHolders.remove(f.src)) {
             locks.release(f.src);
           }
-          replyLater(f, null);
+          replyLater(f);
           return;
         case FrameType.LOCK_CANCEL:
           locks.cancel(f.src);
@@ -193,60 +189,86 @@ final class TargetWindow {
           onAckRequest(f);
           return;
         default:
-          break;
-      }
-      Object r = admitAndApply(f, true);
-      if (r != HELD) {
-        answer(f, r);
+          throw refused(ErrorClass.OTHER, "frame type %s is not for a window's target", FrameType.name(f.type));
       }
     } catch (RmaException e) {
-      if (f.corr != 0 && FrameType.isOperation(f.type)) {
-        answerError(f, e.errorClass(), PendingReplies.messageOf(e));
-      } else if (f.corr > 0) {
+      if (f.corr > 0) {
         owner.defer(() -> endpoint.replyError(f, e));
       } else {
         endpoint.rejectInput(f + " on window " + name.get() + ": " + e.getMessage());
       }
     } catch (RuntimeException e) {
       endpoint.rejectInput(f + " on window " + name.get(), e);
-      if (f.corr != 0 && FrameType.isOperation(f.type)) {
-        answerError(f, ErrorClass.INTERN, "internal error at rank " + rank + ": " + e);
-      } else if (f.corr > 0) {
+      if (f.corr > 0) {
         owner.defer(() -> endpoint.reply(f, ErrorClass.INTERN, "internal error at rank " + rank + ": " + e));
       }
     }
   }
 
-  /**
-   * The outcome of operation {@code f}: a reply once ownership is released (with data if {@code
-   * result} is a byte[]); for a one-way operation, no reply, but it counts as handled.
-   */
-  private void answer(Frame f, Object result) {
-    ReceivedPayload.release(f); // applied: the data it carried is in the window
-    if (f.corr < 0) {
-      oneWayHandled(f.src);
-    } else {
-      replyLater(f, result);
+  /** An operation that came as a frame (from another JVM, or queued here): applied, held for its fence epoch, or refused. */
+  private void onOperation(RmaOperation op) {
+    try {
+      if (!admits(op)) {
+        fence.hold(op);
+        return;
+      }
+      answer(op, applyAdmitted(op));
+    } catch (RmaException e) {
+      if (op.answered()) {
+        answerError(op, e.errorClass(), PendingReplies.messageOf(e));
+      } else {
+        release(op);
+        endpoint.rejectInput(op + " on window " + name.get() + ": " + e.getMessage());
+      }
+    } catch (RuntimeException e) {
+      endpoint.rejectInput(op + " on window " + name.get(), e);
+      if (op.answered()) {
+        answerError(op, ErrorClass.INTERN, "internal error at rank " + rank + ": " + e);
+      } else {
+        release(op);
+      }
     }
   }
 
   /**
-   * Operation {@code f} failed: an error reply; for a one-way operation, an {@link
+   * The outcome of operation {@code op}: a reply once ownership is released (with {@code data} if
+   * not null); for a one-way operation, no reply, but it counts as handled.
+   */
+  private void answer(RmaOperation op, PayloadSource data) {
+    release(op); // applied: the data it carried is in the window
+    if (op.oneWayNumber > 0) {
+      oneWayHandled(op.origin);
+    } else if (op.requestId > 0) {
+      Frame reply = OperationFrames.reply(op, rank, data);
+      int origin = op.origin;
+      owner.defer(() -> endpoint.send(origin, reply));
+    } else if (data != null) {
+      data.dropped();
+    }
+  }
+
+  /**
+   * Operation {@code op} failed: an error reply; for a one-way operation, an {@link
    * FrameType#OP_FAILED} notice naming it (ahead of any acknowledgement that covers it), and it
    * counts as handled.
    */
-  private void answerError(Frame f, ErrorClass errorClass, String message) {
-    ReceivedPayload.release(f);
-    if (f.corr < 0) {
-      Frame notice = Frame.of(FrameType.OP_FAILED, rank, f.ctx);
-      notice.disp = -f.corr;
-      notice.code = errorClass.code();
-      notice.payload = message.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-      int origin = f.src;
+  private void answerError(RmaOperation op, ErrorClass errorClass, String message) {
+    release(op);
+    int origin = op.origin;
+    if (op.oneWayNumber > 0) {
+      Frame notice = OperationFrames.failureNotice(op, rank, errorClass, message);
       owner.defer(() -> endpoint.send(origin, notice));
       oneWayHandled(origin);
-    } else if (f.corr > 0) {
-      owner.defer(() -> endpoint.reply(f, errorClass, message));
+    } else if (op.requestId > 0) {
+      Frame reply = OperationFrames.errorReply(op, rank, errorClass, message);
+      owner.defer(() -> endpoint.send(origin, reply));
+    }
+  }
+
+  /** The data an operation brought, where it arrived, is no longer needed. */
+  private static void release(RmaOperation op) {
+    if (op.payloadSource instanceof ReceivedPayload) {
+      ((ReceivedPayload) op.payloadSource).release();
     }
   }
 
@@ -258,9 +280,9 @@ final class TargetWindow {
     }
     for (java.util.Iterator<Frame> it = acksWaiting.iterator(); it.hasNext(); ) {
       Frame ack = it.next();
-      if (ack.src == origin && ack.disp <= handled) {
+      if (ack.src == origin && SyncFrames.ackUpTo(ack) <= handled) {
         it.remove();
-        replyLater(ack, null);
+        replyLater(ack);
       }
     }
   }
@@ -278,8 +300,8 @@ final class TargetWindow {
       throw refused(ErrorClass.RANK, "acknowledgement request from rank %d, not a rank of window %s", f.src,
           name.get());
     }
-    if (oneWayHandled[f.src] >= f.disp) {
-      replyLater(f, null);
+    if (oneWayHandled[f.src] >= SyncFrames.ackUpTo(f)) {
+      replyLater(f);
       return;
     }
     for (Frame waiting : acksWaiting) {
@@ -291,54 +313,49 @@ final class TargetWindow {
     acksWaiting.add(f);
   }
 
-  /** Answers {@code f} once ownership is released: success, with data if {@code result} is a byte[]. */
-  private void replyLater(Frame f, Object result) {
-    if (f.corr <= 0) {
-      return;
+  /** Answers synchronization request {@code f} (if it asks for a reply) with success, once ownership is released. */
+  private void replyLater(Frame f) {
+    if (f.corr > 0) {
+      owner.defer(() -> endpoint.replyWith(f, (byte[]) null));
     }
-    if (result instanceof PayloadSource) {
-      owner.defer(() -> endpoint.replyWith(f, (PayloadSource) result));
-      return;
-    }
-    byte[] out = result instanceof byte[] ? (byte[]) result : null;
-    owner.defer(() -> endpoint.replyWith(f, out));
   }
 
   /**
-   * Admission by the epoch rules, then the operation itself. Returns {@link #HELD} if it belongs
-   * to a later fence epoch and {@code mayHold}, {@code null} if it does and not {@code mayHold}.
+   * Whether the epoch rules let {@code op} be applied now: false if it belongs to a later fence
+   * epoch (held, or sent the slow way); RMA_SYNC or WIN if it may never be.
    */
-  private Object admitAndApply(Frame f, boolean mayHold) {
+  private boolean admits(RmaOperation op) {
     if (freed) {
       throw refused(ErrorClass.WIN, "window %s at rank %d was freed", name.get(), rank);
     }
-    switch (f.tag) {
-      case SYNC_FENCE:
-        if (!fence.admits(f, rank)) {
-          if (!mayHold) {
-            return null;
-          }
-          fence.hold(f);
-          return HELD;
-        }
-        return apply(f);
-      case SYNC_PSCW:
-        try {
-          pscw.admit(f.src);
-          return apply(f);
-        } finally {
-          pscw.operationDone();
-        }
-      case SYNC_PASSIVE:
+    switch (op.syncMode) {
+      case RmaOperation.SYNC_FENCE:
+        return fence.admits(op, rank);
+      case RmaOperation.SYNC_PSCW:
+        return true; // checked against the exposure as it is applied
+      case RmaOperation.SYNC_PASSIVE:
         // the origin's NOCHECK assertion is no permission: it must hold a lock the target knows of
-        if (!locks.holds(f.src) && !noCheckHolders.contains(f.src)) {
+        if (!locks.holds(op.origin) && !noCheckHolders.contains(op.origin)) {
           throw refused(ErrorClass.RMA_SYNC, "operation from rank %d reached rank %d without a lock on "
-              + "window %s", f.src, rank, name.get());
+              + "window %s", op.origin, rank, name.get());
         }
-        return apply(f);
+        return true;
       default:
         throw refused(ErrorClass.RMA_SYNC, "operation from rank %d with unknown synchronization mode %d",
-            f.src, f.tag);
+            op.origin, op.syncMode);
+    }
+  }
+
+  /** Applies admitted operation {@code op}; returns the data its reply carries, or {@code null}. */
+  private PayloadSource applyAdmitted(RmaOperation op) {
+    if (op.syncMode != RmaOperation.SYNC_PSCW) {
+      return RmaTarget.apply(op, target, dispUnit, rank);
+    }
+    try {
+      pscw.admit(op.origin);
+      return RmaTarget.apply(op, target, dispUnit, rank);
+    } finally {
+      pscw.operationDone();
     }
   }
 
@@ -350,32 +367,29 @@ final class TargetWindow {
     return new RmaException(errorClass, String.format(format, args), false);
   }
 
-  private Object apply(Frame f) {
-    Object out = RmaTarget.apply(f, target, dispUnit, rank);
-    return out == null ? APPLIED : out;
-  }
-
   private void onLock(Frame f) {
     if (noLocks) {
       throw refused(ErrorClass.RMA_SYNC, "lock request from rank %d on window %s at rank %d, created with "
           + "no_locks=true", f.src, name.get(), rank);
     }
-    if (f.code < 0 || f.code >= LockType.values().length) {
-      throw refused(ErrorClass.OTHER, "lock request from rank %d with unknown lock type %d", f.src, f.code);
+    int lockType = SyncFrames.lockTypeCode(f);
+    if (lockType < 0 || lockType >= LockType.values().length) {
+      throw refused(ErrorClass.OTHER, "lock request from rank %d with unknown lock type %d", f.src, lockType);
     }
-    if (f.tag == LOCK_NOCHECK) {
+    if (SyncFrames.isNoCheckLock(f)) {
       // the origin asserted that no conflicting lock exists: recorded and answered, not queued
       if (locks.holds(f.src) || !noCheckHolders.add(f.src)) {
         throw refused(ErrorClass.RMA_SYNC, "NOCHECK lock from rank %d, which already holds a lock on window %s "
             + "at rank %d", f.src, name.get(), rank);
       }
-      replyLater(f, null);
+      replyLater(f);
       return;
     }
     // the grant may run later, while an unlock is handled: always inside the owner
     // a request still queued when the window is freed is refused, not left unanswered
-    locks.request(f.src, LockType.values()[f.code], () -> replyLater(f, null), () -> answerError(f, ErrorClass.WIN,
-        "window " + name.get() + " at rank " + rank + " was freed before rank " + f.src + "'s lock request was granted"));
+    locks.request(f.src, LockType.values()[lockType], () -> replyLater(f), () -> owner.defer(() -> endpoint.reply(f,
+        ErrorClass.WIN, "window " + name.get() + " at rank " + rank + " was freed before rank " + f.src
+        + "'s lock request was granted")));
   }
 
   // ------------------------------------------------------------------ the target rank's own calls
@@ -433,15 +447,15 @@ final class TargetWindow {
    */
   Future<Void> advanceFence(boolean openNext) {
     return owned(() -> {
-      fence.advance(openNext, f -> {
+      fence.advance(openNext, op -> {
         try {
-          answer(f, apply(f));
+          answer(op, applyAdmitted(op));
         } catch (RmaException e) {
-          answerError(f, e.errorClass(), PendingReplies.messageOf(e));
+          answerError(op, e.errorClass(), PendingReplies.messageOf(e));
         }
       }, held -> answerError(held, ErrorClass.RMA_SYNC, String.format(
           "operation from rank %d belongs to fence epoch %d, which rank %d closed with NOSUCCEED (mismatched "
-          + "fences)", held.src, held.epoch, rank)));
+          + "fences)", held.origin, held.fenceEpoch, rank)));
       return null;
     });
   }
@@ -483,8 +497,8 @@ final class TargetWindow {
    */
   Future<Void> withdrawHeld(int src, RmaException cause) {
     return owned(() -> {
-      for (Frame f : fence.withdrawFrom(src)) {
-        answerError(f, cause.errorClass(), "withdrawn at rank " + rank + " on window " + name.get() + ": "
+      for (RmaOperation op : fence.withdrawFrom(src)) {
+        answerError(op, cause.errorClass(), "withdrawn at rank " + rank + " on window " + name.get() + ": "
             + cause.getMessage());
       }
       return null;
@@ -574,10 +588,10 @@ final class TargetWindow {
     }
     locks.clear(origin -> { });
     noCheckHolders.clear();
-    java.util.ArrayDeque<Frame> held = fence.held();
+    java.util.ArrayDeque<RmaOperation> held = fence.held();
     while (!held.isEmpty()) {
-      Frame f = held.pollFirst();
-      answerError(f, ErrorClass.WIN, "window " + name.get() + " at rank " + rank
+      RmaOperation op = held.pollFirst();
+      answerError(op, ErrorClass.WIN, "window " + name.get() + " at rank " + rank
           + " was freed before the operation's epoch");
     }
     return free;

@@ -11,6 +11,7 @@ import dev.vertxrma.LockType;
 import dev.vertxrma.Mode;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
+import dev.vertxrma.impl.ops.RmaOperation;
 import dev.vertxrma.impl.ops.TypeMap;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
@@ -29,7 +30,7 @@ class TargetAdmissionTest {
   /** A passive-target put of one long from {@code src}, flagged as the old wire format flagged NOCHECK. */
   private static Frame forgedNoCheckPut(int src, int windowId) {
     Frame f = Frame.of(FrameType.PUT, src, windowId);
-    f.tag = TargetWindow.SYNC_PASSIVE;
+    f.tag = RmaOperation.SYNC_PASSIVE;
     f.epoch = 1;
     Buffer type = Buffer.buffer();
     ((TypeMap) Datatype.LONG).encode(type);
