@@ -224,10 +224,10 @@ public final class CommImpl implements Comm {
 
   /** The committed type map behind a datatype; TYPE if null or not committed. */
   public static TypeMap typeMap(Datatype type, String what) {
-    if (!(type instanceof TypeMap)) {
-      throw RmaException.of(ErrorClass.TYPE, "%s: datatype is %s", what, type == null ? "null" : "not a vertx-rma datatype");
+    if (type == null) {
+      throw RmaException.of(ErrorClass.TYPE, "%s: datatype is null", what);
     }
-    TypeMap t = (TypeMap) type;
+    TypeMap t = TypeMap.of(type);
     if (!t.isCommitted()) {
       throw RmaException.of(ErrorClass.TYPE, "%s: datatype %s is not committed (call commit() first)", what, t.name());
     }
@@ -652,7 +652,7 @@ public final class CommImpl implements Comm {
       Datatype type, Reduction op, int root) {
     return call(() -> {
       TypeMap t = typeMap(type, "reduce");
-      Combiner combiner = Combiner.of(op, t, count, "reduce", rank());
+      Combiner combiner = Combiner.of(op, type, count, "reduce", rank());
       checkRoot(root, "reduce");
       MemoryRef out = null;
       if (rank() == root) {
@@ -678,7 +678,7 @@ public final class CommImpl implements Comm {
       Datatype type, Reduction op) {
     return call(() -> {
       TypeMap t = typeMap(type, "allreduce");
-      Combiner combiner = Combiner.of(op, t, count, "allreduce", rank());
+      Combiner combiner = Combiner.of(op, type, count, "allreduce", rank());
       refuseInPlaceReceive(recvBuf, "allreduce", "pass IN_PLACE as the send buffer to reduce in place");
       MemoryRef out = buffer(recvBuf, recvOffset, count, t, "allreduce receive");
       byte[] data = reductionInput(sendBuf, sendOffset, out, count, t, "allreduce");
@@ -735,7 +735,7 @@ public final class CommImpl implements Comm {
           what, total);
     }
     int all = (int) total;
-    Combiner combiner = Combiner.of(op, t, all, what, rank());
+    Combiner combiner = Combiner.of(op, type, all, what, rank());
     int mine = counts[rank()];
     refuseInPlaceReceive(recvBuf, what, "pass IN_PLACE as the send buffer to take the input from the receive "
         + "buffer");
@@ -772,7 +772,7 @@ public final class CommImpl implements Comm {
     String what = exclusive ? "exscan" : "scan";
     return call(() -> {
       TypeMap t = typeMap(type, what);
-      Combiner combiner = Combiner.of(op, t, count, what, rank());
+      Combiner combiner = Combiner.of(op, type, count, what, rank());
       refuseInPlaceReceive(recvBuf, what, "pass IN_PLACE as the send buffer to scan in place");
       MemoryRef out = buffer(recvBuf, recvOffset, count, t, what + " receive");
       byte[] data = reductionInput(sendBuf, sendOffset, out, count, t, what);
