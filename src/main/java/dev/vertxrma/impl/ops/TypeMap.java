@@ -12,8 +12,9 @@ import java.util.function.Function;
  * The type map behind a {@link Datatype}, its opaque handle: an MPI type map flattened, for ONE
  * instance of the type, into segments. Segment {@code i} is {@link #segmentLength(int) n}
  * contiguous elements of one {@link BasicType} (packed at {@link BasicType#size()} bytes each)
- * starting {@link #segmentDisp(int) disp} bytes from the start of the instance. Segments are in type-map
- * order; adjacent segments of the same basic type that touch are merged; no segment is empty.
+ * starting {@link #segmentDisp(int) disp} bytes from the start of the instance. Segments are in
+ * type-map order; adjacent segments of the same basic type that touch are merged; no segment is
+ * empty.
  *
  * <p>Bounds follow MPI: {@code lb}/{@code ub} are the least/greatest data displacement unless
  * some component was {@link #resized}, in which case the explicit markers win ("sticky" lb/ub);
@@ -117,8 +118,8 @@ public final class TypeMap {
   }
 
   /**
-   * The type map behind a {@link Datatype}: the one way from the public type to its handle, for
-   * the implementation (argument checks call it once per datatype argument).
+   * The type map behind a {@link Datatype}: the one way from the public type to its handle (the
+   * implementation calls it where a call's datatype argument comes in, {@link BufferArguments}).
    *
    * @throws RmaException {@link ErrorClass#TYPE} for {@code null}
    */
