@@ -61,68 +61,86 @@ import dev.vertxrma.impl.ops.TypeMap;
  * types even though both are 4-byte signed integers, as are {@code LONG}, {@code AINT} and
  * {@code INT64}, or {@code INT8}, {@code UINT8} and {@code BYTE}. {@link #BOOLEAN} and
  * {@link #C_BOOL} are two names of one type and match.
+ *
+ * <p><b>Handles.</b> Like an MPI_Datatype, a {@code Datatype} is a handle: it holds the flattened
+ * type map that the implementation walks, which it does not show. Every constructor call makes a
+ * new type; two datatypes are {@link Object#equals equal} only when they are the same object (so
+ * {@link #BOOLEAN} and {@link #C_BOOL}, two objects, are not, though they match in every call).
+ * A datatype is safe to share between threads and ranks; {@link #commit()} is its only change.
  */
-public interface Datatype {
+public final class Datatype {
+
+  static {
+    // The one way from a datatype to its type map, given to the implementation before any datatype exists.
+    TypeMap.readHandlesWith(d -> d.map);
+  }
 
   /** A raw byte (MPI_BYTE). */
-  Datatype BYTE = TypeMap.predefined(BasicType.BYTE);
+  public static final Datatype BYTE = new Datatype(TypeMap.predefined(BasicType.BYTE));
   /** A Java {@code char}, 2 bytes, unsigned (MPI_UNSIGNED_SHORT semantics). */
-  Datatype CHAR = TypeMap.predefined(BasicType.CHAR);
+  public static final Datatype CHAR = new Datatype(TypeMap.predefined(BasicType.CHAR));
   /** A 2-byte signed integer (MPI_SHORT). */
-  Datatype SHORT = TypeMap.predefined(BasicType.SHORT);
+  public static final Datatype SHORT = new Datatype(TypeMap.predefined(BasicType.SHORT));
   /** A 4-byte signed integer (MPI_INT). */
-  Datatype INT = TypeMap.predefined(BasicType.INT);
+  public static final Datatype INT = new Datatype(TypeMap.predefined(BasicType.INT));
   /** An 8-byte signed integer (MPI_LONG). */
-  Datatype LONG = TypeMap.predefined(BasicType.LONG);
+  public static final Datatype LONG = new Datatype(TypeMap.predefined(BasicType.LONG));
   /** A 4-byte IEEE float (MPI_FLOAT). */
-  Datatype FLOAT = TypeMap.predefined(BasicType.FLOAT);
+  public static final Datatype FLOAT = new Datatype(TypeMap.predefined(BasicType.FLOAT));
   /** An 8-byte IEEE double (MPI_DOUBLE). */
-  Datatype DOUBLE = TypeMap.predefined(BasicType.DOUBLE);
+  public static final Datatype DOUBLE = new Datatype(TypeMap.predefined(BasicType.DOUBLE));
   /**
    * A logical in one byte: 0 is false, anything else true (MPI_C_BOOL); the Java {@code boolean}.
    * The same datatype as {@link #C_BOOL}, under its Java name.
    */
-  Datatype BOOLEAN = TypeMap.predefined(BasicType.BOOLEAN);
+  public static final Datatype BOOLEAN = new Datatype(TypeMap.predefined(BasicType.BOOLEAN));
   /** An 8-byte address or displacement integer (MPI_AINT). */
-  Datatype AINT = TypeMap.predefined(BasicType.AINT);
+  public static final Datatype AINT = new Datatype(TypeMap.predefined(BasicType.AINT));
   /** An {@code int} value and an {@code int} index, for MAXLOC/MINLOC (MPI_2INT). */
-  Datatype INT_INT = TypeMap.predefined(BasicType.INT_INT);
+  public static final Datatype INT_INT = new Datatype(TypeMap.predefined(BasicType.INT_INT));
   /** A {@code long} value and an {@code int} index: size 12, extent 16 (MPI_LONG_INT). */
-  Datatype LONG_INT = TypeMap.predefined(BasicType.LONG_INT);
+  public static final Datatype LONG_INT = new Datatype(TypeMap.predefined(BasicType.LONG_INT));
   /** A {@code float} value and an {@code int} index (MPI_FLOAT_INT). */
-  Datatype FLOAT_INT = TypeMap.predefined(BasicType.FLOAT_INT);
+  public static final Datatype FLOAT_INT = new Datatype(TypeMap.predefined(BasicType.FLOAT_INT));
   /** A {@code double} value and an {@code int} index: size 12, extent 16 (MPI_DOUBLE_INT). */
-  Datatype DOUBLE_INT = TypeMap.predefined(BasicType.DOUBLE_INT);
+  public static final Datatype DOUBLE_INT = new Datatype(TypeMap.predefined(BasicType.DOUBLE_INT));
   /** An 8-bit signed integer (MPI_INT8_T); unlike {@link #BYTE} it takes arithmetic. */
-  Datatype INT8 = TypeMap.predefined(BasicType.INT8);
+  public static final Datatype INT8 = new Datatype(TypeMap.predefined(BasicType.INT8));
   /** A 16-bit signed integer (MPI_INT16_T). */
-  Datatype INT16 = TypeMap.predefined(BasicType.INT16);
+  public static final Datatype INT16 = new Datatype(TypeMap.predefined(BasicType.INT16));
   /** A 32-bit signed integer (MPI_INT32_T). */
-  Datatype INT32 = TypeMap.predefined(BasicType.INT32);
+  public static final Datatype INT32 = new Datatype(TypeMap.predefined(BasicType.INT32));
   /** A 64-bit signed integer (MPI_INT64_T). */
-  Datatype INT64 = TypeMap.predefined(BasicType.INT64);
+  public static final Datatype INT64 = new Datatype(TypeMap.predefined(BasicType.INT64));
   /** An 8-bit unsigned integer, 0..255 (MPI_UINT8_T); held in a {@code byte[]}. */
-  Datatype UINT8 = TypeMap.predefined(BasicType.UINT8);
+  public static final Datatype UINT8 = new Datatype(TypeMap.predefined(BasicType.UINT8));
   /** A 16-bit unsigned integer, 0..65535 (MPI_UINT16_T); held in a {@code short[]}. */
-  Datatype UINT16 = TypeMap.predefined(BasicType.UINT16);
+  public static final Datatype UINT16 = new Datatype(TypeMap.predefined(BasicType.UINT16));
   /** A 32-bit unsigned integer, 0..2^32 - 1 (MPI_UINT32_T); held in an {@code int[]}. */
-  Datatype UINT32 = TypeMap.predefined(BasicType.UINT32);
+  public static final Datatype UINT32 = new Datatype(TypeMap.predefined(BasicType.UINT32));
   /** A 64-bit unsigned integer, 0..2^64 - 1 (MPI_UINT64_T); held in a {@code long[]}. */
-  Datatype UINT64 = TypeMap.predefined(BasicType.UINT64);
+  public static final Datatype UINT64 = new Datatype(TypeMap.predefined(BasicType.UINT64));
   /**
    * C's {@code bool} (MPI_C_BOOL): one byte, 0 is false, anything else true; the logical
    * operations LAND, LOR, LXOR store 1 or 0, arithmetic and bit operations are refused
    * ({@link ErrorClass#OP}). The same datatype as {@link #BOOLEAN} (held in a
    * {@code boolean[]}), under its MPI name: the two match each other in every call.
    */
-  Datatype C_BOOL = TypeMap.predefinedAlias(BasicType.BOOLEAN, "C_BOOL");
+  public static final Datatype C_BOOL = new Datatype(TypeMap.predefinedAlias(BasicType.BOOLEAN, "C_BOOL"));
 
   /** Storage order of a {@link #subarray}: row-major (C) or column-major (Fortran). */
-  enum Order {
+  public enum Order {
     /** Row-major: the last dimension varies fastest (MPI_ORDER_C). */
     C,
     /** Column-major: the first dimension varies fastest (MPI_ORDER_FORTRAN). */
     FORTRAN
+  }
+
+  /** The opaque handle: the flattened type map that the implementation works on. */
+  private final TypeMap map;
+
+  private Datatype(TypeMap map) {
+    this.map = map;
   }
 
   /**
@@ -135,8 +153,8 @@ public interface Datatype {
    *     for a null {@code old}, {@link ErrorClass#ARG} when the size overflows 64 bits,
    *     {@link ErrorClass#INTERN} for a type too fragmented to flatten
    */
-  static Datatype contiguous(int count, Datatype old) {
-    return TypeMap.contiguous(count, old);
+  public static Datatype contiguous(int count, Datatype old) {
+    return new Datatype(TypeMap.contiguous(count, map(old)));
   }
 
   /**
@@ -153,8 +171,8 @@ public interface Datatype {
    *     displacement overflows 64 bits, {@link ErrorClass#INTERN} for a type too fragmented to
    *     flatten
    */
-  static Datatype vector(int count, int blocklength, int stride, Datatype old) {
-    return TypeMap.vector(count, blocklength, stride, old);
+  public static Datatype vector(int count, int blocklength, int stride, Datatype old) {
+    return new Datatype(TypeMap.vector(count, blocklength, stride, map(old)));
   }
 
   /**
@@ -167,8 +185,8 @@ public interface Datatype {
    * @return the new type, not yet committed
    * @throws RmaException as {@link #vector}
    */
-  static Datatype hvector(int count, int blocklength, long strideBytes, Datatype old) {
-    return TypeMap.hvector(count, blocklength, strideBytes, old);
+  public static Datatype hvector(int count, int blocklength, long strideBytes, Datatype old) {
+    return new Datatype(TypeMap.hvector(count, blocklength, strideBytes, map(old)));
   }
 
   /**
@@ -184,8 +202,8 @@ public interface Datatype {
    *     length; {@link ErrorClass#TYPE} for a null {@code old}; {@link ErrorClass#INTERN} for a
    *     type too fragmented to flatten
    */
-  static Datatype indexed(int[] blocklengths, int[] displacements, Datatype old) {
-    return TypeMap.indexed(blocklengths, displacements, old);
+  public static Datatype indexed(int[] blocklengths, int[] displacements, Datatype old) {
+    return new Datatype(TypeMap.indexed(blocklengths, displacements, map(old)));
   }
 
   /**
@@ -197,8 +215,8 @@ public interface Datatype {
    * @return the new type, not yet committed
    * @throws RmaException as {@link #indexed}
    */
-  static Datatype hindexed(int[] blocklengths, long[] byteDisplacements, Datatype old) {
-    return TypeMap.hindexed(blocklengths, byteDisplacements, old);
+  public static Datatype hindexed(int[] blocklengths, long[] byteDisplacements, Datatype old) {
+    return new Datatype(TypeMap.hindexed(blocklengths, byteDisplacements, map(old)));
   }
 
   /**
@@ -212,8 +230,8 @@ public interface Datatype {
    *     bits, {@link ErrorClass#COUNT} for a negative block length, {@link ErrorClass#TYPE} for a
    *     null {@code old}, {@link ErrorClass#INTERN} for a type too fragmented to flatten
    */
-  static Datatype indexedBlock(int blocklength, int[] displacements, Datatype old) {
-    return TypeMap.indexedBlock(blocklength, displacements, old);
+  public static Datatype indexedBlock(int blocklength, int[] displacements, Datatype old) {
+    return new Datatype(TypeMap.indexedBlock(blocklength, displacements, map(old)));
   }
 
   /**
@@ -230,8 +248,8 @@ public interface Datatype {
    *     length; {@link ErrorClass#TYPE} for a null element of {@code types};
    *     {@link ErrorClass#INTERN} for a type too fragmented to flatten
    */
-  static Datatype struct(int[] blocklengths, long[] byteDisplacements, Datatype[] types) {
-    return TypeMap.struct(blocklengths, byteDisplacements, types);
+  public static Datatype struct(int[] blocklengths, long[] byteDisplacements, Datatype[] types) {
+    return new Datatype(TypeMap.struct(blocklengths, byteDisplacements, maps(types)));
   }
 
   /**
@@ -251,8 +269,8 @@ public interface Datatype {
    *     overflows 64 bits; {@link ErrorClass#TYPE} for a null {@code old};
    *     {@link ErrorClass#INTERN} for a type too fragmented to flatten
    */
-  static Datatype subarray(int[] sizes, int[] subsizes, int[] starts, Order order, Datatype old) {
-    return TypeMap.subarray(sizes, subsizes, starts, order, old);
+  public static Datatype subarray(int[] sizes, int[] subsizes, int[] starts, Order order, Datatype old) {
+    return new Datatype(TypeMap.subarray(sizes, subsizes, starts, order, map(old)));
   }
 
   /**
@@ -265,8 +283,8 @@ public interface Datatype {
    * @throws RmaException {@link ErrorClass#ARG} for a negative extent or {@code lb + extent}
    *     overflowing 64 bits, {@link ErrorClass#TYPE} for a null {@code old}
    */
-  static Datatype resized(Datatype old, long lb, long extent) {
-    return TypeMap.resized(old, lb, extent);
+  public static Datatype resized(Datatype old, long lb, long extent) {
+    return new Datatype(TypeMap.resized(map(old), lb, extent));
   }
 
   /**
@@ -274,68 +292,116 @@ public interface Datatype {
    *
    * @return this type
    */
-  Datatype commit();
+  public Datatype commit() {
+    map.commit();
+    return this;
+  }
 
   /**
    * Whether the type has been committed.
    *
    * @return {@code true} after {@link #commit()}; always for predefined types
    */
-  boolean isCommitted();
+  public boolean isCommitted() {
+    return map.isCommitted();
+  }
 
   /**
    * Whether this is one of the predefined constants.
    *
    * @return {@code true} for {@link #BYTE}, {@link #INT}, ..., {@code false} for derived types
    */
-  boolean isPredefined();
+  public boolean isPredefined() {
+    return map.isPredefined();
+  }
 
   /**
    * MPI_Type_size: the bytes of data in one instance, without gaps.
    *
    * @return the size in bytes
    */
-  long size();
+  public long size() {
+    return map.size();
+  }
 
   /**
    * MPI_Type_get_extent: the lower bound.
    *
    * @return the lower bound in bytes
    */
-  long lb();
+  public long lb() {
+    return map.lb();
+  }
 
   /**
    * The upper bound.
    *
    * @return {@code lb() + extent()}, in bytes
    */
-  long ub();
+  public long ub() {
+    return map.ub();
+  }
 
   /**
    * MPI_Type_get_extent: the distance between consecutive instances.
    *
    * @return the extent in bytes
    */
-  long extent();
+  public long extent() {
+    return map.extent();
+  }
 
   /**
    * MPI_Type_get_true_extent: where the data starts, ignoring explicit bounds.
    *
    * @return the byte displacement of the first data byte
    */
-  long trueLb();
+  public long trueLb() {
+    return map.trueLb();
+  }
 
   /**
    * MPI_Type_get_true_extent: the span of the data, ignoring explicit bounds.
    *
    * @return the bytes from the first data byte to past the last one
    */
-  long trueExtent();
+  public long trueExtent() {
+    return map.trueExtent();
+  }
 
   /**
    * MPI_Type_get_name: a readable name.
    *
    * @return the predefined constant's name, or a summary of the constructor
    */
-  String name();
+  public String name() {
+    return map.name();
+  }
+
+  /**
+   * The type's {@link #name()}.
+   *
+   * @return the predefined constant's name, or a summary of the constructor
+   */
+  @Override
+  public String toString() {
+    return map.name();
+  }
+
+  /** The handle of a datatype argument, {@code null} for {@code null} (the type map's constructors say TYPE). */
+  private static TypeMap map(Datatype d) {
+    return d == null ? null : d.map;
+  }
+
+  /** The handles of {@code struct}'s types, {@code null} where the type is. */
+  private static TypeMap[] maps(Datatype[] types) {
+    if (types == null) {
+      return null;
+    }
+    TypeMap[] maps = new TypeMap[types.length];
+    for (int i = 0; i < types.length; i++) {
+      maps[i] = map(types[i]);
+    }
+    return maps;
+  }
 }

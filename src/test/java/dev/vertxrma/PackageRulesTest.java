@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
  * datatype engine; the trace; synchronization; collectives and point-to-point), and samples that
  * use the public API only. An arrow added against them fails here.
  *
- * <p>Not a rule yet, because it does not hold: {@code impl.win} uses {@code impl.runtime} (argument
- * checks, error handling, the rank's future and process) and {@code impl.runtime} uses
+ * <p>Not a rule yet, because it does not hold: {@code impl.win} uses {@code impl.runtime} (the
+ * communicator, error handling, the rank's future and process) and {@code impl.runtime} uses
  * {@code impl.win}, a cycle that issue 28 takes apart; this test names the packages that may use
  * {@code impl.runtime} today so that no other starts to.
  */

@@ -638,7 +638,7 @@ class RmaErrorsTest {
 
   static byte[] typeBytes(Datatype t) {
     Buffer b = Buffer.buffer();
-    ((TypeMap) t).encode(b);
+    TypeMap.of(t).encode(b);
     return b.getBytes();
   }
 

@@ -14,7 +14,7 @@ import dev.vertxrma.Status;
 import dev.vertxrma.impl.coll.AgreedIds;
 import dev.vertxrma.impl.coll.Collectives;
 import dev.vertxrma.impl.memory.MemoryRef;
-import dev.vertxrma.impl.memory.MemoryView;
+import dev.vertxrma.impl.ops.BufferArguments;
 import dev.vertxrma.impl.ops.Combiner;
 import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.ops.TypeMap;
@@ -225,120 +225,6 @@ public final class CommImpl implements Comm {
 
   // ------------------------------------------------------------------ argument checks
 
-  /** The committed type map behind a datatype; TYPE if null or not committed. */
-  public static TypeMap typeMap(Datatype type, String what) {
-    if (!(type instanceof TypeMap)) {
-      throw RmaException.of(ErrorClass.TYPE, "%s: datatype is %s", what, type == null ? "null" : "not a vertx-rma datatype");
-    }
-    TypeMap t = (TypeMap) type;
-    if (!t.isCommitted()) {
-      throw RmaException.of(ErrorClass.TYPE, "%s: datatype %s is not committed (call commit() first)", what, t.name());
-    }
-    return t;
-  }
-
-  /**
-   * The view of {@link Comm#BOTTOM} for {@code count} elements of {@code type}: absolute addresses,
-   * each byte checked to lie in live memory whose address the program took.
-   */
-  private static MemoryRef absolute(int offset, int count, TypeMap type, String what) {
-    if (offset != 0) {
-      throw RmaException.of(ErrorClass.BUFFER, "%s: Comm.BOTTOM takes offset 0 (the type's displacements are the "
-          + "addresses), got %d", what, offset);
-    }
-    checkAbsolute(0, count, type, what);
-    return MemoryRef.ofRaw(null, 0, Long.MAX_VALUE / 2);
-  }
-
-  /** Every byte of {@code count} elements of {@code type} at absolute address {@code start} lies in live addressed memory. */
-  private static void checkAbsolute(long start, int count, TypeMap type, String what) {
-    for (long k = 0; k < count; k++) {
-      long base = start + k * type.extent();
-      for (int i = 0; i < type.segmentCount(); i++) {
-        long at = base + type.segmentDisp(i);
-        long bytes = (long) type.segmentLength(i) * type.segmentType(i).size();
-        if (!dev.vertxrma.impl.memory.AddressedMemory.covers(at, bytes)) {
-          throw RmaException.of(ErrorClass.BUFFER, "%s: Comm.BOTTOM with %s reaches 0x%x..0x%x (element %d), which is "
-              + "not inside a live native store whose address was taken with Win.address", what, type.name(), at,
-              at + bytes, k);
-        }
-      }
-    }
-  }
-
-  /**
-   * A checked view of {@code count} elements of {@code type} at {@code buf[offset]}: the one place
-   * every origin, result and message buffer goes through. A {@code null} buffer is allowed with
-   * count 0 only (an empty message or operation; the offset is then ignored). A Java array must
-   * hold the datatype's elements ({@link DatatypeEngine#checkArrayElements}; a {@code byte[]} or
-   * a BytesStore holds any).
-   *
-   * @throws RmaException COUNT for a negative count; BUFFER for {@link Comm#IN_PLACE} (the calls
-   *     that accept it test for it first), a null buffer with a positive count, or a buffer too
-   *     small from {@code offset} for the count (see also {@link MemoryRef#of}); TYPE for an array whose element type contradicts the datatype
-   */
-  public static MemoryRef buffer(Buf buf, int offset, int count, TypeMap type, String what) {
-    MemoryRef special = specialBuffer(buf, offset, count, type, what);
-    if (special != null) {
-      return special;
-    }
-    MemoryRef mem = MemoryRef.of(buf, offset);
-    checkElements(buf, offset, mem.buffer(), mem.bytesBefore(), mem.bytesAvailable(), count, type, what);
-    return mem;
-  }
-
-  /**
-   * {@link #buffer(Buf, int, int, TypeMap, String)} filling {@code into} instead of making a
-   * view (nothing allocated on a call's fast path).
-   *
-   * @return {@code into}
-   * @throws RmaException as {@link #buffer(Buf, int, int, TypeMap, String)}
-   */
-  public static MemoryView buffer(Buf buf, int offset, int count, TypeMap type, String what, MemoryView into) {
-    MemoryRef special = specialBuffer(buf, offset, count, type, what);
-    if (special != null) {
-      return into.take(special);
-    }
-    MemoryRef.resolve(buf.memory(), offset, into);
-    checkElements(buf, offset, into.buffer(), into.bytesBefore(), into.bytesAvailable(), count, type, what);
-    return into;
-  }
-
-  /** The view of a negative count, IN_PLACE, a null buffer or BOTTOM (or its error); {@code null} for a plain buffer. */
-  private static MemoryRef specialBuffer(Buf buf, int offset, int count, TypeMap type, String what) {
-    if (count < 0) {
-      throw RmaException.of(ErrorClass.COUNT, "%s: count %d is negative", what, count);
-    }
-    if (buf == IN_PLACE) {
-      throw RmaException.of(ErrorClass.BUFFER, "%s: Comm.IN_PLACE is not allowed here; pass a buffer (IN_PLACE is "
-          + "only the send buffer of allreduce, allgather(v), alltoall(v), reduceScatter, scan and exscan, of reduce "
-          + "and gather(v) at root, and the receive buffer of scatter(v) at root)", what);
-    }
-    if (buf == null) {
-      if (count == 0) {
-        return MemoryRef.empty();
-      }
-      throw RmaException.of(ErrorClass.BUFFER, "%s: buffer is null but count is %d (only a call with count 0 may "
-          + "pass no buffer)", what, count);
-    }
-    if (buf == BOTTOM) {
-      return absolute(offset, count, type, what);
-    }
-    return null;
-  }
-
-  /** A resolved buffer holds the datatype's elements and {@code count} of them from the offset. */
-  private static void checkElements(Buf buf, int offset, Object memory, long before, long available, int count,
-      TypeMap type, String what) {
-    Class<?> kind = memory.getClass();
-    if (kind.isArray()) {
-      DatatypeEngine.checkArrayElements(kind.getComponentType(), type, what);
-    }
-    if (!DatatypeEngine.fits(type, count, before, before + available)) {
-      DatatypeEngine.checkAccess(type, count, MemoryRef.of(buf, offset), what + " buffer"); // throws, with the message
-    }
-  }
-
   private void checkPeer(int peer, boolean allowAny, String what) {
     if (peer == PROC_NULL || (allowAny && peer == ANY_SOURCE)) {
       return;
@@ -454,8 +340,8 @@ public final class CommImpl implements Comm {
   private Future<Void> send(Buf buf, int offset, int count, Datatype type, int dest, int tag, SendMode mode,
       String what) {
     return call(() -> {
-      TypeMap t = typeMap(type, what);
-      MemoryRef mem = buffer(buf, offset, count, t, what);
+      TypeMap t = BufferArguments.typeMap(type, what);
+      MemoryRef mem = BufferArguments.buffer(buf, offset, count, t, what);
       checkPeer(dest, false, what);
       checkTag(tag, false, what);
       return ch.send(mem, t, count, dest, tag, mode);
@@ -494,8 +380,8 @@ public final class CommImpl implements Comm {
 
   private Future<Status> recv(Buf buf, int offset, int count, Datatype type, int source, int tag, String what) {
     return call(() -> {
-      TypeMap t = typeMap(type, what);
-      MemoryRef mem = buffer(buf, offset, count, t, what);
+      TypeMap t = BufferArguments.typeMap(type, what);
+      MemoryRef mem = BufferArguments.buffer(buf, offset, count, t, what);
       checkPeer(source, true, what);
       checkTag(tag, true, what);
       return ch.recv(mem, t, count, source, tag);
@@ -550,8 +436,8 @@ public final class CommImpl implements Comm {
 
   private Future<Status> mrecv(Buf buf, int offset, int count, Datatype type, Message message, String what) {
     return call(() -> {
-      TypeMap t = typeMap(type, what);
-      MemoryRef mem = buffer(buf, offset, count, t, what);
+      TypeMap t = BufferArguments.typeMap(type, what);
+      MemoryRef mem = BufferArguments.buffer(buf, offset, count, t, what);
       return ch.mrecv(mem, t, count, message, what);
     });
   }
@@ -560,12 +446,12 @@ public final class CommImpl implements Comm {
   public Future<Status> sendrecv(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, int dest,
       int sendTag, Buf recvBuf, int recvOffset, int recvCount, Datatype recvType, int source, int recvTag) {
     return call(() -> {
-      TypeMap st = typeMap(sendType, "sendrecv send");
-      MemoryRef in = buffer(sendBuf, sendOffset, sendCount, st, "sendrecv send");
+      TypeMap st = BufferArguments.typeMap(sendType, "sendrecv send");
+      MemoryRef in = BufferArguments.buffer(sendBuf, sendOffset, sendCount, st, "sendrecv send");
       checkPeer(dest, false, "sendrecv dest");
       checkTag(sendTag, false, "sendrecv send");
-      TypeMap rt = typeMap(recvType, "sendrecv receive");
-      MemoryRef out = buffer(recvBuf, recvOffset, recvCount, rt, "sendrecv receive");
+      TypeMap rt = BufferArguments.typeMap(recvType, "sendrecv receive");
+      MemoryRef out = BufferArguments.buffer(recvBuf, recvOffset, recvCount, rt, "sendrecv receive");
       checkPeer(source, true, "sendrecv source");
       checkTag(recvTag, true, "sendrecv receive");
       // the standard send packs the data and completes at once: it can never wait for the receive
@@ -579,8 +465,8 @@ public final class CommImpl implements Comm {
   public Future<Status> sendrecvReplace(Buf buf, int offset, int count, Datatype type, int dest, int sendTag,
       int source, int recvTag) {
     return call(() -> {
-      TypeMap t = typeMap(type, "sendrecvReplace");
-      MemoryRef mem = buffer(buf, offset, count, t, "sendrecvReplace");
+      TypeMap t = BufferArguments.typeMap(type, "sendrecvReplace");
+      MemoryRef mem = BufferArguments.buffer(buf, offset, count, t, "sendrecvReplace");
       checkPeer(dest, false, "sendrecvReplace dest");
       checkTag(sendTag, false, "sendrecvReplace send");
       checkPeer(source, true, "sendrecvReplace source");
@@ -612,8 +498,8 @@ public final class CommImpl implements Comm {
   @Override
   public Future<Void> bcast(Buf buf, int offset, int count, Datatype type, int root) {
     return call(() -> {
-      TypeMap t = typeMap(type, "bcast");
-      MemoryRef mem = buffer(buf, offset, count, t, "bcast");
+      TypeMap t = BufferArguments.typeMap(type, "bcast");
+      MemoryRef mem = BufferArguments.buffer(buf, offset, count, t, "bcast");
       checkRoot(root, "bcast");
       byte[] data = rank() == root ? DatatypeEngine.pack(mem.base(), mem.address(), t, count) : null;
       return coll.bcast(data, root).map(block -> {
@@ -640,7 +526,8 @@ public final class CommImpl implements Comm {
    */
   private static byte[] reductionInput(Buf sendBuf, int sendOffset, MemoryRef inPlace, int count, TypeMap t,
       String what) {
-    MemoryRef in = sendBuf == IN_PLACE ? inPlace : buffer(sendBuf, sendOffset, count, t, what + " send");
+    MemoryRef in = sendBuf == IN_PLACE ? inPlace
+        : BufferArguments.buffer(sendBuf, sendOffset, count, t, what + " send");
     return DatatypeEngine.pack(in.base(), in.address(), t, count);
   }
 
@@ -654,13 +541,13 @@ public final class CommImpl implements Comm {
   public Future<Void> reduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count,
       Datatype type, Reduction op, int root) {
     return call(() -> {
-      TypeMap t = typeMap(type, "reduce");
-      Combiner combiner = Combiner.of(op, t, count, "reduce", rank());
+      TypeMap t = BufferArguments.typeMap(type, "reduce");
+      Combiner combiner = Combiner.of(op, type, count, "reduce", rank());
       checkRoot(root, "reduce");
       MemoryRef out = null;
       if (rank() == root) {
         refuseInPlaceReceive(recvBuf, "reduce", "pass IN_PLACE as the send buffer at root to reduce in place");
-        out = buffer(recvBuf, recvOffset, count, t, "reduce receive");
+        out = BufferArguments.buffer(recvBuf, recvOffset, count, t, "reduce receive");
       } else if (sendBuf == IN_PLACE) {
         throw RmaException.of(ErrorClass.BUFFER, "reduce: Comm.IN_PLACE is the send buffer of root %d only; rank %d "
             + "must pass its contribution", root, rank());
@@ -680,10 +567,10 @@ public final class CommImpl implements Comm {
   public Future<Void> allreduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count,
       Datatype type, Reduction op) {
     return call(() -> {
-      TypeMap t = typeMap(type, "allreduce");
-      Combiner combiner = Combiner.of(op, t, count, "allreduce", rank());
+      TypeMap t = BufferArguments.typeMap(type, "allreduce");
+      Combiner combiner = Combiner.of(op, type, count, "allreduce", rank());
       refuseInPlaceReceive(recvBuf, "allreduce", "pass IN_PLACE as the send buffer to reduce in place");
-      MemoryRef out = buffer(recvBuf, recvOffset, count, t, "allreduce receive");
+      MemoryRef out = BufferArguments.buffer(recvBuf, recvOffset, count, t, "allreduce receive");
       byte[] data = reductionInput(sendBuf, sendOffset, out, count, t, "allreduce");
       return coll.allreduce(data, combiner).map(result -> {
         unpackExactly(result, out, t, count, "allreduce");
@@ -720,7 +607,7 @@ public final class CommImpl implements Comm {
   /** MPI_Reduce_scatter with {@code counts} (one per rank, already of the right length). */
   private Future<Void> reduceScatter(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int[] counts,
       Datatype type, Reduction op, String what) {
-    TypeMap t = typeMap(type, what);
+    TypeMap t = BufferArguments.typeMap(type, what);
     if (op == null) {
       throw RmaException.of(ErrorClass.OP, "%s: op is null", what);
     }
@@ -738,7 +625,7 @@ public final class CommImpl implements Comm {
           what, total);
     }
     int all = (int) total;
-    Combiner combiner = Combiner.of(op, t, all, what, rank());
+    Combiner combiner = Combiner.of(op, type, all, what, rank());
     int mine = counts[rank()];
     refuseInPlaceReceive(recvBuf, what, "pass IN_PLACE as the send buffer to take the input from the receive "
         + "buffer");
@@ -746,11 +633,12 @@ public final class CommImpl implements Comm {
     byte[] data;
     if (sendBuf == IN_PLACE) {
       // the whole input is in the receive buffer; this rank's block of the result goes to its start
-      out = buffer(recvBuf, recvOffset, all, t, what + " receive (IN_PLACE: holds the input of every rank's block)");
+      out = BufferArguments.buffer(recvBuf, recvOffset, all, t,
+          what + " receive (IN_PLACE: holds the input of every rank's block)");
       data = DatatypeEngine.pack(out.base(), out.address(), t, all);
     } else {
       data = reductionInput(sendBuf, sendOffset, null, all, t, what);
-      out = buffer(recvBuf, recvOffset, mine, t, what + " receive");
+      out = BufferArguments.buffer(recvBuf, recvOffset, mine, t, what + " receive");
     }
     return coll.reduceScatter(data, combiner, blockBytes).map(block -> {
       unpackExactly(block, out, t, mine, what);
@@ -774,10 +662,10 @@ public final class CommImpl implements Comm {
       Reduction op, boolean exclusive) {
     String what = exclusive ? "exscan" : "scan";
     return call(() -> {
-      TypeMap t = typeMap(type, what);
-      Combiner combiner = Combiner.of(op, t, count, what, rank());
+      TypeMap t = BufferArguments.typeMap(type, what);
+      Combiner combiner = Combiner.of(op, type, count, what, rank());
       refuseInPlaceReceive(recvBuf, what, "pass IN_PLACE as the send buffer to scan in place");
-      MemoryRef out = buffer(recvBuf, recvOffset, count, t, what + " receive");
+      MemoryRef out = BufferArguments.buffer(recvBuf, recvOffset, count, t, what + " receive");
       byte[] data = reductionInput(sendBuf, sendOffset, out, count, t, what);
       return coll.scan(data, combiner, exclusive).map(result -> {
         if (result != null) { // exscan at rank 0: no result, the buffer is left as it was
@@ -809,13 +697,13 @@ public final class CommImpl implements Comm {
     final int ranks;
 
     Blocks(Buf buf, int offset, int count, Datatype type, int ranks, String what) {
-      this.type = typeMap(type, what);
+      this.type = BufferArguments.typeMap(type, what);
       this.count = count;
       this.ranks = ranks;
       if (count < 0) {
         throw RmaException.of(ErrorClass.COUNT, "%s: count %d is negative", what, count);
       }
-      this.mem = buffer(buf, offset, Math.multiplyExact(count, ranks), this.type, what);
+      this.mem = BufferArguments.buffer(buf, offset, Math.multiplyExact(count, ranks), this.type, what);
     }
 
     long blockAddress(int i) {
@@ -952,7 +840,7 @@ public final class CommImpl implements Comm {
 
     VBlocks(Buf buf, int offset, int[] counts, int[] displs, Datatype type, int ranks, String what,
         String countsName, String displsName) {
-      this.type = typeMap(type, what);
+      this.type = BufferArguments.typeMap(type, what);
       this.countsName = countsName;
       this.counts = perRank(counts, ranks, what, countsName);
       int[] d = perRank(displs, ranks, what, displsName);
@@ -967,7 +855,7 @@ public final class CommImpl implements Comm {
         throw RmaException.of(ErrorClass.BUFFER, "%s: buffer is null but %s add up to %d elements (only a call "
             + "whose counts are all 0 may pass no buffer)", what, countsName, total);
       }
-      this.mem = buffer(buf, offset, 0, this.type, what); // IN_PLACE refused, element type checked
+      this.mem = BufferArguments.buffer(buf, offset, 0, this.type, what); // IN_PLACE refused, element type checked
       this.addresses = new long[ranks];
       long before = mem.bytesBefore();
       long end = before + mem.bytesAvailable();
@@ -985,7 +873,7 @@ public final class CommImpl implements Comm {
           continue;
         }
         if (buf == BOTTOM) {
-          checkAbsolute(disp, c, this.type, block(what, i, c, d[i], displsName));
+          BufferArguments.checkAbsolute(disp, c, this.type, block(what, i, c, d[i], displsName));
         } else if (!DatatypeEngine.fits(this.type, c, before + disp, end)) {
           DatatypeEngine.checkAccess(this.type, c, before + disp, end, block(what, i, c, d[i], displsName),
               ErrorClass.BUFFER); // throws, with the message

@@ -1,5 +1,6 @@
 package dev.vertxrma.impl.ops;
 
+import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Op;
 import dev.vertxrma.Reduction;
@@ -25,12 +26,13 @@ public final class Combiner {
   private final BasicType basic;
   private final int elements;
   private final UserOp user;
-  private final TypeMap type;
+  /** The datatype of the call, as the user's function gets it. */
+  private final Datatype type;
   private final int count;
   private final String what;
   private final int rank;
 
-  private Combiner(Op op, BasicType basic, int elements, UserOp user, TypeMap type, int count, String what,
+  private Combiner(Op op, BasicType basic, int elements, UserOp user, Datatype type, int count, String what,
       int rank) {
     this.op = op;
     this.basic = basic;
@@ -44,20 +46,21 @@ public final class Combiner {
 
   /**
    * The checked operation of a call {@code what} at rank {@code rank} reducing {@code count}
-   * elements of {@code t}.
+   * elements of {@code type}, a committed datatype (a user-defined op's function gets this one).
    *
    * @throws RmaException {@link ErrorClass#OP} for a null op, a predefined op not defined on the
    *     datatype, REPLACE or NO_OP; {@link ErrorClass#TYPE} for a datatype that mixes basic types
    *     with a predefined op
    */
-  public static Combiner of(Reduction op, TypeMap t, int count, String what, int rank) {
+  public static Combiner of(Reduction op, Datatype type, int count, String what, int rank) {
     if (op == null) {
       throw RmaException.of(ErrorClass.OP, "%s: op is null", what);
     }
     if (op instanceof UserOp u) {
-      return new Combiner(null, null, 0, u, t, count, what, rank);
+      return new Combiner(null, null, 0, u, type, count, what, rank);
     }
     Op predefined = (Op) op;
+    TypeMap t = TypeMap.of(type);
     BasicType basic = t.homogeneousType();
     if (basic == null) {
       throw RmaException.of(ErrorClass.TYPE, "%s: datatype %s mixes element types; a predefined op needs one (a "
@@ -68,7 +71,7 @@ public final class Combiner {
       throw RmaException.of(ErrorClass.OP, "%s: %s is only defined for RMA accumulate, not for reductions", what,
           predefined);
     }
-    return new Combiner(predefined, basic, Math.toIntExact(t.elementCount() * count), null, t, count, what, rank);
+    return new Combiner(predefined, basic, Math.toIntExact(t.elementCount() * count), null, type, count, what, rank);
   }
 
   /** Whether operands may be combined in any order. */

@@ -1,17 +1,20 @@
 package dev.vertxrma.impl.ops;
 
 import dev.vertxrma.Datatype;
+import dev.vertxrma.Datatype.Order;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
 import io.vertx.core.buffer.Buffer;
 import java.util.Arrays;
+import java.util.function.Function;
 
 /**
- * The implementation of {@link Datatype}: an MPI type map flattened, for ONE instance of the
- * type, into segments. Segment {@code i} is {@link #segmentLength(int) n} contiguous elements
- * of one {@link BasicType} (packed at {@link BasicType#size()} bytes each) starting
- * {@link #segmentDisp(int) disp} bytes from the start of the instance. Segments are in type-map
- * order; adjacent segments of the same basic type that touch are merged; no segment is empty.
+ * The type map behind a {@link Datatype}, its opaque handle: an MPI type map flattened, for ONE
+ * instance of the type, into segments. Segment {@code i} is {@link #segmentLength(int) n}
+ * contiguous elements of one {@link BasicType} (packed at {@link BasicType#size()} bytes each)
+ * starting {@link #segmentDisp(int) disp} bytes from the start of the instance. Segments are in
+ * type-map order; adjacent segments of the same basic type that touch are merged; no segment is
+ * empty.
  *
  * <p>Bounds follow MPI: {@code lb}/{@code ub} are the least/greatest data displacement unless
  * some component was {@link #resized}, in which case the explicit markers win ("sticky" lb/ub);
@@ -22,8 +25,13 @@ import java.util.Arrays;
  * otherwise its constructor throws {@link ErrorClass#INTERN}.
  *
  * <p>Instances are immutable apart from the committed flag, and safe to share between threads.
+ * The implementation reaches the type map of a {@code Datatype} through {@link #of(Datatype)}
+ * only; a type decoded from the wire has no {@code Datatype}.
  */
-public final class TypeMap implements Datatype {
+public final class TypeMap {
+
+  /** Reads the handle of a {@link Datatype}; given by {@link #readHandlesWith}. */
+  private static volatile Function<Datatype, TypeMap> handles;
 
   /** Cached {@link #wireBytes()}. */
   private volatile byte[] wire;
@@ -110,25 +118,37 @@ public final class TypeMap implements Datatype {
   }
 
   /**
-   * The implementation behind a {@link Datatype}.
+   * The type map behind a {@link Datatype}: the one way from the public type to its handle (the
+   * implementation calls it where a call's datatype argument comes in, {@link BufferArguments}).
    *
-   * @throws RmaException {@link ErrorClass#TYPE} for {@code null} or a foreign implementation
+   * @throws RmaException {@link ErrorClass#TYPE} for {@code null}
    */
   public static TypeMap of(Datatype d) {
-    if (d instanceof TypeMap) {
-      return (TypeMap) d;
-    }
     if (d == null) {
       throw new RmaException(ErrorClass.TYPE, "datatype is null");
     }
-    throw RmaException.of(ErrorClass.TYPE, "datatype %s is not a vertx-rma datatype (%s)", d.name(), d.getClass().getName());
+    return handles.apply(d);
+  }
+
+  /**
+   * Internal, for {@link Datatype} only: gives the function that reads a datatype's handle, which is
+   * private to {@code Datatype} so that the public API shows no accessor. {@code Datatype}'s class
+   * initializer calls it, before any datatype exists.
+   *
+   * @throws IllegalStateException when called a second time
+   */
+  public static synchronized void readHandlesWith(Function<Datatype, TypeMap> reader) {
+    if (handles != null) {
+      throw new IllegalStateException("the reader of Datatype handles is given once, by Datatype");
+    }
+    handles = reader;
   }
 
   // ---------------------------------------------------------------------------------------------
   // Constructors of derived types (MPI_Type_*)
 
   /** MPI_Type_contiguous; see {@link Datatype#contiguous}. */
-  public static TypeMap contiguous(int count, Datatype old) {
+  public static TypeMap contiguous(int count, TypeMap old) {
     TypeMap o = oldType(old);
     checkCount("contiguous count", -1, count);
     Builder b = new Builder("contiguous(" + count + ", " + o.name + ")");
@@ -137,7 +157,7 @@ public final class TypeMap implements Datatype {
   }
 
   /** MPI_Type_vector; see {@link Datatype#vector}. */
-  public static TypeMap vector(int count, int blocklength, int stride, Datatype old) {
+  public static TypeMap vector(int count, int blocklength, int stride, TypeMap old) {
     TypeMap o = oldType(old);
     checkCount("vector count", -1, count);
     checkCount("vector blocklength", -1, blocklength);
@@ -148,7 +168,7 @@ public final class TypeMap implements Datatype {
   }
 
   /** MPI_Type_create_hvector; see {@link Datatype#hvector}. */
-  public static TypeMap hvector(int count, int blocklength, long strideBytes, Datatype old) {
+  public static TypeMap hvector(int count, int blocklength, long strideBytes, TypeMap old) {
     TypeMap o = oldType(old);
     checkCount("hvector count", -1, count);
     checkCount("hvector blocklength", -1, blocklength);
@@ -158,7 +178,7 @@ public final class TypeMap implements Datatype {
   }
 
   /** MPI_Type_indexed; see {@link Datatype#indexed}. */
-  public static TypeMap indexed(int[] blocklengths, int[] displacements, Datatype old) {
+  public static TypeMap indexed(int[] blocklengths, int[] displacements, TypeMap old) {
     TypeMap o = oldType(old);
     checkArrays("indexed", blocklengths, "blocklengths", displacements == null ? -1 : displacements.length, "displacements");
     Builder b = new Builder("indexed(" + blocklengths.length + " blocks, " + o.name + ")");
@@ -171,7 +191,7 @@ public final class TypeMap implements Datatype {
   }
 
   /** MPI_Type_create_hindexed; see {@link Datatype#hindexed}. */
-  public static TypeMap hindexed(int[] blocklengths, long[] byteDisplacements, Datatype old) {
+  public static TypeMap hindexed(int[] blocklengths, long[] byteDisplacements, TypeMap old) {
     TypeMap o = oldType(old);
     checkArrays("hindexed", blocklengths, "blocklengths",
         byteDisplacements == null ? -1 : byteDisplacements.length, "byteDisplacements");
@@ -184,7 +204,7 @@ public final class TypeMap implements Datatype {
   }
 
   /** MPI_Type_create_indexed_block; see {@link Datatype#indexedBlock}. */
-  public static TypeMap indexedBlock(int blocklength, int[] displacements, Datatype old) {
+  public static TypeMap indexedBlock(int blocklength, int[] displacements, TypeMap old) {
     TypeMap o = oldType(old);
     checkCount("indexedBlock blocklength", -1, blocklength);
     if (displacements == null) {
@@ -199,7 +219,7 @@ public final class TypeMap implements Datatype {
   }
 
   /** MPI_Type_create_struct; see {@link Datatype#struct}. */
-  public static TypeMap struct(int[] blocklengths, long[] byteDisplacements, Datatype[] types) {
+  public static TypeMap struct(int[] blocklengths, long[] byteDisplacements, TypeMap[] types) {
     checkArrays("struct", blocklengths, "blocklengths",
         byteDisplacements == null ? -1 : byteDisplacements.length, "byteDisplacements");
     if (types == null || types.length != blocklengths.length) {
@@ -213,20 +233,20 @@ public final class TypeMap implements Datatype {
       }
       checkCount("struct blocklengths", i, blocklengths[i]);
       if (i < 4) {
-        name.append(i == 0 ? "" : ", ").append(blocklengths[i]).append('x').append(of(types[i]).name);
+        name.append(i == 0 ? "" : ", ").append(blocklengths[i]).append('x').append(types[i].name);
       } else if (i == 4) {
         name.append(", ...");
       }
     }
     Builder b = new Builder(name.append(')').toString());
     for (int i = 0; i < types.length; i++) {
-      b.addCopies(of(types[i]), byteDisplacements[i], blocklengths[i]);
+      b.addCopies(types[i], byteDisplacements[i], blocklengths[i]);
     }
     return b.build();
   }
 
   /** MPI_Type_create_subarray; see {@link Datatype#subarray}. */
-  public static TypeMap subarray(int[] sizes, int[] subsizes, int[] starts, Order order, Datatype old) {
+  public static TypeMap subarray(int[] sizes, int[] subsizes, int[] starts, Order order, TypeMap old) {
     TypeMap o = oldType(old);
     if (sizes == null || subsizes == null || starts == null || order == null) {
       throw new RmaException(ErrorClass.ARG, "subarray sizes, subsizes, starts and order must not be null");
@@ -281,7 +301,7 @@ public final class TypeMap implements Datatype {
   }
 
   /** MPI_Type_create_resized; see {@link Datatype#resized}. */
-  public static TypeMap resized(Datatype old, long lb, long extent) {
+  public static TypeMap resized(TypeMap old, long lb, long extent) {
     TypeMap o = oldType(old);
     if (extent < 0) {
       throw RmaException.of(ErrorClass.ARG, "resized extent %d is negative", extent);
@@ -292,11 +312,11 @@ public final class TypeMap implements Datatype {
     return b.build();
   }
 
-  private static TypeMap oldType(Datatype old) {
+  private static TypeMap oldType(TypeMap old) {
     if (old == null) {
       throw new RmaException(ErrorClass.TYPE, "old datatype is null");
     }
-    return of(old);
+    return old;
   }
 
   private static void checkCount(String what, int index, int value) {
@@ -313,61 +333,50 @@ public final class TypeMap implements Datatype {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Datatype
+  // What Datatype shows
 
   /** MPI_Type_commit: marks the type usable for communication; returns this. */
-  @Override
   public TypeMap commit() {
     committed = true;
     return this;
   }
 
-  @Override
   public boolean isCommitted() {
     return committed;
   }
 
-  @Override
   public boolean isPredefined() {
     return predefined != null;
   }
 
-  @Override
   public long size() {
     return size;
   }
 
-  @Override
   public long lb() {
     return lb;
   }
 
-  @Override
   public long ub() {
     return ub;
   }
 
-  @Override
   public long extent() {
     return ub - lb;
   }
 
-  @Override
   public long trueLb() {
     return trueLb;
   }
 
-  @Override
   public long trueExtent() {
     return trueUb - trueLb;
   }
 
-  @Override
   public String name() {
     return name;
   }
 
-  @Override
   public String toString() {
     return name;
   }

@@ -9,6 +9,7 @@ import dev.vertxrma.impl.memory.Memory;
 import dev.vertxrma.impl.memory.MemoryRef;
 import dev.vertxrma.impl.memory.MemoryView;
 import dev.vertxrma.impl.observe.RankObserver;
+import dev.vertxrma.impl.ops.BufferArguments;
 import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.ops.OperationFrames;
 import dev.vertxrma.impl.ops.RmaOperation;
@@ -535,10 +536,10 @@ final class OriginOperations {
   private Future<Void> write(RmaCall c, int issuedIn) {
     String call = c.name;
     boolean accumulate = c.type == FrameType.ACC;
-    TypeMap tt = CommImpl.typeMap(c.targetType, accumulate ? "accumulate target" : "put target");
+    TypeMap tt = BufferArguments.typeMap(c.targetType, accumulate ? "accumulate target" : "put target");
     String what = accumulate ? "accumulate origin" : "put origin";
-    TypeMap ot = CommImpl.typeMap(c.originType, what);
-    MemoryView o = CommImpl.buffer(c.origin, c.originOffset, c.originCount, ot, what, originView);
+    TypeMap ot = BufferArguments.typeMap(c.originType, what);
+    MemoryView o = BufferArguments.buffer(c.origin, c.originOffset, c.originCount, ot, what, originView);
     if (accumulate) {
       checkOp(c.op, tt);
     }
@@ -569,9 +570,9 @@ final class OriginOperations {
   }
 
   private Future<Void> get(RmaCall c, int issuedIn) {
-    TypeMap tt = CommImpl.typeMap(c.targetType, "get target");
-    TypeMap ot = CommImpl.typeMap(c.resultType, "get origin");
-    MemoryView o = CommImpl.buffer(c.result, c.resultOffset, c.resultCount, ot, "get origin", resultView);
+    TypeMap tt = BufferArguments.typeMap(c.targetType, "get target");
+    TypeMap ot = BufferArguments.typeMap(c.resultType, "get origin");
+    MemoryView o = BufferArguments.buffer(c.result, c.resultOffset, c.resultCount, ot, "get origin", resultView);
     int targetRank = c.target;
     if (targetRank == Comm.PROC_NULL) {
       return done;
@@ -594,17 +595,17 @@ final class OriginOperations {
   }
 
   private Future<Void> getAccumulate(RmaCall c, int issuedIn) {
-    TypeMap tt = CommImpl.typeMap(c.targetType, "getAccumulate target");
+    TypeMap tt = BufferArguments.typeMap(c.targetType, "getAccumulate target");
     Op op = c.op;
     checkOp(op, tt);
     TypeMap ot = null;
     MemoryView o = null;
     if (op != Op.NO_OP) {
-      ot = CommImpl.typeMap(c.originType, "getAccumulate origin");
-      o = CommImpl.buffer(c.origin, c.originOffset, c.originCount, ot, "getAccumulate origin", originView);
+      ot = BufferArguments.typeMap(c.originType, "getAccumulate origin");
+      o = BufferArguments.buffer(c.origin, c.originOffset, c.originCount, ot, "getAccumulate origin", originView);
     }
-    TypeMap rt = CommImpl.typeMap(c.resultType, "getAccumulate result");
-    MemoryView r = CommImpl.buffer(c.result, c.resultOffset, c.resultCount, rt, "getAccumulate result", resultView);
+    TypeMap rt = BufferArguments.typeMap(c.resultType, "getAccumulate result");
+    MemoryView r = BufferArguments.buffer(c.result, c.resultOffset, c.resultCount, rt, "getAccumulate result", resultView);
     int targetRank = c.target;
     if (targetRank == Comm.PROC_NULL) {
       return done;
@@ -632,11 +633,11 @@ final class OriginOperations {
   }
 
   private Future<Void> compareAndSwap(RmaCall c, int issuedIn) {
-    TypeMap t = CommImpl.typeMap(c.targetType, "compareAndSwap");
+    TypeMap t = BufferArguments.typeMap(c.targetType, "compareAndSwap");
     DatatypeEngine.checkCompareAndSwapType(t);
-    MemoryView o = CommImpl.buffer(c.origin, c.originOffset, 1, t, "compareAndSwap origin", originView);
-    MemoryView cmp = CommImpl.buffer(c.compare, c.compareOffset, 1, t, "compareAndSwap compare", compareView);
-    MemoryView r = CommImpl.buffer(c.result, c.resultOffset, 1, t, "compareAndSwap result", resultView);
+    MemoryView o = BufferArguments.buffer(c.origin, c.originOffset, 1, t, "compareAndSwap origin", originView);
+    MemoryView cmp = BufferArguments.buffer(c.compare, c.compareOffset, 1, t, "compareAndSwap compare", compareView);
+    MemoryView r = BufferArguments.buffer(c.result, c.resultOffset, 1, t, "compareAndSwap result", resultView);
     int targetRank = c.target;
     if (targetRank == Comm.PROC_NULL) {
       return done;

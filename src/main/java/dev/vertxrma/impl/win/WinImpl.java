@@ -19,7 +19,6 @@ import dev.vertxrma.impl.memory.WindowMemory;
 import dev.vertxrma.impl.observe.Observers;
 import dev.vertxrma.impl.observe.RankObserver;
 import dev.vertxrma.impl.observe.Sync;
-import dev.vertxrma.impl.ops.TypeMap;
 import dev.vertxrma.impl.runtime.ErrorHandling;
 import dev.vertxrma.impl.comm.CommImpl;
 import dev.vertxrma.impl.sync.CompletionTracker;
@@ -355,9 +354,9 @@ final class WinImpl implements Win, RegisteredWindow {
   @Override
   public Future<Void> fetchAndOp(Buf origin, int originOffset, Buf result, int resultOffset, Datatype type,
       int targetRank, long targetDisp, Op op) {
-    if (type instanceof TypeMap && !((TypeMap) type).isPredefined()) {
+    if (type != null && !type.isPredefined()) {
       return rp.context().failedFuture(RmaException.of(ErrorClass.TYPE,
-          "fetchAndOp takes a predefined datatype, not %s", ((TypeMap) type).name()));
+          "fetchAndOp takes a predefined datatype, not %s", type.name()));
     }
     return getAccumulate(origin, originOffset, 1, type, result, resultOffset, 1, type, targetRank, targetDisp, 1,
         type, op);

@@ -808,7 +808,7 @@ class DatatypeTest {
         assertSameMap(tm(d), back);
         assertTrue(back.isCommitted());
         if (d.isPredefined()) {
-          assertSame(d, back);
+          assertSame(tm(d), back);
         }
         offset = end[0];
       }

@@ -33,7 +33,7 @@ class TargetAdmissionTest {
     f.tag = RmaOperation.SYNC_PASSIVE;
     f.epoch = 1;
     Buffer type = Buffer.buffer();
-    ((TypeMap) Datatype.LONG).encode(type);
+    TypeMap.of(Datatype.LONG).encode(type);
     f.typeBytes = type.getBytes();
     f.disp = 0;
     f.count = 1;
