@@ -12,7 +12,6 @@ import dev.vertxrma.impl.ops.OperationFrames;
 import dev.vertxrma.impl.ops.RmaOperation;
 import dev.vertxrma.impl.ops.RmaTarget;
 import dev.vertxrma.impl.sync.FenceEpoch;
-import dev.vertxrma.impl.sync.LockManager;
 import dev.vertxrma.impl.sync.PscwEpoch;
 import dev.vertxrma.impl.transport.Endpoint;
 import dev.vertxrma.impl.transport.Frame;
@@ -22,10 +21,6 @@ import dev.vertxrma.impl.transport.PendingReplies;
 import dev.vertxrma.impl.transport.ReceivedPayload;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
 import java.util.function.Supplier;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -48,22 +43,14 @@ final class TargetWindow {
   private final TargetMemory target;
   private final SharedMapping mapping;
   private final int dispUnit;
-  /** Owner state; read without ownership only by the same-JVM lock fast path (a stale read only sends it the slow way). */
-  private volatile boolean noLocks;
   private final Supplier<String> name;
   private final FenceEpoch<RmaOperation> fence = new FenceEpoch<>(op -> op.fenceEpoch, op -> op.origin);
   /** Its exposure side is owned here; its access side belongs to the origin on the home context. */
   private final PscwEpoch pscw;
-  private final LockManager locks;
-  /** Ranks holding a NOCHECK lock on this window: not queued, but known. */
-  private final Set<Integer> noCheckHolders = new HashSet<>();
+  private final TargetLocks locks;
   private boolean freed;
-  /**
-   * Bulk acknowledgement: per origin, the one-way operations (frames with a negative {@code corr})
-   * handled so far, applied or failed; and the acknowledgement requests waiting for more.
-   */
-  private final long[] oneWayHandled;
-  private final List<Frame> acksWaiting = new ArrayList<>(0);
+  /** The bulk acknowledgement of one-way operations. */
+  private final OneWayAcknowledgements acks;
 
   TargetWindow(Endpoint endpoint, WindowMemory memory, DynamicMemory dynamic, SharedMapping mapping, int dispUnit,
       boolean noLocks, PscwEpoch pscw, Supplier<String> name) {
@@ -75,11 +62,10 @@ final class TargetWindow {
     this.target = memory != null ? memory : dynamic;
     this.mapping = mapping;
     this.dispUnit = dispUnit;
-    this.noLocks = noLocks;
     this.pscw = pscw;
-    this.locks = new LockManager(rank);
+    this.locks = new TargetLocks(rank, noLocks, name);
     this.name = name;
-    this.oneWayHandled = new long[endpoint.size()];
+    this.acks = new OneWayAcknowledgements(endpoint.size(), this::replyLater, name);
   }
 
   long size() {
@@ -116,11 +102,11 @@ final class TargetWindow {
    * granted; false if the caller must send the request (it is then queued, or its error reported).
    */
   boolean tryLockNow(int src, LockType type) {
-    if (noLocks || !owner.tryAcquire()) {
+    if (locks.noLocks() || !owner.tryAcquire()) {
       return false;
     }
     try {
-      return !freed && !noCheckHolders.contains(src) && locks.tryGrant(src, type);
+      return !freed && locks.tryGrant(src, type);
     } finally {
       owner.release();
     }
@@ -136,17 +122,7 @@ final class TargetWindow {
       return false;
     }
     try {
-      if (freed) {
-        return false;
-      }
-      if (noCheckHolders.remove(src)) {
-        return true;
-      }
-      if (!locks.holds(src)) {
-        return false;
-      }
-      locks.release(src);
-      return true;
+      return !freed && locks.tryRelease(src);
     } finally {
       owner.release();
     }
@@ -174,19 +150,18 @@ final class TargetWindow {
           pscw.onComplete(f.src, SyncFrames.completedCount(f));
           return;
         case FrameType.LOCK:
-          onLock(f);
+          locks.onRequest(f, this::replyLater, (request, why) -> owner.defer(() -> endpoint.reply(request,
+              ErrorClass.WIN, why)));
           return;
         case FrameType.UNLOCK:
-          if (!noCheckHolders.remove(f.src)) {
-            locks.release(f.src);
-          }
+          locks.release(f.src);
           replyLater(f);
           return;
         case FrameType.LOCK_CANCEL:
           locks.cancel(f.src);
           return;
         case FrameType.ACK_REQ:
-          onAckRequest(f);
+          acks.onRequest(f);
           return;
         default:
           throw refused(ErrorClass.OTHER, "frame type %s is not for a window's target", FrameType.name(f.type));
@@ -237,7 +212,7 @@ final class TargetWindow {
   private void answer(RmaOperation op, PayloadSource data) {
     release(op); // applied: the data it carried is in the window
     if (op.oneWayNumber > 0) {
-      oneWayHandled(op.origin);
+      acks.handled(op.origin);
     } else if (op.requestId > 0) {
       Frame reply = OperationFrames.reply(op, rank, data);
       int origin = op.origin;
@@ -258,7 +233,7 @@ final class TargetWindow {
     if (op.oneWayNumber > 0) {
       Frame notice = OperationFrames.failureNotice(op, rank, errorClass, message);
       owner.defer(() -> endpoint.send(origin, notice));
-      oneWayHandled(origin);
+      acks.handled(origin);
     } else if (op.requestId > 0) {
       Frame reply = OperationFrames.errorReply(op, rank, errorClass, message);
       owner.defer(() -> endpoint.send(origin, reply));
@@ -270,47 +245,6 @@ final class TargetWindow {
     if (op.payloadSource instanceof ReceivedPayload) {
       ((ReceivedPayload) op.payloadSource).release();
     }
-  }
-
-  /** One more one-way operation from {@code origin} is handled: answers the acknowledgements it completes. */
-  private void oneWayHandled(int origin) {
-    long handled = ++oneWayHandled[origin];
-    if (acksWaiting.isEmpty()) {
-      return;
-    }
-    for (java.util.Iterator<Frame> it = acksWaiting.iterator(); it.hasNext(); ) {
-      Frame ack = it.next();
-      if (ack.src == origin && SyncFrames.ackUpTo(ack) <= handled) {
-        it.remove();
-        replyLater(ack);
-      }
-    }
-  }
-
-  /**
-   * {@link FrameType#ACK_REQ}: answered once the origin's first {@code disp} one-way operations
-   * here are handled (those it sent before the request; a held one counts once its epoch has
-   * applied or refused it).
-   */
-  private void onAckRequest(Frame f) {
-    if (f.corr <= 0) {
-      throw refused(ErrorClass.OTHER, "acknowledgement request from rank %d without a correlation id", f.src);
-    }
-    if (f.src < 0 || f.src >= oneWayHandled.length) {
-      throw refused(ErrorClass.RANK, "acknowledgement request from rank %d, not a rank of window %s", f.src,
-          name.get());
-    }
-    if (oneWayHandled[f.src] >= SyncFrames.ackUpTo(f)) {
-      replyLater(f);
-      return;
-    }
-    for (Frame waiting : acksWaiting) {
-      if (waiting.src == f.src) { // an origin asks again only once answered: no queue to flood
-        throw refused(ErrorClass.OTHER, "acknowledgement request from rank %d while its previous one waits",
-            f.src);
-      }
-    }
-    acksWaiting.add(f);
   }
 
   /** Answers synchronization request {@code f} (if it asks for a reply) with success, once ownership is released. */
@@ -335,7 +269,7 @@ final class TargetWindow {
         return true; // checked against the exposure as it is applied
       case RmaOperation.SYNC_PASSIVE:
         // the origin's NOCHECK assertion is no permission: it must hold a lock the target knows of
-        if (!locks.holds(op.origin) && !noCheckHolders.contains(op.origin)) {
+        if (!locks.admits(op.origin)) {
           throw refused(ErrorClass.RMA_SYNC, "operation from rank %d reached rank %d without a lock on "
               + "window %s", op.origin, rank, name.get());
         }
@@ -363,33 +297,8 @@ final class TargetWindow {
    * A refusal of an incoming request: it goes back to the origin (or into the rejected-input
    * count) as a class and a message, so no stack trace is captured — junk can come in floods.
    */
-  private static RmaException refused(ErrorClass errorClass, String format, Object... args) {
+  static RmaException refused(ErrorClass errorClass, String format, Object... args) {
     return new RmaException(errorClass, String.format(format, args), false);
-  }
-
-  private void onLock(Frame f) {
-    if (noLocks) {
-      throw refused(ErrorClass.RMA_SYNC, "lock request from rank %d on window %s at rank %d, created with "
-          + "no_locks=true", f.src, name.get(), rank);
-    }
-    int lockType = SyncFrames.lockTypeCode(f);
-    if (lockType < 0 || lockType >= LockType.values().length) {
-      throw refused(ErrorClass.OTHER, "lock request from rank %d with unknown lock type %d", f.src, lockType);
-    }
-    if (SyncFrames.isNoCheckLock(f)) {
-      // the origin asserted that no conflicting lock exists: recorded and answered, not queued
-      if (locks.holds(f.src) || !noCheckHolders.add(f.src)) {
-        throw refused(ErrorClass.RMA_SYNC, "NOCHECK lock from rank %d, which already holds a lock on window %s "
-            + "at rank %d", f.src, name.get(), rank);
-      }
-      replyLater(f);
-      return;
-    }
-    // the grant may run later, while an unlock is handled: always inside the owner
-    // a request still queued when the window is freed is refused, not left unanswered
-    locks.request(f.src, LockType.values()[lockType], () -> replyLater(f), () -> owner.defer(() -> endpoint.reply(f,
-        ErrorClass.WIN, "window " + name.get() + " at rank " + rank + " was freed before rank " + f.src
-        + "'s lock request was granted")));
   }
 
   // ------------------------------------------------------------------ the target rank's own calls
@@ -429,14 +338,13 @@ final class TargetWindow {
    * lock here), or the empty string.
    */
   Future<String> noLocksRefusal(boolean value) {
-    return owned(() -> value && !noLocks && (!locks.idle() || !noCheckHolders.isEmpty())
-        ? "a rank holds or waits for a lock at rank " + rank + " on window " + name.get() : "");
+    return owned(() -> locks.noLocksRefusal(value));
   }
 
   /** MPI_Win_set_info's {@code no_locks} at this target, once every rank agreed. */
   Future<Void> setNoLocks(boolean value) {
     return owned(() -> {
-      noLocks = value;
+      locks.setNoLocks(value);
       return null;
     });
   }
@@ -586,8 +494,7 @@ final class TargetWindow {
     if (dynamic != null) {
       dynamic.detachAll();
     }
-    locks.clear(origin -> { });
-    noCheckHolders.clear();
+    locks.clear();
     java.util.ArrayDeque<RmaOperation> held = fence.held();
     while (!held.isEmpty()) {
       RmaOperation op = held.pollFirst();
