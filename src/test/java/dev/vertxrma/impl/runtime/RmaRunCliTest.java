@@ -217,14 +217,14 @@ class RmaRunCliTest {
   void anUnknownSampleListsTheSamples() {
     Outcome o = rmarun("-np", "4", "twisterd");
     assertEquals(RmaRunCommand.USAGE, o.exit(), o.toString());
-    List<String> samples = RmaRunCommand.samples(getClass().getClassLoader());
+    List<String> samples = SampleCatalog.samples(getClass().getClassLoader());
     assertTrue(samples.containsAll(List.of("twisted", "double-buffer", "double-buffer-rx", "linked-list", "mcs-mutex",
         "counter-service", "exchange", "soak")), samples.toString());
     assertFalse(samples.contains("rank-checks"), "helpers are not samples: " + samples);
     assertTrue(o.err().contains("the samples are " + String.join(", ", samples)), o.toString());
     for (String s : samples) {
-      String simple = RmaRunCommand.sampleClass(s).substring("dev.vertxrma.samples.".length());
-      assertEquals(s, RmaRunCommand.sampleName(simple), "sample names and classes map both ways");
+      String simple = SampleCatalog.sampleClass(s).substring("dev.vertxrma.samples.".length());
+      assertEquals(s, SampleCatalog.sampleName(simple), "sample names and classes map both ways");
     }
   }
 
