@@ -721,7 +721,8 @@ public final class RmaRunCommand {
       sourceWarnings = compiled.warnings().isEmpty() ? null : compiled.warnings();
       origin = " (the first class of " + program + ")";
     } else if (sampleName) {
-      c = load(SampleCatalog.sampleClass(program));
+      String sample = SampleCatalog.sampleClass(program, loader);
+      c = sample == null ? null : load(sample);
       if (c == null) {
         c = load(program); // a class of the default package
       }
