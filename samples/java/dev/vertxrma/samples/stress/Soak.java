@@ -17,13 +17,6 @@
 // The ranks agree on when to stop (an allreduce of "time is up" at the start of each round).
 //
 // Usage: rmarun -np N [--jvms K] soak [--seconds S]      (default 10 s; any N >= 1)
-//
-// Fault-injection points for the failure tests: with --hold-at POINT, rank R (--hold-rank R,
-// default the last rank) stops in round 1 at POINT, prints "soak: rank R holds ..." and waits for
-// ever, so that a test can kill or stop its JVM in a known state:
-//   fence  R never enters the round's first fence; the others wait in it
-//   lock   R holds an exclusive lock on rank 0's lock window; the others wait to get it
-//   flush  the others put to R and flush, over and over, while R does nothing
 package dev.vertxrma.samples.stress;
 
 import dev.vertxrma.Buf;
@@ -39,7 +32,6 @@ import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
 import dev.vertxrma.samples.RankChecks;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -88,36 +80,22 @@ public final class Soak extends RankVerticle {
     rank = world.rank();
     checks = new RankChecks(rank);
     long seconds = 10;
-    String holdAt = null;
-    int holdRank = np - 1;
     try {
       for (int i = 0; i < args.size(); i++) {
-        switch (args.get(i)) {
-          case "--seconds":
-            seconds = Long.parseLong(args.get(++i));
-            break;
-          case "--hold-at":
-            holdAt = args.get(++i);
-            break;
-          case "--hold-rank":
-            holdRank = Integer.parseInt(args.get(++i));
-            break;
-          default:
-            throw new IllegalArgumentException("unknown argument " + args.get(i));
+        if (!args.get(i).equals("--seconds")) {
+          throw new IllegalArgumentException("unknown argument " + args.get(i));
         }
+        seconds = Long.parseLong(args.get(++i));
       }
-      if (seconds < 0 || holdRank < 0 || holdRank >= np
-          || (holdAt != null && !List.of("fence", "lock", "flush").contains(holdAt))) {
+      if (seconds < 0) {
         throw new IllegalArgumentException("bad value");
       }
     } catch (RuntimeException e) {
-      return Future.failedFuture(RmaException.of(ErrorClass.ARG, "soak: usage soak [--seconds S] [--hold-at "
-          + "fence|lock|flush [--hold-rank R]] with S >= 0 and 0 <= R < np=%d; got %s (%s)", np, args, e.getMessage()));
+      return Future.failedFuture(RmaException.of(ErrorClass.ARG, "soak: usage soak [--seconds S] with S >= 0; got %s "
+          + "(%s)", args, e.getMessage()));
     }
     long startNs = System.nanoTime();
     long endNs = startNs + seconds * 1_000_000_000L;
-    String hold = holdAt;
-    int holder = holdRank;
     return Win.allocate(world, (long) (np * K + 1) * Long.BYTES, Long.BYTES, Info.NULL)
         .compose(w -> {
           fenceWin = w;
@@ -132,21 +110,18 @@ public final class Soak extends RankVerticle {
           fences++;
           return Future.all(fenceWin.fence(Mode.NOPRECEDE), counterWin.lockAll());
         })
-        .compose(v -> rounds(world, 0, endNs, hold, holder))
+        .compose(v -> rounds(world, 0, endNs))
         .compose(rounds -> finish(world, rounds, startNs));
   }
 
   /** Runs rounds from {@code round} on until the ranks agree that the time is up; the result is the round count. */
-  private Future<Integer> rounds(Comm world, int round, long endNs, String holdAt, int holder) {
+  private Future<Integer> rounds(Comm world, int round, long endNs) {
     return world.allreduce(System.nanoTime() >= endNs ? 1L : 0L, Op.MAX).compose(stop -> {
       if (stop == 1 && round > 0) {
         return Future.succeededFuture(round);
       }
-      if (round == 1 && holdAt != null) {
-        return hold(world, holdAt, holder);
-      }
       return Future.all(fenceRound(round), counterRound(round), lockRound(round))
-          .compose(v -> rounds(world, round + 1, endNs, holdAt, holder));
+          .compose(v -> rounds(world, round + 1, endNs));
     });
   }
 
@@ -238,42 +213,6 @@ public final class Soak extends RankVerticle {
           lockWin.put(Buf.of(value), 0, 1, Datatype.LONG, t, 0);
           return lockWin.unlock(t);
         });
-  }
-
-  /** The fault-injection points: the holder stops in a known state, the others go on into it. */
-  private Future<Integer> hold(Comm world, String point, int holder) {
-    boolean me = rank == holder;
-    switch (point) {
-      case "fence":
-        if (me) {
-          return holdForever("holds before the first fence of round 1");
-        }
-        return fenceRound(1).map(v -> 1);
-      case "lock":
-        if (me) {
-          return lockWin.lock(LockType.EXCLUSIVE, 0).compose(v -> world.barrier())
-              .compose(v -> holdForever("holds an exclusive lock on rank 0"));
-        }
-        return world.barrier().compose(v -> lockWin.lock(LockType.EXCLUSIVE, 0)).map(v -> 1);
-      default: // flush
-        if (me) {
-          return world.barrier().compose(v -> holdForever("holds while the others put and flush to it"));
-        }
-        return world.barrier().compose(v -> flushForever(holder));
-    }
-  }
-
-  private Future<Integer> holdForever(String what) {
-    System.out.println("soak: rank " + rank + " " + what);
-    System.out.flush();
-    return Promise.<Integer>promise().future();
-  }
-
-  private Future<Integer> flushForever(int target) {
-    long[] one = {1};
-    counterWin.put(Buf.of(one), 0, 1, Datatype.LONG, target, 0);
-    ops++;
-    return counterWin.flush(target).compose(v -> flushForever(target));
   }
 
   private Future<Void> finish(Comm world, int rounds, long startNs) {
