@@ -17,7 +17,7 @@ import java.util.List;
  * recorded and the sample goes on, so that at the end every rank can learn what went wrong
  * everywhere (whichever rank's error the launcher reports then names the wrong value).
  */
-final class RankChecks {
+public final class RankChecks {
 
   /** Bytes per rank of the failure report exchanged when a check failed (longer reports are cut). */
   private static final int REPORT_BYTES = 512;
@@ -25,12 +25,13 @@ final class RankChecks {
   private final int rank;
   private final List<String> failures = new ArrayList<>();
 
-  RankChecks(int rank) {
+  /** No failed check yet on rank {@code rank}. */
+  public RankChecks(int rank) {
     this.rank = rank;
   }
 
   /** Records a failed check: {@code "rank R: "} and the formatted message. */
-  void fail(String format, Object... args) {
+  public void fail(String format, Object... args) {
     failures.add("rank " + rank + ": " + String.format(format, args));
   }
 
@@ -39,7 +40,7 @@ final class RankChecks {
    * learns every rank's first failure and fails with an {@link ErrorClass#OTHER} exception naming
    * them all: {@code "<sample>: N check(s) failed; K failed, first: rank R: ..."}.
    */
-  Future<Void> verdict(Comm world, String sample) {
+  public Future<Void> verdict(Comm world, String sample) {
     return world.allreduce((long) failures.size(), Op.SUM)
         .compose(total -> total == 0 ? Future.succeededFuture() : gatherFailures(world, sample, total));
   }

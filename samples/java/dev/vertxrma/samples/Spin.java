@@ -18,13 +18,13 @@ import java.util.function.Supplier;
  * in a row a spin backs off to one poll per millisecond. The first failure, or exception thrown
  * by the body, ends the loop and fails its future.
  */
-final class Spin {
+public final class Spin {
 
   private Spin() {
   }
 
   /** Runs {@code body(0)}, ..., {@code body(n-1)} one after the other, in constant stack. */
-  static Future<Void> times(int n, IntFunction<Future<Void>> body) {
+  public static Future<Void> times(int n, IntFunction<Future<Void>> body) {
     return Rma.repeat(n, body);
   }
 
@@ -35,14 +35,14 @@ final class Spin {
    * milliseconds); MPICH yields in its progress loop for the same reason
    * ({@code MPIR_CVAR_POLLS_BEFORE_YIELD}).
    */
-  static final int POLLS_BEFORE_BACKOFF = 256;
+  public static final int POLLS_BEFORE_BACKOFF = 256;
 
   /**
    * Runs {@code step} until it completes with {@code true}: the MPI spin
    * ({@code do { op; flush } while (!condition)}) as a future ({@link Rma#repeatUntil}), backing
    * off after {@value #POLLS_BEFORE_BACKOFF} polls. Must be called on the rank's event loop.
    */
-  static Future<Void> until(Supplier<Future<Boolean>> step) {
+  public static Future<Void> until(Supplier<Future<Boolean>> step) {
     Context ctx = Vertx.currentContext();
     if (ctx == null) {
       throw new RmaException(ErrorClass.OTHER, "Spin must be called on the rank's event loop (a Vert.x context)");

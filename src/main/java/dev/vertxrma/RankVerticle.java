@@ -8,8 +8,8 @@ import io.vertx.core.VerticleBase;
  * A rank program that is also a verticle, so that the Vert.x launchers can start it:
  *
  * <pre>
- * java -jar vertx-rma.jar dev.vertxrma.samples.Twisted -cluster -instances 2 -conf '{"np":4}'
- * java -cp vertx-rma.jar io.vertx.core.Launcher run dev.vertxrma.samples.Twisted -cluster -instances 2 -conf '{"np":4}'
+ * java -jar vertx-rma.jar dev.vertxrma.samples.standard.Twisted -cluster -instances 2 -conf '{"np":4}'
+ * java -cp vertx-rma.jar io.vertx.core.Launcher run dev.vertxrma.samples.standard.Twisted -cluster -instances 2 -conf '{"np":4}'
  * </pre>
  *
  * Each instance becomes one rank; ranks are numbered in the startup handshake. Configuration

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * The package rules that hold today, checked on the compiled library and samples (ArchUnit):
  * which implementation packages each one may use, bottom up (window memory; the transport; the
  * datatype engine; the trace; synchronization; collectives and point-to-point), and samples that
- * use the public API only. An arrow added against them fails here.
+ * use the public API only, each kind of sample on its own. An arrow added against them fails here.
  *
  * <p>Not a rule yet, because it does not hold: {@code impl.win} uses {@code impl.runtime} (the
  * communicator, error handling, the rank's future and process) and {@code impl.runtime} uses
@@ -93,5 +93,28 @@ class PackageRulesTest {
   void samplesUseThePublicApiOnly() {
     noClasses().that().resideInAPackage("dev.vertxrma.samples..").should().dependOnClassesThat()
         .resideInAPackage("dev.vertxrma.impl..").because("samples show what a user writes").check(classes);
+  }
+
+  /**
+   * Each kind of sample stands alone: it uses what the samples share (package {@code samples}) but
+   * no sample of another kind, except the style variants, which solve the standard examples'
+   * problems and use their pieces ({@code HeatRod}).
+   */
+  @Test
+  void samplesOfOneKindUseNoOtherKind() {
+    List<String> kinds = List.of("standard", "sync", "styles", "services", "stress");
+    for (String kind : kinds) {
+      List<String> others = new ArrayList<>();
+      for (String other : kinds) {
+        if (!other.equals(kind) && !(kind.equals("styles") && other.equals("standard"))) {
+          others.add("dev.vertxrma.samples." + other + "..");
+        }
+      }
+      noClasses().that().resideInAPackage("dev.vertxrma.samples." + kind + "..").should().dependOnClassesThat()
+          .resideInAnyPackage(others.toArray(new String[0])).because("a kind of sample is read on its own")
+          .check(classes);
+    }
+    noClasses().that().resideInAPackage("dev.vertxrma.samples").should().dependOnClassesThat()
+        .resideInAPackage("dev.vertxrma.samples.*..").because("the shared pieces serve every kind").check(classes);
   }
 }

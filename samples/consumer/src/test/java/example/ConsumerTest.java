@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vertxrma.JobOptions;
 import dev.vertxrma.Rma;
-import dev.vertxrma.samples.CounterService;
+import dev.vertxrma.samples.services.CounterService;
 import io.vertx.core.Vertx;
 import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 import java.io.File;

@@ -71,7 +71,7 @@ class WithoutMicrometerTest {
       try (Stream<Path> files = Files.walk(classes)) {
         for (Path f : files.filter(x -> x.toString().endsWith(".class")).toList()) {
           String name = classes.relativize(f).toString().replace(File.separatorChar, '.').replaceAll("\\.class$", "");
-          if (name.startsWith("dev.vertxrma.metrics.") || name.equals("dev.vertxrma.samples.ServiceMetrics")) {
+          if (name.startsWith("dev.vertxrma.metrics.") || name.equals("dev.vertxrma.samples.services.ServiceMetrics")) {
             continue; // the classes that need Micrometer, by design
           }
           Class<?> c = Class.forName(name, false, Main.class.getClassLoader());

@@ -3,7 +3,7 @@ package dev.vertxrma.observe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.vertxrma.samples.LinkedList;
+import dev.vertxrma.samples.standard.LinkedList;
 import dev.vertxrma.testing.Jobs;
 import java.awt.image.BufferedImage;
 import java.io.File;

@@ -15,7 +15,7 @@ import dev.vertxrma.Mode;
 import dev.vertxrma.Op;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
-import dev.vertxrma.samples.LinkedList;
+import dev.vertxrma.samples.standard.LinkedList;
 import dev.vertxrma.testing.Jobs;
 import io.vertx.core.Future;
 import java.io.IOException;

@@ -11,8 +11,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The failure model over real JVMs: {@code bin/rmarun -np 4 --jvms 2 soak}, with the JVM of ranks
- * 2 and 3 killed ({@code kill -9}) or stopped ({@code kill -STOP}) at known points. The survivors
+ * The failure model over real JVMs: {@code bin/rmarun -np 4 --jvms 2} running the soak or
+ * {@link FaultPoints} (the soak's kinds of traffic, then rank 3 stopped at a known point), with the
+ * JVM of ranks 2 and 3 killed ({@code kill -9}) or stopped ({@code kill -STOP}). The survivors
  * must name the lost ranks with PROC_FAILED within the documented bounds (2 s for a killed JVM,
  * 6 s for a hung one), the launcher must say which JVM died and how, and the job must end with
  * status 1 within 10 s. Nothing may hang: every wait here is bounded.
@@ -35,15 +36,15 @@ class FaultsTest {
     }
   }
 
-  /** The soak's fault points: rank 3 stops there and prints a line, then its JVM is killed. */
+  /** The fault points ({@link FaultPoints}): rank 3 stops there and prints a line, then its JVM is killed. */
   @ParameterizedTest(name = "kill -9 with {0}")
   @CsvSource({
       "fence, holds before the first fence",
       "lock, holds an exclusive lock on rank 0",
       "flush, holds while the others put and flush"})
   void killedJvmIsNamedByEverySurvivorWithinTwoSeconds(String point, String marker) throws Exception {
-    try (Rmarun run = Rmarun.start("-np", "4", "--jvms", "2", "soak", "--seconds", "120", "--hold-at", point)) {
-      run.await(run.line(marker), 120, "the soak reaching its " + point + " point");
+    try (Rmarun run = Rmarun.start("-np", "4", "--jvms", "2", FaultPoints.class.getName(), "--hold-at", point)) {
+      run.await(run.line(marker), 120, "the job reaching its " + point + " point");
       ProcessHandle victim = run.await(run.rankJvm(2, 2), 10, "finding the JVM of ranks 2..3");
       long killed = System.nanoTime();
       Rmarun.signal(victim, "KILL");
@@ -65,8 +66,8 @@ class FaultsTest {
 
   @Test
   void stoppedJvmIsNamedWithinSixSecondsAndKilled() throws Exception {
-    try (Rmarun run = Rmarun.start("-np", "4", "--jvms", "2", "soak", "--seconds", "120", "--hold-at", "fence")) {
-      run.await(run.line("holds before the first fence"), 120, "the soak reaching its fence point");
+    try (Rmarun run = Rmarun.start("-np", "4", "--jvms", "2", FaultPoints.class.getName(), "--hold-at", "fence")) {
+      run.await(run.line("holds before the first fence"), 120, "the job reaching its fence point");
       ProcessHandle victim = run.await(run.rankJvm(2, 2), 10, "finding the JVM of ranks 2..3");
       long stopped = System.nanoTime();
       Rmarun.signal(victim, "STOP");

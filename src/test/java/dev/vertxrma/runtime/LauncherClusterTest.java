@@ -38,7 +38,7 @@ class LauncherClusterTest {
     Files.writeString(secret, JobSecret.random().text(), StandardCharsets.US_ASCII);
     List<String> cmd = dev.vertxrma.testing.LauncherCommand.java();
     cmd.addAll(List.of(launcher.split(" ")));
-    cmd.addAll(List.of("dev.vertxrma.samples.Twisted", "-cluster", "-cluster-host", "127.0.0.1", "-instances", "1",
+    cmd.addAll(List.of("dev.vertxrma.samples.standard.Twisted", "-cluster", "-cluster-host", "127.0.0.1", "-instances", "1",
         "-conf", "{\"np\":2,\"job\":\"" + job + "\"}"));
     List<Process> jvms = new ArrayList<>();
     List<Path> outs = new ArrayList<>();

@@ -303,7 +303,7 @@ class MultiHostTest {
     }
     Path hosts = Files.writeString(tmp.resolve("hostfile-fault"), hostfile.toString());
     try (Rmarun run = Rmarun.start("-q", "-np", String.valueOf(NP), "--hostfile", hosts.toString(), "--launch",
-        "ip netns exec {host} sh -c {command}", "soak", "--seconds", "120", "--hold-at", "lock")) {
+        "ip netns exec {host} sh -c {command}", FaultPoints.class.getName(), "--hold-at", "lock")) {
       run.await(run.line("holds an exclusive lock on rank 0"), WAIT_SECONDS, "rank 5 holding its lock");
       ProcessHandle victim = run.await(run.rankJvm(4, 2), 10, "finding the JVM of ranks 4..5");
       assertTrue(ns.pids(2).contains(victim.pid()), "the JVM of ranks 4..5 runs in " + ns.name(2));

@@ -202,7 +202,7 @@ class RmaRunLauncherTest {
       assertTrue(c.startsWith("env RMA_JOB_SECRET_FILE=" + secret + " '" + UserProgram.VARIABLE + "=two words' /"), c);
       for (String part : List.of(" -Drma.host=" + expected[k][0] + " ", " -Drma.members=10.1.2.3,10.1.2.4 ",
           " -np 5 --job printed ", " --ranks " + expected[k][1] + " --jvm-index " + expected[k][2] + " ", " --tag-output ",
-          " -- dev.vertxrma.samples.Twisted 'arg 1'")) {
+          " -- dev.vertxrma.samples.standard.Twisted 'arg 1'")) {
         assertTrue(c.contains(part), part + "\n" + c);
       }
       assertFalse(c.contains("--secret-stdin") || c.contains("--progress"), c);

@@ -274,10 +274,10 @@ class SourceProgramTest {
           + "dev.vertxrma.RankProgram nor dev.vertxrma.WorldProgram (see rmarun --help)\n", run.output());
     }
     // a class of the file that rmarun's class path has too would be the one loaded: refused
-    Files.writeString(tmp.resolve("Twisted.java"), "package dev.vertxrma.samples;\n" + HELLO.replace("Hello", "Twisted"));
+    Files.writeString(tmp.resolve("Twisted.java"), "package dev.vertxrma.samples.standard;\n" + HELLO.replace("Hello", "Twisted"));
     try (Rmarun run = rmarun("", "-np", "2", "Twisted.java")) {
       assertEquals(2, exit(run, "Twisted.java"), run.output());
-      assertEquals("err| rmarun: dev.vertxrma.samples.Twisted (the first class of Twisted.java) is also a class of "
+      assertEquals("err| rmarun: dev.vertxrma.samples.standard.Twisted (the first class of Twisted.java) is also a class of "
           + "rmarun's class path or -cp, which would run instead: rename it (see rmarun --help)\n", run.output());
     }
     try (Rmarun run = rmarun("", "-np", "2", "Missing.java")) {

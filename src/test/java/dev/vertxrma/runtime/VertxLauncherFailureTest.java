@@ -31,11 +31,11 @@ class VertxLauncherFailureTest {
 
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
-      APP + "   |dev.vertxrma.samples.Twisted                 |'{\"np\":0}'                                 |set the number of ranks",
-      LEGACY + "|dev.vertxrma.samples.Twisted                 |'{\"np\":0}'                                 |set the number of ranks",
-      APP + "   |dev.vertxrma.runtime.BrokenRankVerticle      |'{\"np\":2}'                                 |its constructor throws",
-      APP + "   |dev.vertxrma.samples.Twisted                 |'{\"np\":4,\"startupTimeoutMs\":3000}'      |did not start within 3000 ms",
-      LEGACY + "|dev.vertxrma.samples.Twisted                 |'{\"np\":4,\"startupTimeoutMs\":3000}'      |did not start within 3000 ms",
+      APP + "   |dev.vertxrma.samples.standard.Twisted   |'{\"np\":0}'                                 |set the number of ranks",
+      LEGACY + "|dev.vertxrma.samples.standard.Twisted   |'{\"np\":0}'                                 |set the number of ranks",
+      APP + "   |dev.vertxrma.runtime.BrokenRankVerticle |'{\"np\":2}'                                 |its constructor throws",
+      APP + "   |dev.vertxrma.samples.standard.Twisted   |'{\"np\":4,\"startupTimeoutMs\":3000}'      |did not start within 3000 ms",
+      LEGACY + "|dev.vertxrma.samples.standard.Twisted   |'{\"np\":4,\"startupTimeoutMs\":3000}'      |did not start within 3000 ms",
   })
   void aFailedRankDeploymentExitsNonZeroWithItsReason(String launcher, String program, String conf, String reason)
       throws Exception {

@@ -30,7 +30,7 @@ class VertxLauncherTest {
     File home = dev.vertxrma.testing.LauncherCommand.home();
     List<String> cmd = dev.vertxrma.testing.LauncherCommand.java();
     cmd.addAll(List.of(launcher.split(" ")));
-    cmd.addAll(List.of("dev.vertxrma.samples.Twisted", "-instances", "3", "-conf",
+    cmd.addAll(List.of("dev.vertxrma.samples.standard.Twisted", "-instances", "3", "-conf",
         "{\"np\":3,\"job\":\"launch-" + UUID.randomUUID().toString().substring(0, 8) + "\"}"));
     Path out = Files.createTempFile("launcher", ".out");
     Process p = new ProcessBuilder(cmd).directory(home).redirectErrorStream(true).redirectOutput(out.toFile()).start();

@@ -98,7 +98,7 @@ class SamplesTest {
         ok("soak", 4, "--seconds", "3"),
         ok("soak", 1, "--seconds", "0"),
         fails("soak", 2, "--seconds", "-1"),
-        fails("soak", 2, "--hold-at", "nowhere"));
+        fails("soak", 2, "--seconds", "0", "--hold-rank", "0")); // fault points are test code (FaultPoints)
   }
 
   @ParameterizedTest(name = "{0}")

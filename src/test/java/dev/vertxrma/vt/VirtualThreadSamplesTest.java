@@ -57,7 +57,7 @@ class VirtualThreadSamplesTest {
       }
     }
     cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.vertx.launcher.application.VertxApplication",
-        "dev.vertxrma.samples.LinkedListVt", "-instances", "3", "-conf",
+        "dev.vertxrma.samples.styles.LinkedListVt", "-instances", "3", "-conf",
         "{\"np\":3,\"virtualThreads\":true,\"job\":\"vt-" + UUID.randomUUID().toString().substring(0, 8) + "\"}"));
     Path out = Files.createTempFile("launcher", ".out");
     Process p = new ProcessBuilder(cmd).directory(home).redirectErrorStream(true).redirectOutput(out.toFile()).start();

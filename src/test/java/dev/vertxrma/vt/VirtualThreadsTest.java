@@ -214,6 +214,6 @@ class VirtualThreadsTest {
   @Tag("multijvm")
   @RmaTest(ranks = 4, jvms = 2, virtualThreads = true)
   void theJUnitExtensionRunsVirtualThreadRanksOverTwoJvms(RmaJob job) {
-    job.run(dev.vertxrma.samples.LinkedListVt.class);
+    job.run(dev.vertxrma.samples.styles.LinkedListVt.class);
   }
 }

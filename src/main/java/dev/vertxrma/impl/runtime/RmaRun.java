@@ -25,8 +25,9 @@ import java.util.concurrent.TimeUnit;
  *        [--tag-output] [--conf DIR] [--virtual-threads] [-q] PROGRAM [ARGS...]
  * </pre>
  *
- * PROGRAM is a sample name ({@code twisted}, {@code double-buffer}: class
- * {@code dev.vertxrma.samples.Twisted}, {@code DoubleBuffer}) or the class name of a
+ * PROGRAM is a sample name ({@code twisted}, {@code double-buffer-rx}: class
+ * {@code dev.vertxrma.samples.standard.Twisted}, {@code dev.vertxrma.samples.styles.DoubleBufferRx};
+ * {@link SampleCatalog}) or the class name of a
  * {@link RankProgram} with a no-argument constructor (one instance per rank), or of a
  * {@link WorldProgram} (one instance per JVM, given the JVM's ranks as a {@link World}), or a source
  * file {@code FILE.java} whose first class is one ({@link SourceProgram}: every JVM of the job

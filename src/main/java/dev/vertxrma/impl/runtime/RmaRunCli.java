@@ -54,7 +54,7 @@ final class RmaRunCli {
 
   private static List<String> footer() {
     List<String> f = new ArrayList<>();
-    f.add("%nSamples: " + String.join(", ", RmaRunCommand.samples(RmaRunCli.class.getClassLoader())));
+    f.add("%nSamples: " + String.join(", ", SampleCatalog.samples(RmaRunCli.class.getClassLoader())));
     f.add("%nExamples:");
     f.add("  rmarun -np 4 twisted");
     f.add("  rmarun -np 4 --jvms 2 --tag-output double-buffer");
