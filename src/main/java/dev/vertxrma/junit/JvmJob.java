@@ -3,7 +3,7 @@ package dev.vertxrma.junit;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.JobOptions;
 import dev.vertxrma.RmaException;
-import dev.vertxrma.impl.runtime.RmaRun;
+import dev.vertxrma.impl.launch.RmaRun;
 import dev.vertxrma.impl.transport.JobSecret;
 import java.io.IOException;
 import java.io.Reader;

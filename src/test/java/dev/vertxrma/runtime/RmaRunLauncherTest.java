@@ -154,7 +154,7 @@ class RmaRunLauncherTest {
         java.add(line.trim());
       }
     }
-    java.addAll(List.of("-cp", String.join(File.pathSeparator, cp), "dev.vertxrma.impl.runtime.RmaRun"));
+    java.addAll(List.of("-cp", String.join(File.pathSeparator, cp), "dev.vertxrma.impl.launch.RmaRun"));
     Outcome ok = run(java, "-np", "3", "--tag-output", "--", "twisted");
     assertEquals(0, ok.exit(), ok.toString());
     assertTrue(ok.out().contains("[0] twisted: verified"), ok.toString());

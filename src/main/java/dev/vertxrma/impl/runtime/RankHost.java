@@ -57,7 +57,7 @@ public final class RankHost extends VerticleBase {
    *
    * @throws RmaException ARG for virtual threads on a JVM older than Java 21
    */
-  static DeploymentOptions deployment(boolean virtualThreads) {
+  public static DeploymentOptions deployment(boolean virtualThreads) {
     if (!virtualThreads) {
       return new DeploymentOptions();
     }

@@ -1,5 +1,7 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.launch;
 
+import dev.vertxrma.impl.runtime.ClusterSupport;
+import dev.vertxrma.impl.runtime.StartupProgress;
 import dev.vertxrma.JobOptions;
 import dev.vertxrma.RankProgram;
 import dev.vertxrma.Rma;
@@ -140,7 +142,7 @@ public final class RmaRun {
       }
       return tagged(a, () -> runRanks(a, false, err));
     } finally {
-      StartupProgress.listen(null);
+      StartupProgress.stopReporting();
     }
   }
 

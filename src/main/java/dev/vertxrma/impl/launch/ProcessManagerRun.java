@@ -1,5 +1,6 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.launch;
 
+import dev.vertxrma.impl.runtime.ClusterSupport;
 import dev.vertxrma.impl.transport.JobSecret;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,5 +1,7 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.launch;
 
+import dev.vertxrma.impl.runtime.ClusterSupport;
+import dev.vertxrma.impl.runtime.RankHost;
 import dev.vertxrma.JobOptions;
 import dev.vertxrma.RankProgram;
 import dev.vertxrma.RmaException;
