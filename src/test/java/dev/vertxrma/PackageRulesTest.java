@@ -14,8 +14,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The package rules that hold today, checked on the compiled library and samples (ArchUnit):
  * which implementation packages each one may use, bottom up (window memory; the transport; the
- * datatype engine; the trace; synchronization; collectives and point-to-point), and samples that
- * use the public API only. An arrow added against them fails here.
+ * datatype engine; the trace; synchronization; collectives and point-to-point), samples that
+ * use the public API only, and the launcher ({@code impl.launch}, behind {@code bin/rmarun}) at the
+ * top, a client of the API and of the runtime that nothing below it uses. An arrow added against
+ * them fails here.
  *
  * <p>Not a rule yet, because it does not hold: {@code impl.win} uses {@code impl.runtime} (argument
  * checks, error handling, the rank's future and process) and {@code impl.runtime} uses
@@ -26,7 +28,7 @@ class PackageRulesTest {
 
   private static final String IMPL = "dev.vertxrma.impl.";
   private static final List<String> PACKAGES =
-      List.of("memory", "transport", "ops", "observe", "sync", "coll", "p2p", "win", "runtime");
+      List.of("memory", "transport", "ops", "observe", "sync", "coll", "p2p", "win", "runtime", "launch");
   private static JavaClasses classes;
 
   @BeforeAll
@@ -87,6 +89,23 @@ class PackageRulesTest {
     noClasses().that().resideInAnyPackage(IMPL + "memory..", IMPL + "transport..", IMPL + "ops..", IMPL + "observe..",
         IMPL + "sync..", IMPL + "coll..", IMPL + "p2p..").should().dependOnClassesThat()
         .resideInAPackage(IMPL + "runtime..").because("the runtime sits above them").check(classes);
+  }
+
+  @Test
+  void nothingBelowTheLauncherUsesIt() {
+    noClasses().that().resideInAnyPackage("dev.vertxrma", "dev.vertxrma.rx..", "dev.vertxrma.metrics..",
+        "dev.vertxrma.samples..", IMPL + "memory..", IMPL + "transport..", IMPL + "ops..", IMPL + "observe..",
+        IMPL + "sync..", IMPL + "coll..", IMPL + "p2p..", IMPL + "win..", IMPL + "runtime..")
+        .should().dependOnClassesThat().resideInAPackage(IMPL + "launch..")
+        .because("the launcher (bin/rmarun, the JVMs it starts) is a client at the top: the API, the engine and the "
+            + "runtime below it never call it; only the other clients (junit, bench) may")
+        .check(classes);
+  }
+
+  @Test
+  void theLauncherIsAClientOfTheApiAndTheRuntime() {
+    // the job bootstrap (cluster, startup progress, rank hosts), the job secret and TLS check, the trace's pages
+    onlyUses("launch", "runtime", "transport", "observe");
   }
 
   @Test

@@ -7,37 +7,48 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A JVM started on a host by {@code rmarun --host} ({@code --secret-stdin}) and its launcher,
- * joined by the JVM's standard input (over ssh, or whatever the launch template runs): the job
- * secret is its first line (so that it appears on no command line and in no file), and its end
- * means that the launcher is gone (killed, or it stopped the job), upon which the JVM stops too:
- * a JVM on another host is never left behind.
+ * A JVM started on a host by {@code rmarun --host} and its launcher, joined by the JVM's standard
+ * input (over ssh, or whatever the launch template runs; {@link JobDescription#isLauncherLink()}):
+ * after the job description's line comes the job secret's (so that it appears on no command line
+ * and in no file), and the input's end means that the launcher is gone (killed, or it stopped the
+ * job), upon which the JVM stops too: a JVM on another host is never left behind.
  */
 final class LauncherLink {
 
-  /** The longest first line taken for a secret (a secret's Base64 is far shorter). */
-  private static final int MAX_LINE = 1024;
+  /** The longest line taken for a secret (a secret's Base64 is far shorter). */
+  private static final int MAX_SECRET_LINE = 1024;
 
   private LauncherLink() {
   }
 
   /**
-   * The first line of {@code in}, read byte by byte (nothing past it is consumed).
+   * The next line of {@code in}: the job secret, after the job description's line.
    *
    * @throws IOException if {@code in} ends before a line, or the line is too long
    */
   static String readSecret(InputStream in) throws IOException {
+    return readLine(in, MAX_SECRET_LINE, "the secret's line").trim();
+  }
+
+  /**
+   * The next line of {@code in} (UTF-8, without its newline), read byte by byte so that nothing
+   * past it is consumed.
+   *
+   * @param what what the line is, for the message of an {@link IOException}
+   * @throws IOException if {@code in} ends before a line, or the line is longer than {@code max} bytes
+   */
+  static String readLine(InputStream in, int max, String what) throws IOException {
     ByteArrayOutputStream line = new ByteArrayOutputStream();
     for (int b = in.read(); b != '\n'; b = in.read()) {
       if (b < 0) {
-        throw new IOException("standard input ended before the secret's line");
+        throw new IOException("standard input ended before " + what);
       }
-      if (line.size() >= MAX_LINE) {
-        throw new IOException("the first line of standard input is longer than " + MAX_LINE + " bytes");
+      if (line.size() >= max) {
+        throw new IOException(what + " on standard input is longer than " + max + " bytes");
       }
       line.write(b);
     }
-    return line.toString(StandardCharsets.US_ASCII).trim();
+    return line.toString(StandardCharsets.UTF_8);
   }
 
   /**

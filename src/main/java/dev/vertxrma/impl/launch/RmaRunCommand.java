@@ -1,19 +1,15 @@
 package dev.vertxrma.impl.launch;
 
-import dev.vertxrma.impl.runtime.ClusterSupport;
-import dev.vertxrma.impl.runtime.RankHost;
 import dev.vertxrma.JobOptions;
 import dev.vertxrma.RankProgram;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.WorldProgram;
-import java.io.File;
+import dev.vertxrma.impl.runtime.RankHost;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Modifier;
 import java.net.JarURLConnection;
-import java.net.MalformedURLException;
 import java.net.URL;
-import java.net.URLClassLoader;
 import java.net.URLConnection;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,16 +29,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * The command line of {@code bin/rmarun} (picocli): the options, their help, and the checks of
- * every argument made before any JVM starts. {@link RmaRun} runs what it describes.
- *
- * <p>Hidden options, for the JVMs {@code rmarun --jvms K} (or {@code --host}) and
- * {@code dev.vertxrma.junit.RmaJob} start: {@code --ranks FIRST:COUNT} (the ranks of this JVM; the
- * job is clustered), {@code --require-freed-windows}, {@code --report FILE} (the JVM's failure, as
- * properties), {@code --progress [HOST:]PORT} (startup progress to the launcher),
- * {@code --jvm-index K} (this JVM's number, for {@code --tag-output}), {@code --secret-stdin} (the
- * job secret is the first line of standard input, and the JVM stops when standard input closes:
- * its launcher is gone).
+ * The command line of {@code bin/rmarun}, for people (picocli, {@link RmaRunCli}): the options,
+ * their help, and the checks of every argument made before any JVM starts ({@link #validate()},
+ * with {@link HostList}, {@link JobConf} and {@link ProgramLoader}). {@link RmaRun} runs what it
+ * describes. It has no hidden options: a JVM that rmarun starts is told its part of the job by a
+ * {@link JobDescription} ({@link #describe()} is where one starts).
  */
 @Command(name = "rmarun", mixinStandardHelpOptions = true, versionProvider = RmaRunCli.Version.class,
     sortOptions = false, usageHelpWidth = 100, abbreviateSynopsis = true,
@@ -51,13 +42,19 @@ import picocli.CommandLine.Parameters;
         + "local JVMs that join a Hazelcast cluster on loopback (cluster name = job name), or over one JVM per host "
         + "of a host list. Every argument is checked before any JVM starts."},
     parameterListHeading = "%nArguments:%n", optionListHeading = "%nOptions:%n")
-public final class RmaRunCommand {
+final class RmaRunCommand {
 
   /** Exit status of a usage error. */
-  public static final int USAGE = 2;
+  static final int USAGE = 2;
 
   /** Set by {@code bin/rmarun}: whether stderr is a terminal (the progress line is redrawn in place). */
   static final String TTY_PROPERTY = "rmarun.tty";
+
+  /** --launch ssh: the template it stands for. */
+  static final String SSH = "ssh";
+  static final String SSH_TEMPLATE = "ssh -o BatchMode=yes {host} {command}";
+  /** --launch print. */
+  static final String PRINT = "print";
 
   private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final long MAX_TIMEOUT_SECONDS = 1_000_000_000L;
@@ -142,24 +139,6 @@ public final class RmaRunCommand {
   @Option(names = {"-q", "--quiet"}, order = 14, description = "No progress report while the cluster forms.")
   boolean quiet;
 
-  @Option(names = "--ranks", paramLabel = "FIRST:COUNT", hidden = true)
-  String ranks;
-
-  @Option(names = "--require-freed-windows", hidden = true)
-  boolean requireFreedWindows;
-
-  @Option(names = "--report", paramLabel = "FILE", hidden = true)
-  String report;
-
-  @Option(names = "--progress", paramLabel = "[HOST:]PORT", hidden = true)
-  String progress;
-
-  @Option(names = "--jvm-index", paramLabel = "K", hidden = true)
-  int jvmIndex = -1;
-
-  @Option(names = "--secret-stdin", hidden = true)
-  boolean secretStdin;
-
   @Parameters(index = "0", arity = "1", paramLabel = "PROGRAM",
       description = "A sample name (listed below) or the class name of a RankProgram (one instance per rank) or of "
           + "a WorldProgram (one instance per JVM, given that JVM's ranks as a World): a public class with a "
@@ -174,51 +153,23 @@ public final class RmaRunCommand {
 
   /** How many JVMs run the job: --jvms, or one per host entry. */
   int jvmCount = 1;
-  /** The Hazelcast port of the first JVM of a job over local JVMs, chosen when they start (0: none). */
-  int clusterLeaderPort;
-  /** The class-data archive of the JVMs of this host, chosen when they start (null: none). */
-  ClassDataArchive classData;
   /** The hosts of --host or --hostfile, one per JVM, in rank order; empty for a job on this host. */
-  List<Host> hosts = List.of();
-  /** How the JVMs on hosts start: {@link #SSH}, {@link #PRINT} or a command template. */
+  List<HostList.Host> hosts = List.of();
+  /** How the JVMs on hosts start: {@link #SSH_TEMPLATE}, {@link #PRINT} or a command template. */
   String launchHow;
   /** Where --launch print writes the job secret. */
   Path printedSecret;
-  /** Where this JVM reports its startup (--progress): host (null: loopback) and port (-1: nowhere). */
-  String progressHost;
-  int progressPort = -1;
-  /** The job secret, read from standard input (--secret-stdin); null otherwise. */
-  String secret;
-  /** Ranks of this JVM when started with --ranks. */
-  int firstRank = -1;
-  int rankCount = -1;
   /** The user's class path entries, checked. */
   List<Path> userClasspath = List.of();
   /** Variables for the JVMs of the job. */
   Map<String, String> environment = new LinkedHashMap<>();
-  /** The class PROGRAM names. */
-  String programClass;
-  /** PROGRAM as a source file, absolute (what the JVMs of the job compile), or null. */
-  Path source;
-  /** javac's warnings about that file, or null. */
-  String sourceWarnings;
-  /** The loader of PROGRAM (the user's class path after rmarun's own). */
-  ClassLoader loader;
-  /** A RankProgram or WorldProgram. */
-  Object resolved;
-
-  /** --launch ssh: the template it stands for. */
-  static final String SSH = "ssh";
-  static final String SSH_TEMPLATE = "ssh -o BatchMode=yes {host} {command}";
-  /** --launch print. */
-  static final String PRINT = "print";
-
+  /** PROGRAM, resolved and checked. */
+  ProgramLoader.Program resolved;
   /**
-   * One entry of the host list: {@code name} is what the launch command gets ({@code {host}}),
-   * {@code address} the IP address the JVM binds and advertises.
+   * Set by {@link ProcessManagerRun}: this process is one JVM of a job that a process manager
+   * started, which rmarun only runs its part of (no JVM to start, no cluster configuration to check).
    */
-  record Host(String name, String address) {
-  }
+  boolean managed;
 
   /** A usage error: one line, exit status {@value #USAGE}. */
   static final class UsageError extends RuntimeException {
@@ -238,92 +189,8 @@ public final class RmaRunCommand {
   }
 
   /**
-   * Parses {@code argv} without picocli: the same options (long and short names, {@code --opt=value},
-   * {@code --}, PROGRAM and everything after it as the program's), for the JVMs that run ranks
-   * where picocli is not on the class path ({@code dev.vertxrma.junit.RmaJob} in a project that
-   * depends on the library alone). No help text: {@code --help} and {@code --version} say where
-   * to find it.
-   *
-   * @return whether the job is to be run ({@code false}: {@code --help} or {@code --version},
-   *     answered on {@code out})
-   * @throws UsageError for an unknown option or a malformed value
-   */
-  boolean parsePlain(String[] argv, java.io.PrintStream out) {
-    int i = 0;
-    while (i < argv.length) {
-      String s = argv[i];
-      if (s.equals("--")) {
-        i++;
-        break;
-      }
-      if (!s.startsWith("-") || s.equals("-")) {
-        break;
-      }
-      String name = s;
-      String value = null;
-      int eq = s.indexOf('=');
-      if (s.startsWith("--") && eq > 0) {
-        name = s.substring(0, eq);
-        value = s.substring(eq + 1);
-      }
-      switch (name) {
-        case "-h", "--help", "-V", "--version" -> {
-          out.println("rmarun (vertx-rma " + version() + "): the full command line and its help need picocli on the "
-              + "class path (bin/rmarun has it)");
-          return false;
-        }
-        case "--tag-output" -> tagOutput = true;
-        case "-q", "--quiet" -> quiet = true;
-        case "--require-freed-windows" -> requireFreedWindows = true;
-        case "--virtual-threads" -> virtualThreads = true;
-        case "--secret-stdin" -> secretStdin = true;
-        default -> {
-          if (value == null) {
-            if (++i >= argv.length) {
-              throw new UsageError("Missing required parameter for option '" + name + "'");
-            }
-            value = argv[i];
-          }
-          switch (name) {
-            case "-n", "-np", "--np" -> np = intValue(name, value);
-            case "--jvms" -> jvms = intValue(name, value);
-            case "--host" -> host.add(value);
-            case "--hostfile" -> hostfile = Path.of(value);
-            case "--launch" -> launch = value;
-            case "--job" -> job = value;
-            case "--timeout" -> timeoutSeconds = intValue(name, value);
-            case "-cp", "--classpath" -> classpath = value;
-            case "-x" -> env.add(value);
-            case "--conf" -> conf = Path.of(value);
-            case "--trace" -> trace = Path.of(value);
-            case "--ranks" -> ranks = value;
-            case "--report" -> report = value;
-            case "--progress" -> progress = value;
-            case "--jvm-index" -> jvmIndex = intValue(name, value);
-            default -> throw new UsageError("Unknown option: '" + name + "'");
-          }
-        }
-      }
-      i++;
-    }
-    if (i < argv.length) {
-      program = argv[i];
-      args.addAll(List.of(argv).subList(i + 1, argv.length));
-    }
-    return true;
-  }
-
-  private static int intValue(String option, String value) {
-    try {
-      return Integer.parseInt(value);
-    } catch (NumberFormatException e) {
-      throw new UsageError("Invalid value for option '" + option + "': '" + value + "' is not an int");
-    }
-  }
-
-  /**
-   * Checks every argument, before anything starts: counts, timeout, job name, class path,
-   * variables, configuration, and that PROGRAM is a program.
+   * Checks every argument, before anything starts: counts, timeout, job name, host list, class
+   * path, variables, configuration, and that PROGRAM is a program.
    *
    * @throws UsageError naming the first argument that is wrong
    */
@@ -353,15 +220,12 @@ public final class RmaRunCommand {
     } catch (RmaException e) {
       throw new UsageError(stripClass(e));
     }
-    if (ranks != null) {
-      parseRanks();
-    }
     if (trace != null) {
       trace = trace.toAbsolutePath().normalize();
-      if (!java.nio.file.Files.isDirectory(trace.getParent())) {
+      if (!Files.isDirectory(trace.getParent())) {
         throw new UsageError("--trace " + trace + ": its directory does not exist");
       }
-      if (java.nio.file.Files.isDirectory(trace)) {
+      if (Files.isDirectory(trace)) {
         throw new UsageError("--trace " + trace + " is a directory; give the file to write (.html or .json)");
       }
     }
@@ -371,9 +235,6 @@ public final class RmaRunCommand {
       } catch (RmaException e) {
         throw new UsageError("--virtual-threads: " + e.getMessage());
       }
-    }
-    if (progress != null) {
-      parseProgress();
     }
     hosts();
     for (String v : env) {
@@ -388,36 +249,17 @@ public final class RmaRunCommand {
       }
       environment.put(name, value);
     }
-    userClasspath = classpathEntries();
+    userClasspath = ProgramLoader.classpathEntries(classpath);
     if (conf != null) {
-      checkConf();
+      conf = JobConf.checked(conf);
     }
-    if (ranks == null && (jvmCount > 1 || !hosts.isEmpty())) {
+    if (!managed && (jvmCount > 1 || !hosts.isEmpty())) {
       // the launcher of a clustered job (its JVMs, and those RmaJob starts, meet a bad file when
       // they join the cluster: ARG, naming it)
-      checkClusterConfig();
+      JobConf.checkCluster(conf, hosts);
     }
-    loader = userClasspath.isEmpty() ? RmaRunCommand.class.getClassLoader() : userLoader();
-    resolve();
+    resolved = ProgramLoader.resolve(program, classpath, userClasspath);
   }
-
-  private void parseProgress() {
-    int colon = progress.lastIndexOf(':');
-    String h = colon < 0 ? null : progress.substring(0, colon);
-    try {
-      int port = Integer.parseInt(progress.substring(colon + 1));
-      if (port < 0 || port > 65535 || h != null && h.isBlank()) {
-        throw new NumberFormatException();
-      }
-      progressHost = h;
-      progressPort = port;
-    } catch (NumberFormatException e) {
-      throw new UsageError("--progress " + progress + " is not [HOST:]PORT");
-    }
-  }
-
-  /** A host name as ssh and the templates take it: no blank, no shell or option syntax. */
-  private static final Pattern HOST_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.@%:\\[\\]-]*");
 
   /** Reads and checks --host or --hostfile (resolving every host) and --launch. */
   private void hosts() {
@@ -434,38 +276,7 @@ public final class RmaRunCommand {
     if (jvms != null) {
       throw new UsageError("--jvms " + jvms + " and " + option + ": the host list gives the JVMs, one per entry");
     }
-    List<String[]> entries = hostfile != null ? hostfileEntries() : hostEntries();
-    if (entries.size() > np) {
-      throw new UsageError(option + " lists " + entries.size() + " hosts for " + np + " ranks: a host's JVM needs at "
-          + "least one rank");
-    }
-    List<Host> list = new ArrayList<>();
-    for (String[] e : entries) {
-      String name = e[0];
-      if (!HOST_NAME.matcher(name).matches()) {
-        throw new UsageError(option + ": '" + name + "' is not a host name");
-      }
-      String target = e[1] != null ? e[1] : name.substring(name.lastIndexOf('@') + 1);
-      if (target.startsWith("[") && target.endsWith("]")) {
-        target = target.substring(1, target.length() - 1);
-      }
-      java.net.InetAddress a;
-      try {
-        a = java.net.InetAddress.getByName(target);
-      } catch (java.net.UnknownHostException | SecurityException x) {
-        throw new UsageError(option + ": unknown host '" + target + "' (rmarun resolves each host to the address its "
-            + "JVM binds; give an address" + (hostfile != null ? ", or HOST address=ADDRESS" : "") + ")");
-      }
-      list.add(new Host(name, a.getHostAddress()));
-    }
-    for (Host h : list) {
-      if (isLoopback(h.address()) && list.stream().anyMatch(o -> !isLoopback(o.address()))) {
-        throw new UsageError(option + ": " + h.name() + " resolves to " + h.address() + " here, a loopback address, "
-            + "while other hosts of the job do not: give its network address"
-            + (hostfile != null ? " (HOST address=ADDRESS)" : ""));
-      }
-    }
-    hosts = List.copyOf(list);
+    hosts = HostList.read(host, hostfile, np);
     jvmCount = hosts.size();
     if (launch == null || launch.equals(SSH)) {
       launchHow = SSH_TEMPLATE;
@@ -483,297 +294,20 @@ public final class RmaRunCommand {
     }
   }
 
-  private List<String[]> hostEntries() {
-    List<String[]> entries = new ArrayList<>();
-    for (String value : host) {
-      for (String h : value.split(",", -1)) {
-        if (h.isBlank()) {
-          throw new UsageError("--host '" + value + "' has an empty entry");
-        }
-        entries.add(new String[] {h.trim(), null});
-      }
-    }
-    return entries;
-  }
-
-  private List<String[]> hostfileEntries() {
-    if (!Files.isRegularFile(hostfile)) {
-      throw new UsageError("--hostfile " + hostfile + " does not exist");
-    }
-    List<String> lines;
-    try {
-      lines = Files.readAllLines(hostfile);
-    } catch (IOException e) {
-      throw new UsageError("--hostfile " + hostfile + " cannot be read: " + e.getMessage());
-    }
-    List<String[]> entries = new ArrayList<>();
-    for (int i = 0; i < lines.size(); i++) {
-      String line = lines.get(i);
-      int hash = line.indexOf('#');
-      String[] words = (hash < 0 ? line : line.substring(0, hash)).trim().split("\\s+");
-      if (words[0].isEmpty()) {
-        continue;
-      }
-      String address = null;
-      for (int w = 1; w < words.length; w++) {
-        if (words[w].startsWith("address=") && address == null && words[w].length() > "address=".length()) {
-          address = words[w].substring("address=".length());
-        } else {
-          throw new UsageError("--hostfile " + hostfile + " line " + (i + 1) + ": '" + words[w] + "' is not understood "
-              + "(a line is HOST [address=ADDRESS], one JVM per line)");
-        }
-      }
-      entries.add(new String[] {words[0], address});
-    }
-    if (entries.isEmpty()) {
-      throw new UsageError("--hostfile " + hostfile + " lists no host");
-    }
-    return entries;
-  }
-
-  static boolean isLoopback(String address) {
-    try {
-      return java.net.InetAddress.getByName(address).isLoopbackAddress();
-    } catch (java.net.UnknownHostException e) {
-      return false;
-    }
-  }
-
-  /** The addresses of the hosts, each once, in order: the cluster's members ({@code -Drma.members}). */
-  String members() {
-    return String.join(",", new java.util.LinkedHashSet<>(hosts.stream().map(Host::address).toList()));
-  }
-
   /** The first rank of JVM {@code k} of the job ({@code k} = {@link #jvmCount} gives np). */
   int firstRankOf(int k) {
     return (int) ((long) k * np / jvmCount);
   }
 
-  private void parseRanks() {
-    String[] r = ranks.split(":", -1);
-    try {
-      if (r.length != 2) {
-        throw new NumberFormatException();
-      }
-      firstRank = Integer.parseInt(r[0]);
-      rankCount = Integer.parseInt(r[1]);
-    } catch (NumberFormatException e) {
-      throw new UsageError("--ranks " + ranks + " must be FIRST:COUNT, two numbers");
-    }
-    if (firstRank < 0 || rankCount < 1 || (long) firstRank + rankCount > np) {
-      throw new UsageError("--ranks " + ranks + " must name ranks within 0.." + (np - 1));
-    }
-  }
-
-  private List<Path> classpathEntries() {
-    if (classpath == null) {
-      return List.of();
-    }
-    if (classpath.isBlank()) {
-      throw new UsageError("-cp needs a class path, got ''");
-    }
-    List<Path> entries = new ArrayList<>();
-    for (String e : classpath.split(Pattern.quote(File.pathSeparator))) {
-      if (e.isEmpty()) {
-        continue;
-      }
-      if (e.equals("*") || e.endsWith(File.separator + "*")) {
-        Path dir = Path.of(e.substring(0, e.length() - 1).isEmpty() ? "." : e.substring(0, e.length() - 1));
-        if (!Files.isDirectory(dir)) {
-          throw new UsageError("-cp: " + dir + " (of " + e + ") is not a directory");
-        }
-        try (Stream<Path> jars = Files.list(dir)) {
-          jars.filter(p -> p.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".jar")).sorted()
-              .forEach(entries::add);
-        } catch (IOException x) {
-          throw new UsageError("-cp: cannot list " + dir + ": " + x.getMessage());
-        }
-        continue;
-      }
-      Path p = Path.of(e);
-      if (!Files.exists(p)) {
-        throw new UsageError("-cp: " + e + " does not exist");
-      }
-      entries.add(p.toAbsolutePath());
-    }
-    return entries;
-  }
-
-  private ClassLoader userLoader() {
-    URL[] urls = new URL[userClasspath.size()];
-    for (int i = 0; i < urls.length; i++) {
-      try {
-        urls[i] = userClasspath.get(i).toAbsolutePath().toUri().toURL();
-      } catch (MalformedURLException e) {
-        throw new UsageError("-cp: " + userClasspath.get(i) + " cannot be used: " + e.getMessage());
-      }
-    }
-    return new URLClassLoader("rmarun -cp", urls, RmaRunCommand.class.getClassLoader());
-  }
-
-  /** The class path of the user's JVMs: entries as given (a JVM expands DIR/* itself). */
-  String userClasspathText() {
-    List<String> parts = new ArrayList<>();
-    for (Path p : userClasspath) {
-      parts.add(p.toAbsolutePath().toString());
-    }
-    return String.join(File.pathSeparator, parts);
-  }
-
-  private void checkConf() {
-    if (!Files.isDirectory(conf)) {
-      throw new UsageError("--conf " + conf + " is not a directory");
-    }
-    if (Stream.of("cluster.xml", "jvm.options", "logging.properties").noneMatch(f -> Files.isRegularFile(conf.resolve(f)))
-        && !Files.isDirectory(conf.resolve("tls"))) {
-      throw new UsageError("--conf " + conf + " holds none of cluster.xml, jvm.options, logging.properties, tls/");
-    }
-    try {
-      dev.vertxrma.impl.transport.DataPlaneTls.of(conf.resolve("tls"), false);
-    } catch (dev.vertxrma.RmaException e) {
-      throw new UsageError("--conf " + conf + ": " + e.getMessage().replaceFirst("^ARG: ", ""));
-    }
-    conf = conf.toAbsolutePath().normalize();
-  }
-
-  /** The configuration directory of the job's JVMs: --conf, else the one rmarun was started with. */
-  String confDir() {
-    return conf != null ? conf.toString() : System.getProperty("rma.conf");
-  }
-
-  /** Whether --conf names another directory than the one this JVM was started with. */
-  boolean confChanged() {
-    if (conf == null) {
-      return false;
-    }
-    String own = System.getProperty("rma.conf");
-    try {
-      return own == null || !Path.of(own).toRealPath().equals(conf.toRealPath());
-    } catch (IOException e) {
-      return true;
-    }
-  }
-
-  /** A clustered job: its cluster.xml must be a valid Hazelcast configuration before any JVM starts. */
-  private void checkClusterConfig() {
-    // Hazelcast logs a malformed file at length and its XML parser prints to stderr: quiet while
-    // checking, the one-line error says it all (nothing else runs in this JVM yet)
-    // (the console handler takes System.err when made: make it now, with the real one)
-    java.util.logging.Logger.getLogger("").getHandlers();
-    java.util.logging.Logger hazelcast = java.util.logging.Logger.getLogger("com.hazelcast");
-    java.util.logging.Level level = hazelcast.getLevel();
-    java.io.PrintStream err = System.err;
-    String named = System.getProperty("vertx.hazelcast.config");
-    String source = conf != null ? "--conf" : "conf/";
-    Map<String, String> network = new LinkedHashMap<>();
-    if (!hosts.isEmpty()) {
-      network.put(ClusterSupport.HOST, hosts.get(0).address());
-      network.put(ClusterSupport.MEMBERS, members());
-    }
-    com.hazelcast.config.Config config;
-    try {
-      hazelcast.setLevel(java.util.logging.Level.OFF);
-      System.setErr(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
-      config = ClusterSupport.clusterConfig(named, confDir(), source, network);
-    } catch (RmaException e) {
-      String m = firstLine(stripClass(e));
-      // a schema error lists every element Hazelcast knows: the start says what and where
-      throw new UsageError(m.length() > 400 ? m.substring(0, 400) + "..." : m);
-    } finally {
-      System.setErr(err);
-      hazelcast.setLevel(level);
-    }
-    if (!hosts.isEmpty() && !isLoopback(hosts.get(0).address())) {
-      // a configuration that keeps the cluster on loopback cannot join hosts: say so now, not after a timeout
-      String file = ClusterSupport.configFile(named, confDir());
-      com.hazelcast.config.TcpIpConfig tcp = config.getNetworkConfig().getJoin().getTcpIpConfig();
-      if (tcp.isEnabled() && !tcp.getMembers().isEmpty() && tcp.getMembers().stream().allMatch(RmaRunCommand::loopbackMember)) {
-        throw new UsageError("cluster configuration " + file + " lists only loopback members " + tcp.getMembers()
-            + " for a job on hosts: list the hosts with <members>${rma.members}</members>, as conf/cluster.xml does");
-      }
-      com.hazelcast.config.InterfacesConfig interfaces = config.getNetworkConfig().getInterfaces();
-      if (interfaces.isEnabled() && !interfaces.getInterfaces().isEmpty()
-          && interfaces.getInterfaces().stream().allMatch(i -> i.startsWith("127."))) {
-        throw new UsageError("cluster configuration " + file + " binds Hazelcast to loopback " + interfaces.getInterfaces()
-            + " for a job on hosts: use <interface>${rma.host}</interface>, as conf/cluster.xml does");
-      }
-    }
-  }
-
-  private static boolean loopbackMember(String member) {
-    String m = member.trim();
-    int colon = m.lastIndexOf(':');
-    if (colon > 0 && m.indexOf(':') == colon) {
-      m = m.substring(0, colon); // host:port
-    }
-    return m.startsWith("127.") || m.equals("localhost") || m.equals("::1") || m.equals("[::1]");
-  }
-
-  /** The program PROGRAM names, loaded (not initialized) and checked. */
-  private void resolve() {
-    Class<?> c = null;
-    String origin = "";
-    boolean sampleName = !program.contains(".");
-    if (SourceProgram.isSource(program)) {
-      SourceProgram.Compiled compiled = SourceProgram.compile(Path.of(program),
-          SourceProgram.classpath(userClasspathText()), loader);
-      loader = compiled.loader();
-      c = load(compiled.className());
-      if (c == null || c.getClassLoader() != loader) {
-        throw new UsageError(compiled.className() + " (the first class of " + program + ") is also a class of rmarun's "
-            + "class path or -cp, which would run instead: rename it");
-      }
-      source = Path.of(program).toAbsolutePath().normalize();
-      sourceWarnings = compiled.warnings().isEmpty() ? null : compiled.warnings();
-      origin = " (the first class of " + program + ")";
-    } else if (sampleName) {
-      c = load(sampleClass(program));
-      if (c == null) {
-        c = load(program); // a class of the default package
-      }
-      if (c == null) {
-        throw new UsageError("unknown program '" + program + "': no sample of that name (the samples are "
-            + String.join(", ", samples(loader)) + ") and no class of that name"
-            + (classpath == null ? " (a program of yours: its class name, and -cp for where it is)" : " in -cp"));
-      }
-    } else {
-      c = load(program);
-      if (c == null) {
-        throw new UsageError("unknown program '" + program + "': no class of that name in "
-            + (classpath == null ? "rmarun's class path (give -cp PATH for where your classes are)" : "-cp " + classpath
-            + " or rmarun's class path"));
-      }
-    }
-    String name = c.getName();
-    if (!RankProgram.class.isAssignableFrom(c) && !WorldProgram.class.isAssignableFrom(c)) {
-      throw new UsageError(name + origin + " is not a program: it implements neither " + RankProgram.class.getName()
-          + " nor " + WorldProgram.class.getName());
-    }
-    if (!Modifier.isPublic(c.getModifiers()) || Modifier.isAbstract(c.getModifiers()) || c.isInterface()) {
-      throw new UsageError(name + origin + " must be a public, concrete class");
-    }
-    try {
-      if (!Modifier.isPublic(c.getConstructor().getModifiers())) {
-        throw new NoSuchMethodException();
-      }
-    } catch (NoSuchMethodException e) {
-      throw new UsageError(name + origin + " needs a public no-argument constructor");
-    } catch (LinkageError e) {
-      throw new UsageError("cannot load " + name + ": " + e);
-    }
-    programClass = name;
-    resolved = RmaRun.program(c);
-  }
-
-  /** Class {@code name} from the program loader, not initialized; {@code null} if there is none. */
-  private Class<?> load(String name) {
-    try {
-      return Class.forName(name, false, loader);
-    } catch (ClassNotFoundException e) {
-      return null;
-    } catch (LinkageError e) {
-      throw new UsageError("cannot load " + name + ": " + e);
-    }
+  /**
+   * The description of this job for a JVM that runs all its ranks, embedded, as JVM 0 (the
+   * launcher sets the ranks of each JVM it starts): what the command line says of the job, once
+   * validated. The cluster gets max(60, --timeout) seconds to form.
+   */
+  JobDescription describe() {
+    return new JobDescription(job, np, resolved.described()).setArgs(args)
+        .setTimeouts(timeoutSeconds * 1000, Math.max(60, timeoutSeconds) * 1000)
+        .setTagOutput(tagOutput).setVirtualThreads(virtualThreads).setTrace(trace == null ? null : trace.toString());
   }
 
   /** The class a sample name stands for: {@code double-buffer} is {@code dev.vertxrma.samples.DoubleBuffer}. */
@@ -858,11 +392,6 @@ public final class RmaRunCommand {
     String m = String.valueOf(e.getMessage());
     String prefix = e.errorClass() + ": ";
     return m.startsWith(prefix) ? m.substring(prefix.length()) : m;
-  }
-
-  private static String firstLine(String s) {
-    int nl = s.indexOf('\n');
-    return (nl < 0 ? s : s.substring(0, nl)).trim();
   }
 
   /** The project version, from the resource Maven filters ({@code dev/vertxrma/version.properties}). */
