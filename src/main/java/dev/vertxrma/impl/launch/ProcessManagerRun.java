@@ -29,14 +29,15 @@ import java.util.concurrent.TimeoutException;
  * starts (clustered), with what rmarun would have given that JVM taken from the manager:
  * <ul>
  * <li>the job's name ({@code --job} if given): {@code mpiexec-} and Hydra's key-value space name
- *     (unique per job), or {@code slurm-JOBID.STEPID};</li>
+ *     (unique per job), {@code slurm-JOBID.STEPID}, or the entrypoint's {@code RMA_JOB};</li>
  * <li>the job secret: the file {@code RMA_JOB_SECRET_FILE} names if set; else under Hydra a fresh
  *     random one that rank 0 puts into the job's key-value space (which only the job's processes
  *     reach, through their PMI socket), under Slurm one derived from the user's own key
  *     ({@link UserJobKey});</li>
  * <li>the cluster's members: {@code --host}/{@code --hostfile} if given; else loopback when every
  *     process runs on this host; else Slurm's node list, or under Hydra this host's address and
- *     rank 0's (from the key-value space), from which Hazelcast finds the rest;</li>
+ *     rank 0's (from the key-value space), from which Hazelcast finds the rest (the entrypoint
+ *     gives them, with fixed ports, in {@code RMA_JAVA_OPTS});</li>
  * <li>the ports: any free ones (the default); ports fixed with {@code -Drma.clusterPort},
  *     {@code rma.busPort}, {@code rma.dataPort} are moved by local process number k
  *     ({@code MPI_LOCALRANKID}, {@code SLURM_LOCALID}) times their span, so that the processes of
