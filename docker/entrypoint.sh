@@ -88,8 +88,11 @@ conf="${RMA_CONF:-$home/conf/examples/multi-host}"
 export RMA_JOB_SECRET_FILE="$secret"
 export RMA_JAVA_OPTS="${RMA_JAVA_OPTS:-} -Drma.conf=$conf -Drma.host=$address -Drma.members=$RMA_MEMBERS \
 -Drma.clusterPort=$cluster_port -Drma.busPort=$bus_port -Drma.dataPort=$data_port"
-args=(-np "$np" --job "$RMA_JOB" --ranks "$ranks" --jvm-index "$index")
+# rmarun without -np, with RMA_MEMBERS and RMA_RANKS set, runs this member's part of the job: the
+# ranks RMA_RANKS gives of RMA_NP, job RMA_JOB, JVM number RMA_MEMBER_INDEX (as under mpiexec)
+export RMA_NP="$np" RMA_RANKS="$ranks" RMA_MEMBER_INDEX="$index"
+args=()
 if [ -n "${RMA_TIMEOUT:-}" ]; then
   args+=(--timeout "$RMA_TIMEOUT")
 fi
-exec "$home/bin/rmarun" "${args[@]}" "$@"
+exec "$home/bin/rmarun" ${args[@]+"${args[@]}"} "$@"

@@ -1,6 +1,7 @@
 package dev.vertxrma;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -12,21 +13,20 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The package rules that hold today, checked on the compiled library and samples (ArchUnit):
- * which implementation packages each one may use, bottom up (window memory; the transport; the
- * datatype engine; the trace; synchronization; collectives and point-to-point), and samples that
- * use the public API only, each kind of sample on its own. An arrow added against them fails here.
- *
- * <p>Not a rule yet, because it does not hold: {@code impl.win} uses {@code impl.runtime} (the
- * communicator, error handling, the rank's future and process) and {@code impl.runtime} uses
- * {@code impl.win}, a cycle that issue 28 takes apart; this test names the packages that may use
- * {@code impl.runtime} today so that no other starts to.
+ * The package rules, checked on the compiled library and samples (ArchUnit): the implementation
+ * packages form layers, bottom up — window memory; the transport; the datatype engine and the
+ * trace; synchronization and point-to-point; collectives; the rank substrate and job bootstrap
+ * ({@code runtime}); communicators; windows (built over a communicator); the job that hosts
+ * ranks ({@code job}); the launcher on top ({@code launch}, behind {@code bin/rmarun}), a client
+ * that nothing below it uses. Each package names what it may use, no package cycle exists, and
+ * samples use the public API only, each kind of sample on its own. An arrow added against them
+ * fails here.
  */
 class PackageRulesTest {
 
   private static final String IMPL = "dev.vertxrma.impl.";
   private static final List<String> PACKAGES =
-      List.of("memory", "transport", "ops", "observe", "sync", "coll", "p2p", "win", "runtime");
+      List.of("memory", "transport", "ops", "observe", "sync", "p2p", "coll", "runtime", "comm", "win", "job", "launch");
   private static JavaClasses classes;
 
   @BeforeAll
@@ -77,16 +77,52 @@ class PackageRulesTest {
   }
 
   @Test
-  void collectivesAndPointToPointUseNeitherWindowsNorTheRuntime() {
-    onlyUses("coll", "memory", "ops", "p2p", "transport");
+  void pointToPointAndCollectivesUseNeitherCommunicatorsNorWindowsNorTheRuntime() {
     onlyUses("p2p", "memory", "ops", "transport");
+    onlyUses("coll", "memory", "ops", "p2p", "transport");
   }
 
   @Test
-  void onlyWindowsReachUpIntoTheRuntime() {
-    noClasses().that().resideInAnyPackage(IMPL + "memory..", IMPL + "transport..", IMPL + "ops..", IMPL + "observe..",
-        IMPL + "sync..", IMPL + "coll..", IMPL + "p2p..").should().dependOnClassesThat()
-        .resideInAPackage(IMPL + "runtime..").because("the runtime sits above them").check(classes);
+  void theRankSubstrateSitsBelowCommunicatorsAndWindows() {
+    onlyUses("runtime", "memory", "transport", "observe", "coll");
+  }
+
+  @Test
+  void communicatorsDoNotKnowWindows() {
+    onlyUses("comm", "memory", "transport", "ops", "observe", "p2p", "coll", "runtime");
+  }
+
+  @Test
+  void windowsAreBuiltOverCommunicatorsAndKnowNothingAbove() {
+    onlyUses("win", "memory", "transport", "ops", "observe", "sync", "p2p", "coll", "runtime", "comm");
+  }
+
+  @Test
+  void theJobThatHostsRanksSitsBelowTheLauncher() {
+    onlyUses("job", "memory", "transport", "ops", "observe", "sync", "p2p", "coll", "runtime", "comm", "win");
+  }
+
+  @Test
+  void nothingBelowTheLauncherUsesIt() {
+    noClasses().that().resideInAnyPackage("dev.vertxrma", "dev.vertxrma.rx..", "dev.vertxrma.metrics..",
+        "dev.vertxrma.samples..", IMPL + "memory..", IMPL + "transport..", IMPL + "ops..", IMPL + "observe..",
+        IMPL + "sync..", IMPL + "coll..", IMPL + "p2p..", IMPL + "runtime..", IMPL + "comm..", IMPL + "win..",
+        IMPL + "job..")
+        .should().dependOnClassesThat().resideInAPackage(IMPL + "launch..")
+        .because("the launcher (bin/rmarun, the JVMs it starts) is a client at the top: the API, the engine and the "
+            + "runtime below it never call it; only the other clients (junit, bench) may")
+        .check(classes);
+  }
+
+  @Test
+  void theLauncherIsAClientOfTheApiTheJobAndTheRuntime() {
+    // the rank hosts, the job bootstrap (cluster, startup progress), the job secret and TLS check, the trace's pages
+    onlyUses("launch", "job", "runtime", "transport", "observe");
+  }
+
+  @Test
+  void implementationPackagesFormNoCycle() {
+    slices().matching("dev.vertxrma.impl.(*)..").should().beFreeOfCycles().check(classes);
   }
 
   @Test

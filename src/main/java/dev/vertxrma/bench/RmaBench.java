@@ -1,6 +1,6 @@
 package dev.vertxrma.bench;
 
-import dev.vertxrma.impl.runtime.RmaRun;
+import dev.vertxrma.impl.launch.RmaRun;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;

@@ -3,7 +3,10 @@ package dev.vertxrma.junit;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.JobOptions;
 import dev.vertxrma.RmaException;
-import dev.vertxrma.impl.runtime.RmaRun;
+import dev.vertxrma.impl.launch.FailureReport;
+import dev.vertxrma.impl.launch.JobDescription;
+import dev.vertxrma.impl.launch.JobJvm;
+import dev.vertxrma.impl.launch.RmaRun;
 import dev.vertxrma.impl.transport.JobSecret;
 import java.io.IOException;
 import java.io.Reader;
@@ -23,8 +26,9 @@ import java.util.stream.Stream;
 
 /**
  * One job split over new JVMs, as {@code bin/rmarun --jvms K} starts them (the same java, JVM
- * flags and class path as this JVM, {@code --ranks first:count} each, the secret in a file only
- * this user can read), with each JVM's output in a file and its failure reported in another.
+ * flags and class path as this JVM, each running {@link JobJvm} with a {@link JobDescription} of
+ * its ranks in a file, the secret in a file only this user can read), with each JVM's output in a
+ * file and its failure reported in another.
  * The job's failure is the first one a JVM reported that is not the echo of another's (an abort,
  * a JVM gone).
  */
@@ -53,6 +57,7 @@ final class JvmJob {
     final int count;
     final Path report;
     final Path log;
+    final Path description;
     Process process;
 
     Jvm(int index, int first, int count, Path dir) {
@@ -61,6 +66,7 @@ final class JvmJob {
       this.count = count;
       this.report = dir.resolve("jvm" + index + ".report");
       this.log = dir.resolve("jvm" + index + ".log");
+      this.description = dir.resolve("jvm" + index + ".json");
     }
 
     String describe() {
@@ -106,25 +112,22 @@ final class JvmJob {
     }
   }
 
-  private List<String> command(Jvm j) {
+  private List<String> command(Jvm j) throws IOException {
+    JobDescription d = new JobDescription(options.getJobName(), options.getNp(), programClass)
+        .setArgs(options.getArgs()).setRanks(j.first, j.count).setJvmIndex(j.index)
+        // a cluster of new JVMs gets at least a minute to form, as under bin/rmarun
+        .setTimeouts(options.getWaitTimeoutMs(), Math.max(60_000, options.getStartupTimeoutMs()))
+        .setRequireFreedWindows(options.isRequireFreedWindows()).setVirtualThreads(options.isVirtualThreads())
+        .setReport(j.report.toString());
+    Files.writeString(j.description, d.toJson().encode(), StandardCharsets.UTF_8);
     List<String> cmd = new ArrayList<>();
-    for (String s : RmaRun.javaCommand(RmaRun.class.getName())) {
+    for (String s : RmaRun.javaCommand(JobJvm.class.getName())) {
       // a debugger agent of this JVM would make the new ones fail on its port
       if (!s.startsWith("-agentlib:jdwp") && !s.startsWith("-Xrunjdwp")) {
         cmd.add(s);
       }
     }
-    cmd.addAll(List.of("-np", String.valueOf(options.getNp()), "--job", options.getJobName(),
-        "--timeout", String.valueOf(Math.max(1, options.getWaitTimeoutMs() / 1000)),
-        "--ranks", j.first + ":" + j.count, "--report", j.report.toString()));
-    if (options.isRequireFreedWindows()) {
-      cmd.add("--require-freed-windows");
-    }
-    if (options.isVirtualThreads()) {
-      cmd.add("--virtual-threads");
-    }
-    cmd.add(programClass);
-    cmd.addAll(options.getArgs());
+    cmd.add(j.description.toString());
     return cmd;
   }
 
@@ -220,13 +223,13 @@ final class JvmJob {
     }
     ErrorClass ec;
     try {
-      ec = ErrorClass.valueOf(p.getProperty(RmaRun.REPORT_ERROR_CLASS, "OTHER"));
+      ec = ErrorClass.valueOf(p.getProperty(FailureReport.ERROR_CLASS, "OTHER"));
     } catch (IllegalArgumentException e) {
       ec = ErrorClass.OTHER;
     }
     RemoteFailure trace = new RemoteFailure(j.describe() + " of job " + options.getJobName()
-        + " reported it with this stack trace:\n" + p.getProperty(RmaRun.REPORT_TRACE, ""));
-    return new RmaException(ec, p.getProperty(RmaRun.REPORT_MESSAGE, "(no message)"), trace);
+        + " reported it with this stack trace:\n" + p.getProperty(FailureReport.TRACE, ""));
+    return new RmaException(ec, p.getProperty(FailureReport.MESSAGE, "(no message)"), trace);
   }
 
   private static String tail(Jvm j) {

@@ -3,7 +3,7 @@ package dev.vertxrma.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.vertxrma.impl.runtime.RmaRun;
+import dev.vertxrma.impl.launch.RmaRun;
 import java.awt.image.BufferedImage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -231,9 +231,9 @@ class MultiHostTest {
     List<String> sshCalls = Files.readAllLines(calls);
     assertEquals(HOSTS, sshCalls.size(), sshCalls.toString());
     for (int k = 0; k < HOSTS; k++) {
-      String call = sshCalls.stream().filter(c -> c.contains("--jvm-index")).toList().get(k);
+      String call = sshCalls.stream().filter(c -> c.contains("dev.vertxrma.impl.launch.JobJvm")).toList().get(k);
       assertTrue(call.startsWith("-o BatchMode=yes rma-"), call);
-      assertTrue(call.contains(" --secret-stdin "), call);
+      assertTrue(call.contains(" dev.vertxrma.impl.launch.JobJvm - "), "the description on standard input: " + call);
       assertFalse(call.contains("RMA_JOB_SECRET_FILE"), "the secret travels on standard input: " + call);
     }
   }
@@ -344,10 +344,13 @@ class MultiHostTest {
     List<Process> jvms = new ArrayList<>();
     for (int k = 0; k < HOSTS; k++) {
       String c = commands.get(k);
-      assertTrue(c.startsWith("env RMA_JOB_SECRET_FILE=" + secret + " "), c);
+      assertTrue(c.contains(" | env RMA_JOB_SECRET_FILE=" + secret + " "), c);
       assertTrue(c.contains(" -Drma.host=" + ns.address(k) + " "), c);
       assertTrue(c.contains(" -Drma.members=" + hostList + " "), c);
-      assertTrue(c.contains(" --ranks " + (2 * k) + ":2 "), c);
+      assertTrue(c.startsWith("printf '%s\\n' '{"), c);
+      assertTrue(c.contains("\"firstRank\":" + (2 * k) + ",\"rankCount\":2"), c);
+      assertTrue(c.contains(" dev.vertxrma.impl.launch.JobJvm - job=" + job + ",jvm=" + k + ",ranks=" + (2 * k) + ".."
+          + (2 * k + 1)), c);
       names.add("printed" + k);
       jvms.add(start("printed" + k, ns.exec(k, List.of("sh", "-c", c)), dir, Map.of()));
     }

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -25,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * stack trace, before any JVM starts); a user's program compiled by the test, run from
  * {@code -cp} over two JVMs with {@code -x}, {@code --conf} and {@code --tag-output}, and the
  * startup progress on stderr; {@code -x} for an embedded job, which then runs in a JVM of its
- * own; and the launcher's main class in a JVM without picocli.
+ * own; a JVM of a job (its job description on standard input) in a JVM without picocli.
  */
 @Tag("multijvm")
 class RmaRunLauncherTest {
@@ -105,7 +106,7 @@ class RmaRunLauncherTest {
     // the issue's examples: each was a stack trace, or an error after the cluster had formed
     assertUsageError(rmarun("--timeout", "0", "-np", "2", "twisted"), "--timeout 0");
     assertUsageError(rmarun("--job", "bad name", "-np", "4", "--jvms", "2", "twisted"), "job name 'bad name'");
-    assertUsageError(rmarun("--ranks", "1", "-np", "2", "twisted"), "--ranks 1 must be FIRST:COUNT");
+    assertUsageError(rmarun("--ranks", "1:1", "-np", "2", "twisted"), "Unknown option: '--ranks'");
     Outcome unknown = rmarun("-np", "4", "--jvms", "2", "twisterd");
     assertUsageError(unknown, "unknown program 'twisterd'");
     assertTrue(unknown.err().contains("the samples are ") && unknown.err().contains("double-buffer, "), unknown.toString());
@@ -136,9 +137,10 @@ class RmaRunLauncherTest {
   }
 
   /**
-   * A JVM without picocli (an optional dependency: {@code RmaJob} starts rank JVMs with a user's
-   * test class path, which may lack it) still runs ranks, and still refuses a bad option in one
-   * line.
+   * A JVM without picocli (an optional dependency: {@code RmaJob} starts JVMs of a job with a
+   * user's test class path, which may lack it) still runs ranks, told what to run by a job
+   * description on standard input; rmarun's own command line, for people, says in one line that
+   * it needs picocli.
    */
   @Test
   void ranksRunWithoutPicocli() throws Exception {
@@ -154,19 +156,36 @@ class RmaRunLauncherTest {
         java.add(line.trim());
       }
     }
-    java.addAll(List.of("-cp", String.join(File.pathSeparator, cp), "dev.vertxrma.impl.runtime.RmaRun"));
-    Outcome ok = run(java, "-np", "3", "--tag-output", "--", "twisted");
+    java.addAll(List.of("-cp", String.join(File.pathSeparator, cp)));
+    List<String> jobJvm = new ArrayList<>(java);
+    jobJvm.add("dev.vertxrma.impl.launch.JobJvm");
+    Outcome ok = run(jobJvm, "{\"job\":\"nopicocli\",\"np\":3,\"program\":\"dev.vertxrma.samples.standard.Twisted\","
+        + "\"tagOutput\":true}\n", "-", "job=nopicocli");
     assertEquals(0, ok.exit(), ok.toString());
     assertTrue(ok.out().contains("[0] twisted: verified"), ok.toString());
-    assertUsageError(run(java, "-np", "3", "--bogus", "twisted"), "Unknown option: '--bogus'");
+    Outcome bad = run(jobJvm, "{\"job\":\"nopicocli\",\"np\":3,\"program\":\"dev.vertxrma.samples.standard.Twisted\","
+        + "\"tagOutput\":\"yes\"}\n", "-");
+    assertEquals(2, bad.exit(), bad.toString());
+    assertEquals("rmarun: bad job description (standard input): field 'tagOutput' must be true or false, got \"yes\"\n",
+        bad.err());
+    List<String> rmarun = new ArrayList<>(java);
+    rmarun.add("dev.vertxrma.impl.launch.RmaRun");
+    Outcome people = run(rmarun, "", "-np", "3", "twisted");
+    assertEquals(2, people.exit(), people.toString());
+    assertEquals("rmarun: its command line needs picocli on the class path, which the runnable jar behind bin/rmarun "
+        + "has\n", people.err());
   }
 
-  private Outcome run(List<String> java, String... args) throws Exception {
+  /** Runs {@code java ARGS} with {@code stdin} on its standard input. */
+  private Outcome run(List<String> java, String stdin, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(java);
     cmd.addAll(List.of(args));
     File out = Files.createTempFile(tmp, "java", ".out").toFile();
     File err = Files.createTempFile(tmp, "java", ".err").toFile();
     Process p = new ProcessBuilder(cmd).redirectOutput(out).redirectError(err).start();
+    try (java.io.OutputStream in = p.getOutputStream()) {
+      in.write(stdin.getBytes(StandardCharsets.UTF_8));
+    }
     boolean finished = p.waitFor(WAIT_SECONDS, TimeUnit.SECONDS);
     if (!finished) {
       p.destroyForcibly();
@@ -196,16 +215,23 @@ class RmaRunLauncherTest {
     assertFalse(o.out().contains(text), "the secret is in its file only\n" + o);
     List<String> commands = o.out().lines().filter(l -> !l.startsWith("#")).toList();
     assertEquals(2, commands.size(), o.toString());
-    String[][] expected = {{"10.1.2.3", "0:2", "0"}, {"10.1.2.4", "2:3", "1"}};
+    String[][] expected = {{"10.1.2.3", "0..1", "0"}, {"10.1.2.4", "2..4", "1"}};
     for (int k = 0; k < 2; k++) {
       String c = commands.get(k);
-      assertTrue(c.startsWith("env RMA_JOB_SECRET_FILE=" + secret + " '" + UserProgram.VARIABLE + "=two words' /"), c);
+      // printf '%s\n' DESCRIPTION | env ... java ... JobJvm - LABEL
+      Matcher m = Pattern.compile("printf '%s\\\\n' '(\\{[^']*\\})' \\| (.*)").matcher(c);
+      assertTrue(m.matches(), c);
+      String rest = m.group(2);
+      assertTrue(rest.startsWith("env RMA_JOB_SECRET_FILE=" + secret + " '" + UserProgram.VARIABLE + "=two words' /"), c);
       for (String part : List.of(" -Drma.host=" + expected[k][0] + " ", " -Drma.members=10.1.2.3,10.1.2.4 ",
-          " -np 5 --job printed ", " --ranks " + expected[k][1] + " --jvm-index " + expected[k][2] + " ", " --tag-output ",
-          " -- dev.vertxrma.samples.standard.Twisted 'arg 1'")) {
-        assertTrue(c.contains(part), part + "\n" + c);
+          " dev.vertxrma.impl.launch.JobJvm - job=printed,jvm=" + expected[k][2] + ",ranks=" + expected[k][1])) {
+        assertTrue(rest.contains(part), part + "\n" + c);
       }
-      assertFalse(c.contains("--secret-stdin") || c.contains("--progress"), c);
+      dev.vertxrma.impl.launch.JobDescription d = dev.vertxrma.impl.launch.JobDescription.fromJson(m.group(1));
+      assertEquals(List.of("printed", 5, "dev.vertxrma.samples.standard.Twisted", List.of("arg 1"), Integer.parseInt(expected[k][2]),
+          true, false, -1), List.of(d.getJob(), d.getNp(), d.getProgram(), d.getArgs(), d.getJvmIndex(), d.isTagOutput(),
+          d.isLauncherLink(), d.getProgressPort()));
+      assertEquals(expected[k][1], d.getFirstRank() + ".." + (d.getFirstRank() + d.getRankCount() - 1));
     }
     assertTrue(o.out().contains("# JVM 1 on 10.1.2.4 (10.1.2.4): ranks 2..4"), o.toString());
     assertEquals("", o.err(), o.toString());

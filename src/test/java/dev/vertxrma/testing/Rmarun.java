@@ -134,16 +134,17 @@ public final class Rmarun implements AutoCloseable {
   }
 
   /**
-   * The JVM of the job started with {@code --ranks first:count}, once it runs (found among the
-   * launcher's descendants, polled every 20 ms).
+   * The JVM of the job that runs ranks {@code first} to {@code first + count - 1}, once it runs
+   * (found among the launcher's descendants by the label of its command line,
+   * {@code JobJvm - job=J,jvm=K,ranks=FIRST..LAST}; polled every 20 ms).
    */
   public CompletableFuture<ProcessHandle> rankJvm(int first, int count) {
-    String ranks = first + ":" + count;
+    String ranks = first + ".." + (first + count - 1);
     CompletableFuture<ProcessHandle> found = new CompletableFuture<>();
     ScheduledFuture<?>[] task = new ScheduledFuture<?>[1];
     task[0] = POLLER.scheduleWithFixedDelay(() -> {
       Optional<ProcessHandle> jvm = process.descendants()
-          .filter(p -> commandLine(p).contains("\0--ranks\0" + ranks + "\0")).findFirst();
+          .filter(p -> isJvmOf(commandLine(p), ranks)).findFirst();
       if (jvm.isPresent() || !process.isAlive()) {
         if (jvm.isPresent()) {
           found.complete(jvm.get());
@@ -154,6 +155,15 @@ public final class Rmarun implements AutoCloseable {
       }
     }, 0, 20, TimeUnit.MILLISECONDS);
     return found;
+  }
+
+  /**
+   * Whether {@code cmdline} (NUL-separated) is that of the JVM of ranks {@code ranks}: its words
+   * {@code -} and the label, not a shell line that holds them.
+   */
+  private static boolean isJvmOf(String cmdline, String ranks) {
+    int at = cmdline.indexOf("\0-\0job=");
+    return at >= 0 && cmdline.indexOf(",ranks=" + ranks + "\0", at) > 0;
   }
 
   /** The NUL-separated command line of {@code p} (Linux {@code /proc}), or "" if it is gone. */

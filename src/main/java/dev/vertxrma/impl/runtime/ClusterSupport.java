@@ -165,7 +165,7 @@ public final class ClusterSupport {
    * (outside the kernel's ephemeral range, so no outgoing connection takes it meanwhile), or -1
    * (the JVMs then search for each other as Hazelcast does).
    */
-  static int freeLeaderPort(String host) {
+  public static int freeLeaderPort(String host) {
     java.net.InetAddress address;
     try {
       address = java.net.InetAddress.getByName(host);
@@ -272,7 +272,7 @@ public final class ClusterSupport {
    * this JVM's system properties of the same names ({@value #HOST}, {@value #MEMBERS}...): how
    * the file reads in a JVM started with them.
    */
-  static Config clusterConfig(String named, String dir, String dirSource, java.util.Map<String, String> network) {
+  public static Config clusterConfig(String named, String dir, String dirSource, java.util.Map<String, String> network) {
     if (named != null && !named.isBlank()) {
       return noPhoneHome(load(new File(named.startsWith("file:") ? named.substring(5) : named), "-Dvertx.hazelcast.config", network));
     }
@@ -302,7 +302,7 @@ public final class ClusterSupport {
   }
 
   /** The file {@link #clusterConfig(String, String, String)} reads, for messages. */
-  static String configFile(String named, String dir) {
+  public static String configFile(String named, String dir) {
     if (named != null && !named.isBlank()) {
       return named.startsWith("file:") ? named.substring(5) : named;
     }

@@ -428,6 +428,29 @@ public final class JobRuntime {
     return p == null ? null : p.inlineSink();
   }
 
+  /**
+   * The rank of job {@code job} whose context the current thread runs, or -1 (a thread of no
+   * rank of that job): who printed a line, for {@code rmarun --tag-output}.
+   */
+  public static int currentRank(String job) {
+    io.vertx.core.Context c = Vertx.currentContext();
+    if (!(c instanceof io.vertx.core.internal.ContextInternal)) {
+      return -1;
+    }
+    io.vertx.core.internal.ContextInternal ctx = ((io.vertx.core.internal.ContextInternal) c).unwrap();
+    JobRuntime runtime = find(ctx.owner(), job);
+    if (runtime == null) {
+      return -1;
+    }
+    for (int r = 0; r < runtime.np(); r++) {
+      RankProcess p = runtime.localRank(r);
+      if (p != null && p.context().unwrap() == ctx) {
+        return r;
+      }
+    }
+    return -1;
+  }
+
   /** Rank {@code r} if this Vert.x instance hosts it, else {@code null}; any thread. */
   public RankProcess localRank(int r) {
     return r >= 0 && r < np ? localRanks.get(r) : null;

@@ -78,13 +78,18 @@ public final class StartupProgress {
     listener = l;
   }
 
+  /** Stops reporting: what {@link #reportTo} installed is removed (the launcher's job in this JVM ended). */
+  public static void stopReporting() {
+    listen(null);
+  }
+
   /**
    * Reports the startup of job {@code job} in this JVM (JVM number {@code jvm} of the launcher's
    * job) to the launcher listening on {@code host:port} (loopback if {@code host} is null).
    * Connection and writes happen on a daemon thread of their own; if the launcher cannot be
    * reached, nothing is reported.
    */
-  static void reportTo(String host, int port, int jvm, String job) {
+  public static void reportTo(String host, int port, int jvm, String job) {
     ExecutorService sender = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "rmarun-progress");
       t.setDaemon(true);

@@ -1,4 +1,4 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.launch;
 
 import dev.vertxrma.impl.transport.JobSecret;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.launch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.impl.runtime.ClusterSupport;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -81,15 +82,15 @@ class ProcessManagerRunTest {
     ProcessManagerRun pm = ProcessManagerRun.of(a, hydra(2, 4));
     assertEquals(ProcessManagerRun.Kind.HYDRA, pm.kind);
     assertEquals(4, a.np);
-    assertEquals("2:1", a.ranks);
-    assertEquals(2, a.jvmIndex);
+    assertTrue(a.managed);
+    assertEquals(List.of(2, 1, 2), List.of(pm.rank, pm.rankCount, pm.jvmIndex));
     assertEquals(2, pm.localRank);
 
     RmaRunCommand b = new RmaRunCommand();
     ProcessManagerRun s = ProcessManagerRun.of(b, slurm(1, 3, "node[1-3]"));
     assertEquals(ProcessManagerRun.Kind.SLURM, s.kind);
     assertEquals(3, b.np);
-    assertEquals("1:1", b.ranks);
+    assertEquals(List.of(1, 1, 1), List.of(s.rank, s.rankCount, s.jvmIndex));
     assertEquals(List.of("node1", "node2", "node3"), s.slurmNodes());
 
     // -np makes rmarun an ordinary launcher in each process; no manager, no part
@@ -101,6 +102,41 @@ class ProcessManagerRunTest {
     Map<String, String> batch = slurm(0, 4, "n1");
     batch.remove("SLURM_STEP_ID");
     assertNull(ProcessManagerRun.of(new RmaRunCommand(), batch));
+  }
+
+  private static Map<String, String> entrypoint(String ranks, String index) {
+    Map<String, String> env = new HashMap<>(Map.of("RMA_MEMBERS", "h0,h1,h2", "RMA_NP", "6", "RMA_JOB", "demo",
+        "RMA_RANKS", ranks));
+    if (index != null) {
+      env.put("RMA_MEMBER_INDEX", index);
+    }
+    return env;
+  }
+
+  /** The Docker entrypoint's member: its ranks, its index and the job's size from the variables the entrypoint sets. */
+  @Test
+  void theEntrypointsVariablesMakeThisJvmOneMember() {
+    RmaRunCommand a = new RmaRunCommand();
+    ProcessManagerRun pm = ProcessManagerRun.of(a, entrypoint("2:2", "1"));
+    assertEquals(ProcessManagerRun.Kind.ENTRYPOINT, pm.kind);
+    assertEquals(6, a.np);
+    assertTrue(a.managed && a.quiet);
+    assertEquals(List.of(2, 2, 1), List.of(pm.rank, pm.rankCount, pm.jvmIndex));
+    assertEquals("ranks 2..3 of 6 under docker/entrypoint.sh", pm.describe());
+    assertEquals(0, ProcessManagerRun.of(new RmaRunCommand(), entrypoint("0:2", null)).jvmIndex);
+    // RMA_MEMBERS alone is the entrypoint's own switch, not rmarun's
+    Map<String, String> members = entrypoint("0:2", null);
+    members.remove("RMA_RANKS");
+    assertNull(ProcessManagerRun.of(new RmaRunCommand(), members));
+    assertUsage(entrypoint("5:2", null), null, "RMA_RANKS=5:2 must be FIRST:COUNT, ranks within 0..5 of RMA_NP=6");
+    assertUsage(entrypoint("two", null), null, "RMA_RANKS=two must be FIRST:COUNT");
+    Map<String, String> noJob = entrypoint("0:2", null);
+    noJob.remove("RMA_JOB");
+    assertUsage(noJob, null, "RMA_JOB (the job's name, the same in every member) is not set");
+    RmaRunCommand x = new RmaRunCommand();
+    x.env.add("MODE=fast");
+    assertUsage(entrypoint("0:2", null), x, "-x MODE=fast under docker/entrypoint.sh: each process is one JVM holding "
+        + "the ranks RMA_RANKS gives, whose environment is the one docker/entrypoint.sh gives it (docker run -e NAME=VALUE)");
   }
 
   @Test

@@ -1,4 +1,4 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.launch;
 
 import java.io.IOException;
 import java.nio.file.Files;

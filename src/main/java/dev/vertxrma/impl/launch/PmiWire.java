@@ -1,4 +1,4 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.launch;
 
 import java.io.ByteArrayOutputStream;
 import java.io.FileDescriptor;

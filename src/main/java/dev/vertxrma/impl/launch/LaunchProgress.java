@@ -1,4 +1,4 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.launch;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -13,7 +13,7 @@ import java.util.Locale;
 /**
  * The launcher's one-line report of a multi-JVM job's startup on stderr: how many of its JVMs
  * are in the cluster, how many ranks have been heard of, and when all have joined. The JVMs
- * report to it through {@link StartupProgress#reportTo} (a connection to {@link #port()} on
+ * report to it through {@link dev.vertxrma.impl.runtime.StartupProgress#reportTo} (a connection to {@link #port()} on
  * loopback, or, for a job on hosts, on this machine's address that faces each host; connections
  * from anywhere else are closed unread). On a terminal the line is redrawn in place and ended when every rank has joined (or
  * before rmarun prints anything else); elsewhere each new state is a line of its own.

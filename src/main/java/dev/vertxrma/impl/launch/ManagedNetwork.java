@@ -1,5 +1,6 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.launch;
 
+import dev.vertxrma.impl.runtime.ClusterSupport;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.Inet4Address;

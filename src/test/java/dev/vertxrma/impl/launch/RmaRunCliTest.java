@@ -1,4 +1,4 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.launch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -12,7 +12,6 @@ import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -27,8 +26,9 @@ import picocli.CommandLine.Option;
  * PrintStream)} (the code behind {@code bin/rmarun}): the help lists every option and hides the
  * internal ones, the version is the project's, every usage error is one line with exit status 2
  * and no stack trace, an unknown sample lists the samples, {@code -cp} runs a class compiled by
- * the test, {@code --tag-output} prefixes each rank's lines, and the parser used without picocli
- * reads what picocli reads. {@code RmaRunLauncherTest} runs the script itself, over JVMs.
+ * the test, {@code --tag-output} prefixes each rank's lines, and the options that JVMs of a job
+ * once took are no options of people's command line ({@link JobDescriptionTest} has what replaced
+ * them). {@code RmaRunLauncherTest} runs the script itself, over JVMs.
  */
 class RmaRunCliTest {
 
@@ -99,8 +99,12 @@ class RmaRunCliTest {
         Arguments.of(List.of("--timeout", "-5", "-np", "2", "twisted"), "--timeout -5"),
         Arguments.of(List.of("--job", "bad name", "-np", "2", "twisted"), "job name 'bad name' must be 1-64 characters"),
         Arguments.of(List.of("--job", "x".repeat(65), "-np", "2", "twisted"), "job name"),
-        Arguments.of(List.of("--ranks", "1", "-np", "2", "twisted"), "--ranks 1 must be FIRST:COUNT"),
-        Arguments.of(List.of("--ranks", "1:5", "-np", "2", "twisted"), "--ranks 1:5 must name ranks within 0..1"),
+        // what a JVM of a job is told comes in its job description, never as an option
+        Arguments.of(List.of("--ranks", "1:1", "-np", "2", "twisted"), "Unknown option: '--ranks'"),
+        Arguments.of(List.of("-np", "2", "--jvm-index", "1", "twisted"), "Unknown option: '--jvm-index'"),
+        Arguments.of(List.of("-np", "2", "--secret-stdin", "twisted"), "Unknown option: '--secret-stdin'"),
+        Arguments.of(List.of("-np", "2", "--report", "/tmp/r", "twisted"), "Unknown option: '--report'"),
+        Arguments.of(List.of("-np", "2", "--require-freed-windows", "twisted"), "Unknown option: '--require-freed-windows'"),
         Arguments.of(List.of("--frobnicate", "-np", "2", "twisted"), "Unknown option: '--frobnicate'"),
         Arguments.of(List.of("-np", "2", "-x", "1X=y", "twisted"), "'1X' is not a variable name"),
         Arguments.of(List.of("-np", "2", "-x", "RMA_CLI_SURELY_UNSET_VARIABLE", "twisted"), "is not set in rmarun's"),
@@ -127,7 +131,7 @@ class RmaRunCliTest {
         Arguments.of(List.of("-np", "2", "--host", "10.1.2.3", "--launch", "sssh", "twisted"),
             "--launch sssh: not ssh, print or a command template naming {host} or {address}"),
         Arguments.of(List.of("-np", "2", "--hostfile", "/does/not/exist", "twisted"), "--hostfile /does/not/exist does not exist"),
-        Arguments.of(List.of("-np", "2", "--progress", "host:port", "twisted"), "--progress host:port is not [HOST:]PORT"));
+        Arguments.of(List.of("-np", "2", "--progress", "4711", "twisted"), "Unknown option: '--progress'"));
   }
 
   /** Host files: a line is HOST [address=ADDRESS], anything else is refused by line. */
@@ -149,10 +153,10 @@ class RmaRunCliTest {
         + "node-a address=10.1.2.3\n");
     assertTrue(RmaRunCli.parse(c, new String[] {"-np", "7", "--hostfile", good.toString(), "twisted"}, System.out));
     c.validate();
-    assertEquals(List.of(new RmaRunCommand.Host("node-a", "10.1.2.3"), new RmaRunCommand.Host("10.1.2.4", "10.1.2.4"),
-        new RmaRunCommand.Host("node-a", "10.1.2.3")), c.hosts);
+    assertEquals(List.of(new HostList.Host("node-a", "10.1.2.3"), new HostList.Host("10.1.2.4", "10.1.2.4"),
+        new HostList.Host("node-a", "10.1.2.3")), c.hosts);
     assertEquals(3, c.jvmCount);
-    assertEquals("10.1.2.3,10.1.2.4", c.members(), "each address once");
+    assertEquals("10.1.2.3,10.1.2.4", HostList.members(c.hosts), "each address once");
     assertEquals(List.of(0, 2, 4, 7), List.of(c.firstRankOf(0), c.firstRankOf(1), c.firstRankOf(2), c.firstRankOf(3)));
     assertEquals(RmaRunCommand.SSH_TEMPLATE, c.launchHow);
   }
@@ -184,8 +188,8 @@ class RmaRunCliTest {
   @MethodSource("launchTemplates")
   void aCommandLineSurvivesTheLaunchTemplate(String template) throws Exception {
     List<String> words = List.of("printf", "%s\\n", "a b", "it's", "$HOME", "*", "--x=\"y\"", "");
-    String command = "exec " + RmaRun.shellLine(java.util.Map.of("RMA_CLI_V", "1 '2'"), words);
-    String line = RmaRun.launchLine(template, new RmaRunCommand.Host("node 1", "10.1.2.3"), command);
+    String command = "exec " + ChildCommand.shellLine(java.util.Map.of("RMA_CLI_V", "1 '2'"), words);
+    String line = ChildCommand.launchLine(template, new HostList.Host("node 1", "10.1.2.3"), command);
     Process p = new ProcessBuilder("sh", "-c", line).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertEquals(0, p.waitFor(), line + "\n" + out);
@@ -271,44 +275,5 @@ class RmaRunCliTest {
     assertEquals(RmaRunCommand.USAGE, o.exit(), o.toString());
     assertEquals(1, o.err().split("\n").length, o.toString());
     assertTrue(o.err().startsWith("rmarun: --virtual-threads: ARG: virtual-thread ranks need Java 21 or newer"), o.toString());
-  }
-
-  static Stream<List<String>> commandLines() {
-    return Stream.of(
-        List.of("-np", "4", "--job", "j1", "--timeout", "30", "--ranks", "2:2", "--jvm-index", "1", "--progress", "4711",
-            "--tag-output", "--require-freed-windows", "--virtual-threads", "--report", "/tmp/r", "--",
-            "dev.vertxrma.samples.stress.Soak",
-            "--seconds", "3"),
-        List.of("--np=3", "--jvms=2", "-x", "A=1", "-x", "B", "--quiet", "-cp", "/tmp", "twisted", "-np", "9"),
-        List.of("-n", "2", "--conf", "/etc", "--classpath", "x", "--trace", "/tmp/t.html", "exchange"),
-        List.of("-q", "-np", "2", "--", "twisted", "--", "x"),
-        List.of("-np", "6", "--host", "a,b", "--host=c", "--hostfile", "/etc/hosts", "--launch",
-            "ip netns exec {host} sh -c {command}", "--secret-stdin", "--progress", "10.0.0.1:4711", "linked-list"),
-        List.of("--launch=print", "--host=h1", "-n", "1", "twisted"));
-  }
-
-  /** What a JVM without picocli reads (RmaJob in a user's project) is what picocli reads. */
-  @ParameterizedTest
-  @MethodSource("commandLines")
-  void theParserWithoutPicocliReadsWhatPicocliReads(List<String> argv) {
-    RmaRunCommand picocli = new RmaRunCommand();
-    assertTrue(RmaRunCli.parse(picocli, argv.toArray(new String[0]), System.out));
-    RmaRunCommand plain = new RmaRunCommand();
-    assertTrue(plain.parsePlain(argv.toArray(new String[0]), System.out));
-    assertEquals(fields(picocli), fields(plain));
-  }
-
-  private static List<String> fields(RmaRunCommand c) {
-    List<String> values = new ArrayList<>();
-    for (Field f : RmaRunCommand.class.getDeclaredFields()) {
-      if (f.getAnnotation(Option.class) != null || f.getAnnotation(picocli.CommandLine.Parameters.class) != null) {
-        try {
-          values.add(f.getName() + "=" + f.get(c));
-        } catch (IllegalAccessException e) {
-          throw new AssertionError(e);
-        }
-      }
-    }
-    return values;
   }
 }

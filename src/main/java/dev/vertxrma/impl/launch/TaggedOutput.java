@@ -1,8 +1,6 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.launch;
 
-import io.vertx.core.Context;
-import io.vertx.core.Vertx;
-import io.vertx.core.internal.ContextInternal;
+import dev.vertxrma.impl.runtime.JobRuntime;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -135,27 +133,7 @@ final class TaggedOutput extends OutputStream {
 
   /** The prefix of a line printed by the current thread. */
   private String tag() {
-    int rank = currentRank(job);
+    int rank = JobRuntime.currentRank(job);
     return rank >= 0 ? "[" + rank + "] " : other;
-  }
-
-  /** The rank of job {@code job} whose context the current thread runs, or -1. */
-  static int currentRank(String job) {
-    Context c = Vertx.currentContext();
-    if (!(c instanceof ContextInternal)) {
-      return -1;
-    }
-    ContextInternal ctx = ((ContextInternal) c).unwrap();
-    JobRuntime runtime = JobRuntime.find(ctx.owner(), job);
-    if (runtime == null) {
-      return -1;
-    }
-    for (int r = 0; r < runtime.np(); r++) {
-      RankProcess p = runtime.localRank(r);
-      if (p != null && p.context().unwrap() == ctx) {
-        return r;
-      }
-    }
-    return -1;
   }
 }

@@ -1,4 +1,4 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.launch;
 
 import dev.vertxrma.RankProgram;
 import dev.vertxrma.WorldProgram;

@@ -1,4 +1,4 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.launch;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -7,10 +7,9 @@ import picocli.CommandLine;
 
 /**
  * The picocli side of {@code rmarun}'s command line ({@link RmaRunCommand} holds the options):
- * parsing, {@code --help} and {@code --version}. Kept apart so that a JVM without picocli (picocli
- * is an optional dependency of the library) can still run ranks: {@link RmaRun} loads this class
- * only when picocli is there (loading it needs picocli's classes), and uses
- * {@link RmaRunCommand#parsePlain} otherwise.
+ * parsing, {@code --help} and {@code --version}. Kept apart because loading it loads picocli's
+ * classes, an optional dependency of the library: {@link RmaRun} loads it only when picocli is
+ * there.
  */
 final class RmaRunCli {
 

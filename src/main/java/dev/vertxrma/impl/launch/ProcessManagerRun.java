@@ -1,5 +1,6 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.launch;
 
+import dev.vertxrma.impl.runtime.ClusterSupport;
 import dev.vertxrma.impl.transport.JobSecret;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -14,33 +15,36 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.IntSupplier;
 
 /**
  * {@code rmarun PROGRAM [ARGS]} without {@code -np} in a process started by an existing process
  * manager: MPICH's Hydra {@code mpiexec} ({@code PMI_RANK}, {@code PMI_SIZE}, {@code PMI_FD},
  * {@code MPI_LOCALRANKID}, {@code MPI_LOCALNRANKS}) or Slurm's {@code srun} ({@code SLURM_PROCID},
  * {@code SLURM_NTASKS}, {@code SLURM_LOCALID}, {@code SLURM_JOB_ID}, {@code SLURM_STEP_ID},
- * {@code SLURM_STEP_NODELIST}...). The process is one JVM holding one rank of the job, exactly as a
- * JVM that {@code rmarun --jvms} starts ({@code --ranks R:1}, clustered), with what rmarun would
- * have given that JVM taken from the manager:
+ * {@code SLURM_STEP_NODELIST}...), or the Docker image's {@code docker/entrypoint.sh} for one member
+ * of a job over containers ({@code RMA_MEMBERS}, {@code RMA_NP}, {@code RMA_RANKS},
+ * {@code RMA_JOB}, {@code RMA_MEMBER_INDEX}: the network, ports and secret file are already in the
+ * JVM's flags and environment). The process is one JVM holding one rank of the job (the
+ * entrypoint's: the ranks {@code RMA_RANKS} gives), exactly as a JVM that {@code rmarun --jvms}
+ * starts (clustered), with what rmarun would have given that JVM taken from the manager:
  * <ul>
  * <li>the job's name ({@code --job} if given): {@code mpiexec-} and Hydra's key-value space name
- *     (unique per job), or {@code slurm-JOBID.STEPID};</li>
+ *     (unique per job), {@code slurm-JOBID.STEPID}, or the entrypoint's {@code RMA_JOB};</li>
  * <li>the job secret: the file {@code RMA_JOB_SECRET_FILE} names if set; else under Hydra a fresh
  *     random one that rank 0 puts into the job's key-value space (which only the job's processes
  *     reach, through their PMI socket), under Slurm one derived from the user's own key
  *     ({@link UserJobKey});</li>
  * <li>the cluster's members: {@code --host}/{@code --hostfile} if given; else loopback when every
  *     process runs on this host; else Slurm's node list, or under Hydra this host's address and
- *     rank 0's (from the key-value space), from which Hazelcast finds the rest;</li>
+ *     rank 0's (from the key-value space), from which Hazelcast finds the rest (the entrypoint
+ *     gives them, with fixed ports, in {@code RMA_JAVA_OPTS});</li>
  * <li>the ports: any free ones (the default); ports fixed with {@code -Drma.clusterPort},
  *     {@code rma.busPort}, {@code rma.dataPort} are moved by local process number k
  *     ({@code MPI_LOCALRANKID}, {@code SLURM_LOCALID}) times their span, so that the processes of
  *     one host never collide.</li>
  * </ul>
  * Under Hydra the process leaves the job in order ({@code finalize}) only when its rank's program
- * succeeded; a failed one ends {@link RmaRun#GRACE_MS} later without it (the others, which have
+ * succeeded; a failed one ends {@link JvmLauncher#GRACE_MS} later without it (the others, which have
  * seen the failure, normally end in that time and say why), upon which Hydra kills the job's
  * processes that still run.
  */
@@ -48,7 +52,7 @@ final class ProcessManagerRun {
 
   /** The manager that started this process. */
   enum Kind {
-    HYDRA("mpiexec"), SLURM("srun");
+    HYDRA("mpiexec"), SLURM("srun"), ENTRYPOINT("docker/entrypoint.sh");
 
     final String command;
 
@@ -64,7 +68,12 @@ final class ProcessManagerRun {
   static final String LEADER_KEY = "rmarun-leader-port";
 
   final Kind kind;
+  /** The (first) rank of this process. */
   final int rank;
+  /** How many ranks this process holds: 1, but for the entrypoint's member. */
+  int rankCount = 1;
+  /** This process's number among the JVMs of the job: its rank, or the entrypoint's member index. */
+  int jvmIndex;
   final int size;
   /** This process's number among the job's processes of its host. */
   final int localRank;
@@ -75,22 +84,34 @@ final class ProcessManagerRun {
   private ProcessManagerRun(Kind kind, int rank, int size, int localRank, Map<String, String> env) {
     this.kind = kind;
     this.rank = rank;
+    this.jvmIndex = rank;
     this.size = size;
     this.localRank = localRank;
     this.env = env;
   }
 
+  /** What the process manager leaves to rmarun: running this process's ranks with the job's secret. */
+  interface Part {
+    /**
+     * Runs this JVM's ranks.
+     *
+     * @param secret the job secret, or null for the one {@code RMA_JOB_SECRET_FILE} names
+     * @return the exit status
+     */
+    int run(String secret);
+  }
+
   /**
    * The process manager's part of the job if {@code env} is a process manager's and {@code a}
    * has no {@code -np} (which makes rmarun an ordinary launcher again); then {@code a} is set up as
-   * the JVM of one rank ({@code -np} the job's size, {@code --ranks R:1}) for
+   * the JVM of this process's ranks ({@code -np} the job's size, {@link RmaRunCommand#managed}) for
    * {@link RmaRunCommand#validate()}. Null otherwise.
    *
    * @throws RmaRunCommand.UsageError for an option that contradicts it ({@code --jvms},
    *     {@code --launch}) or an environment that is not consistent
    */
   static ProcessManagerRun of(RmaRunCommand a, Map<String, String> env) {
-    if (a.np != null || a.ranks != null) {
+    if (a.np != null) {
       return null;
     }
     ProcessManagerRun pm;
@@ -105,10 +126,13 @@ final class ProcessManagerRun {
         throw new RmaRunCommand.UsageError("srun's environment has no SLURM_JOB_ID: the job's name is made of it");
       }
       pm.slurmNodes(); // checked now: a malformed list is a usage error
+    } else if (env.containsKey("RMA_MEMBERS") && env.containsKey("RMA_RANKS")) {
+      pm = entrypoint(env);
     } else {
       return null;
     }
-    String under = " under " + pm.kind.command + ": each process is one JVM holding one rank";
+    String under = " under " + pm.kind.command + ": each process is one JVM holding "
+        + (pm.kind == Kind.ENTRYPOINT ? "the ranks RMA_RANKS gives" : "one rank");
     if (pm.size < 1 || pm.rank >= pm.size) {
       throw new RmaRunCommand.UsageError(pm.kind.command + "'s environment gives rank " + pm.rank + " of a job of "
           + pm.size + " processes");
@@ -121,14 +145,40 @@ final class ProcessManagerRun {
     }
     if (!a.env.isEmpty()) {
       throw new RmaRunCommand.UsageError("-x " + a.env.get(0) + under + ", whose environment is the one "
-          + pm.kind.command + " gives it (" + (pm.kind == Kind.HYDRA ? "mpiexec -genv NAME VALUE" : "srun --export")
-          + ")");
+          + pm.kind.command + " gives it (" + (pm.kind == Kind.HYDRA ? "mpiexec -genv NAME VALUE"
+          : pm.kind == Kind.SLURM ? "srun --export" : "docker run -e NAME=VALUE") + ")");
     }
     a.np = pm.size;
-    a.ranks = pm.rank + ":1";
-    a.jvmIndex = pm.rank;
+    a.managed = true;
     a.quiet = true;
     pm.givenJob = a.job;
+    return pm;
+  }
+
+  /** The member of a job over containers that {@code docker/entrypoint.sh} starts, from the variables it sets. */
+  private static ProcessManagerRun entrypoint(Map<String, String> env) {
+    int size = number(env, "RMA_NP");
+    String ranks = env.get("RMA_RANKS").trim();
+    String[] r = ranks.split(":", -1);
+    int first;
+    int count;
+    try {
+      first = Integer.parseInt(r[0]);
+      count = r.length == 2 ? Integer.parseInt(r[1]) : -1;
+    } catch (NumberFormatException e) {
+      first = -1;
+      count = -1;
+    }
+    if (first < 0 || count < 1 || (long) first + count > size) {
+      throw new RmaRunCommand.UsageError("RMA_RANKS=" + ranks + " must be FIRST:COUNT, ranks within 0.." + (size - 1)
+          + " of RMA_NP=" + size);
+    }
+    if (first(env, "RMA_JOB") == null) {
+      throw new RmaRunCommand.UsageError("RMA_JOB (the job's name, the same in every member) is not set");
+    }
+    ProcessManagerRun pm = new ProcessManagerRun(Kind.ENTRYPOINT, first, size, 0, env);
+    pm.rankCount = count;
+    pm.jvmIndex = env.containsKey("RMA_MEMBER_INDEX") ? number(env, "RMA_MEMBER_INDEX") : 0;
     return pm;
   }
 
@@ -175,28 +225,34 @@ final class ProcessManagerRun {
     }
   }
 
-  /** "rank R of N under mpiexec": for messages. */
+  /** "rank R of N under mpiexec" (ranks R..S for the entrypoint's member): for messages. */
   String describe() {
-    return "rank " + rank + " of " + size + " under " + kind.command;
+    return (rankCount == 1 ? "rank " + rank : "ranks " + rank + ".." + (rank + rankCount - 1)) + " of " + size
+        + " under " + kind.command;
   }
 
   /**
-   * Runs this process's rank: agrees on the job's name, secret and members with the other
-   * processes, then runs {@code rank} (the JVM's ranks, as rmarun runs them) and, under Hydra,
-   * leaves the job in order if it succeeded.
+   * Runs this process's ranks: agrees on the job's name ({@code a.job}), secret and members with
+   * the other processes, then runs {@code part} (the JVM's ranks, as rmarun runs them) and, under
+   * Hydra, leaves the job in order if it succeeded.
    *
-   * @return the exit status: {@code rank}'s, or 1 when the job could not be set up
+   * @return the exit status: {@code part}'s, or 1 when the job could not be set up
    */
-  int run(RmaRunCommand a, PrintStream err, IntSupplier rankJob) {
+  int run(RmaRunCommand a, PrintStream err, Part part) {
     long waitMs = Math.max(60, a.timeoutSeconds) * 1000L;
     PmiWire pmi = null;
+    String secret = null;
     try {
       String secretFile = env.get(JobSecret.FILE_ENV);
       boolean ownSecret = secretFile == null || secretFile.isBlank();
       ManagedNetwork net;
       String leaderPort = null;
       String leaderHost0 = null;
-      if (kind == Kind.HYDRA) {
+      if (kind == Kind.ENTRYPOINT) {
+        // the entrypoint set the network and ports (RMA_JAVA_OPTS) and the secret's file
+        net = null;
+        a.job = givenJob != null ? givenJob : first(env, "RMA_JOB");
+      } else if (kind == Kind.HYDRA) {
         // PMI first: from here on a failure of this process (which then ends without finalize)
         // makes Hydra stop the others, instead of leaving them waiting in the barrier
         PmiWire wire = PmiWire.inherited(number(env, "PMI_FD"));
@@ -216,7 +272,7 @@ final class ProcessManagerRun {
               + JobSecret.FILE_ENV + " FILE), or none");
         }
         if (ownSecret) {
-          a.secret = Base64.getEncoder().encodeToString(HexFormat.of().parseHex(agreed[0]));
+          secret = Base64.getEncoder().encodeToString(HexFormat.of().parseHex(agreed[0]));
         }
         if (net != null && net.members() == null) {
           String host = net.host() != null ? net.host() : ManagedNetwork.hydraAddress(env, agreed[1]);
@@ -228,7 +284,7 @@ final class ProcessManagerRun {
         a.job = givenJob != null ? givenJob
             : jobName("slurm-", first(env, "SLURM_JOB_ID", "SLURM_JOBID") + "." + first(env, "SLURM_STEP_ID", "SLURM_STEPID"));
         if (ownSecret) {
-          a.secret = UserJobKey.jobSecret(UserJobKey.file(UserJobKey.home()), a.job);
+          secret = UserJobKey.jobSecret(UserJobKey.file(UserJobKey.home()), a.job);
         }
       }
       ManagedNetwork.apply(net, System.getProperties(), localRank);
@@ -247,12 +303,12 @@ final class ProcessManagerRun {
           ? e.getMessage() : e.toString()));
       return 1; // under Hydra without finalize: it stops the job's other processes
     }
-    int status = rankJob.getAsInt();
+    int status = part.run(secret);
     if (status != 0 && pmi != null) {
       // the other processes get the grace rmarun gives its JVMs to end on their own (and say why);
       // then this one ends without finalize, upon which Hydra stops any that still run
       try {
-        Thread.sleep(RmaRun.GRACE_MS);
+        Thread.sleep(JvmLauncher.GRACE_MS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -308,8 +364,8 @@ final class ProcessManagerRun {
    */
   private ManagedNetwork network(RmaRunCommand a) throws IOException {
     if (!a.hosts.isEmpty()) {
-      List<String> addresses = a.hosts.stream().map(RmaRunCommand.Host::address).toList();
-      return addresses.stream().allMatch(RmaRunCommand::isLoopback) ? null : ManagedNetwork.ofHosts(addresses);
+      List<String> addresses = a.hosts.stream().map(HostList.Host::address).toList();
+      return addresses.stream().allMatch(HostList::isLoopback) ? null : ManagedNetwork.ofHosts(addresses);
     }
     if (kind == Kind.HYDRA) {
       String count = env.get("MPI_LOCALNRANKS");

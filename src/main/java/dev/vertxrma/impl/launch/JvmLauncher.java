@@ -1,0 +1,342 @@
+package dev.vertxrma.impl.launch;
+
+import dev.vertxrma.impl.observe.Trace;
+import dev.vertxrma.impl.runtime.ClusterSupport;
+import dev.vertxrma.impl.transport.JobSecret;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * Starts the JVMs of a job, on this host ({@code rmarun --jvms K}, or one JVM for {@code -x} or
+ * {@code --conf}) or on hosts through the launch command, each given its {@link JobDescription}
+ * on its standard input, and waits for all of them; or, for {@code --launch print}, prints the
+ * command of each.
+ *
+ * <p>The first JVM that fails (a rank failed, or the JVM died) makes the job fail: a JVM killed by
+ * a signal is reported as {@code PROC_FAILED} with its ranks, and the others get {@link #GRACE_MS}
+ * to end on their own (they normally do, having seen the failure) before they are killed. A JVM
+ * on a host gets the job secret on its standard input after its description, and stops when that
+ * input closes ({@link LauncherLink}); a JVM of this host finds it in a file only this user can
+ * read ({@code RMA_JOB_SECRET_FILE}).
+ */
+final class JvmLauncher {
+
+  /** How long the other JVMs of a failed job get to end on their own before they are killed. */
+  static final long GRACE_MS = 3_000;
+
+  private JvmLauncher() {
+  }
+
+  /**
+   * Starts the JVMs of the job {@code a} describes and waits for all of them.
+   *
+   * @return the exit status: 0 when every JVM ended well, else 1
+   */
+  static int run(RmaRunCommand a, PrintStream err) {
+    boolean remote = !a.hosts.isEmpty();
+    boolean clustered = a.jvmCount > 1 || remote;
+    int[] ranksOf = new int[a.jvmCount];
+    for (int k = 0; k < a.jvmCount; k++) {
+      ranksOf[k] = a.firstRankOf(k + 1) - a.firstRankOf(k);
+    }
+    int leaderPort = clustered && !remote ? ClusterSupport.freeLeaderPort(ClusterSupport.host()) : 0;
+    ClassDataArchive classData = remote ? null : ClassDataArchive.forClassPath(System.getProperty("java.class.path"));
+    List<RankJvm> jvms = new ArrayList<>();
+    JobSecret secret = JobSecret.random();
+    Path secretFile = null;
+    if (!remote) {
+      try {
+        secretFile = writeSecret(secret, null);
+      } catch (IOException e) {
+        err.println("rmarun: cannot write the job secret file: " + e);
+        return 1;
+      }
+    }
+    LaunchProgress progress = null;
+    if (clustered && !a.quiet) {
+      try {
+        progress = new LaunchProgress(err, Boolean.getBoolean(RmaRunCommand.TTY_PROPERTY), a.np, ranksOf, a.job,
+            remote ? a.hosts.stream().map(HostList.Host::address).collect(Collectors.toSet()) : null);
+      } catch (IOException e) {
+        progress = null; // no progress report, the job runs all the same
+      }
+    }
+    LaunchProgress shown = progress;
+    Path secretToDelete = secretFile;
+    Thread reaper = new Thread(() -> {
+      jvms.forEach(RankJvm::kill);
+      if (classData != null) {
+        classData.finish(false);
+      }
+      if (secretToDelete != null) {
+        deleteQuietly(secretToDelete);
+      }
+    }, "rmarun-reaper");
+    Runtime.getRuntime().addShutdownHook(reaper);
+    try {
+      for (int k = 0; k < a.jvmCount; k++) {
+        HostList.Host host = remote ? a.hosts.get(k) : null;
+        String progressHost = progress == null || !remote ? null : ChildCommand.progressHost(host.address());
+        int progressPort = progress == null || remote && progressHost == null ? -1 : progress.port();
+        JobDescription d = ChildCommand.description(a, k, clustered, progressHost, progressPort).setLauncherLink(remote);
+        List<String> cmd = ChildCommand.command(a, d, host, classData, leaderPort);
+        String input = d.toJson().encode() + "\n";
+        ProcessBuilder pb;
+        if (remote) {
+          pb = new ProcessBuilder("sh", "-c", ChildCommand.launchLine(a.launchHow, host,
+              "exec " + ChildCommand.shellLine(a.environment, cmd)));
+          pb.environment().remove(JobSecret.FILE_ENV);
+          input += secret.text() + "\n";
+        } else {
+          pb = new ProcessBuilder(cmd);
+          pb.environment().putAll(a.environment);
+          pb.environment().put(JobSecret.FILE_ENV, secretFile.toString());
+        }
+        Process p = pb.redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+        RankJvm jvm = new RankJvm(k, d.getFirstRank(), ranksOf[k], p, host);
+        jvms.add(jvm);
+        jvm.tell(input, remote);
+      }
+    } catch (IOException e) {
+      if (shown != null) {
+        shown.close();
+      }
+      err.println("rmarun: cannot start JVM: " + e);
+      jvms.forEach(RankJvm::kill);
+      return 1;
+    }
+    int status = RankJvm.awaitAll(jvms, a.job, a.launchHow, shown, err);
+    if (classData != null) {
+      classData.finish(jvms.get(0).process.exitValue() == 0);
+    }
+    if (shown != null) {
+      shown.close();
+    }
+    try {
+      Runtime.getRuntime().removeShutdownHook(reaper);
+    } catch (IllegalStateException shuttingDown) {
+      // the hook runs anyway
+    }
+    if (secretFile != null) {
+      deleteQuietly(secretFile);
+    }
+    if (a.trace != null) {
+      try {
+        // normally the last JVM to end has drawn the page; parts left by a JVM that died are drawn here
+        if (Trace.renderParts(a.trace, a.job, a.np)) {
+          err.println("rmarun: trace of the ranks that reported written to " + a.trace);
+        }
+      } catch (IOException e) {
+        err.println("rmarun: cannot write the trace " + a.trace + ": " + e);
+        status = status == 0 ? 1 : status;
+      }
+    }
+    return status;
+  }
+
+  /**
+   * {@code --launch print}: writes the job secret to {@code NAME.secret} (mode 0600) and prints,
+   * for each host, the command that starts its JVM with its description (a shell script:
+   * comments start with #).
+   */
+  static int printCommands(RmaRunCommand a, PrintStream out, PrintStream err) {
+    Path secretFile;
+    try {
+      secretFile = writeSecret(JobSecret.random(), a.printedSecret);
+    } catch (IOException e) {
+      err.println("rmarun: cannot write the job secret to " + a.printedSecret + ": " + e);
+      return 1;
+    }
+    out.println("# rmarun: job " + a.job + ", " + a.np + " ranks over " + a.jvmCount + " JVMs. Copy the job secret "
+        + secretFile + " (mode 0600) to the same path on every host");
+    out.println("# (scp -p), run each command on its host, and delete the secret everywhere when the job is done.");
+    Map<String, String> environment = new LinkedHashMap<>();
+    environment.put(JobSecret.FILE_ENV, secretFile.toString());
+    environment.putAll(a.environment);
+    for (int k = 0; k < a.jvmCount; k++) {
+      HostList.Host host = a.hosts.get(k);
+      int first = a.firstRankOf(k);
+      int last = a.firstRankOf(k + 1) - 1;
+      out.println("# JVM " + k + " on " + host.name() + " (" + host.address() + "): "
+          + (first == last ? "rank " + first : "ranks " + first + ".." + last));
+      JobDescription d = ChildCommand.description(a, k, true, null, -1);
+      out.println(ChildCommand.printedLine(d, environment, ChildCommand.command(a, d, host, null, 0)));
+    }
+    out.flush();
+    return 0;
+  }
+
+  /**
+   * {@code secret} in a new file only this user can read (a temporary one if {@code path} is
+   * null), never on a command line: the JVMs of the job find it through {@code RMA_JOB_SECRET_FILE}.
+   */
+  private static Path writeSecret(JobSecret secret, Path path) throws IOException {
+    java.nio.file.attribute.FileAttribute<?> owner = PosixFilePermissions.asFileAttribute(
+        PosixFilePermissions.fromString("rw-------"));
+    Path f = path == null ? Files.createTempFile("rmarun-", ".secret", owner) : Files.createFile(path, owner);
+    Files.writeString(f, secret.text() + "\n");
+    return f;
+  }
+
+  private static void deleteQuietly(Path f) {
+    try {
+      Files.deleteIfExists(f);
+    } catch (IOException e) {
+      // a temp file: the system cleans it up
+    }
+  }
+
+  /** One JVM of a multi-JVM job and the ranks it hosts. */
+  private static final class RankJvm {
+    final int index;
+    final int firstRank;
+    final int lastRank;
+    final Process process;
+    /** The host it runs on (started by the launch command), or null for a JVM of this host. */
+    final HostList.Host host;
+    /** Its standard input, kept open for a JVM on a host: closing it stops the JVM (null: closed). */
+    OutputStream link;
+    /** Set when rmarun itself killed it (then its signal is no news). */
+    volatile boolean killedHere;
+
+    RankJvm(int index, int firstRank, int count, Process process, HostList.Host host) {
+      this.index = index;
+      this.firstRank = Math.max(0, firstRank);
+      this.lastRank = this.firstRank + count - 1;
+      this.process = process;
+      this.host = host;
+    }
+
+    /** Writes {@code input} to its standard input, then closes it unless it stays the link to a JVM on a host. */
+    void tell(String input, boolean keepOpen) {
+      OutputStream in = process.getOutputStream();
+      link = in;
+      try {
+        in.write(input.getBytes(StandardCharsets.UTF_8));
+        in.flush();
+      } catch (IOException e) {
+        // the JVM (or the launch command) ended at once: its exit is reported
+      }
+      if (!keepOpen) {
+        closeLink();
+      }
+    }
+
+    String describe() {
+      String ranks = firstRank == lastRank ? "rank " + firstRank : "ranks " + firstRank + ".." + lastRank;
+      return host == null ? "JVM " + index + " (" + ranks + ", pid " + process.pid() + ")"
+          : "JVM " + index + " on " + host.name() + " (" + ranks + ")";
+    }
+
+    /** Why it ended, from its exit status (a JVM killed by signal N exits with 128 + N). */
+    String ending(String launch) {
+      int status = process.exitValue();
+      if (host != null && status == 255 && RmaRunCommand.SSH_TEMPLATE.equals(launch)) {
+        return "ended with status 255, ssh's own failure (can this user run ssh -o BatchMode=yes " + host.name()
+            + " true, without a password?)";
+      }
+      if (status > 128 && status < 128 + 65) {
+        int signal = status - 128;
+        return "was killed by signal " + signal + signalName(signal);
+      }
+      return "exited with status " + status;
+    }
+
+    private static String signalName(int signal) {
+      switch (signal) {
+        case 1: return " (SIGHUP)";
+        case 2: return " (SIGINT)";
+        case 6: return " (SIGABRT)";
+        case 9: return " (SIGKILL)";
+        case 11: return " (SIGSEGV)";
+        case 15: return " (SIGTERM)";
+        default: return "";
+      }
+    }
+
+    /** Kills it: the process rmarun started, and by closing its standard input the JVM on its host. */
+    void kill() {
+      closeLink();
+      process.destroyForcibly();
+    }
+
+    void closeLink() {
+      OutputStream l = link;
+      if (l != null) {
+        try {
+          l.close();
+        } catch (IOException e) {
+          // gone already
+        }
+      }
+    }
+
+    /**
+     * Waits until every JVM of {@code jvms} has ended; the first failure is reported on
+     * {@code err} (after the progress line {@code shown} is ended) and the others are killed
+     * {@link #GRACE_MS} after it if they still run.
+     *
+     * @return 0 when every JVM exited with 0, else 1
+     */
+    static int awaitAll(List<RankJvm> jvms, String job, String launch, LaunchProgress shown, PrintStream err) {
+      int status = 0;
+      List<RankJvm> left = new ArrayList<>(jvms);
+      while (!left.isEmpty()) {
+        CompletableFuture.anyOf(left.stream().map(j -> j.process.onExit()).toArray(CompletableFuture[]::new)).join();
+        for (RankJvm j : new ArrayList<>(left)) {
+          if (j.process.isAlive()) {
+            continue;
+          }
+          left.remove(j);
+          j.closeLink();
+          if (j.process.exitValue() == 0) {
+            continue;
+          }
+          if (shown != null) {
+            shown.close();
+          }
+          String ending = j.ending(launch);
+          if (j.killedHere) {
+            // reported when it was killed
+          } else if (ending.startsWith("was killed")) {
+            err.println("rmarun: PROC_FAILED: " + j.describe() + " of job " + job + " " + ending);
+          } else {
+            err.println("rmarun: " + j.describe() + " of job " + job + " " + ending);
+          }
+          if (status == 0) {
+            status = 1;
+            killAfterGrace(left, job, err);
+          }
+        }
+      }
+      return status;
+    }
+
+    private static void killAfterGrace(List<RankJvm> others, String job, PrintStream err) {
+      List<RankJvm> snapshot = new ArrayList<>(others);
+      CompletableFuture.delayedExecutor(GRACE_MS, TimeUnit.MILLISECONDS).execute(() -> {
+        for (RankJvm j : snapshot) {
+          if (j.process.isAlive()) {
+            err.println("rmarun: " + j.describe() + " of job " + job + " did not end within " + GRACE_MS
+                + " ms of the failure; killed");
+            j.killedHere = true;
+            j.kill();
+          }
+        }
+      });
+    }
+  }
+}

@@ -1,0 +1,129 @@
+package dev.vertxrma.impl.launch;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.JobOptions;
+import dev.vertxrma.RankProgram;
+import dev.vertxrma.Rma;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.World;
+import dev.vertxrma.WorldProgram;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.io.PrintStream;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Runs the ranks a {@link JobDescription} gives this JVM, through the public API ({@link Rma#run}
+ * for a {@link RankProgram}, {@link Rma#world} for a {@link WorldProgram}), with the output's lines
+ * kept whole and tagged as asked ({@link TaggedOutput}), and waits for them: the ranks of the
+ * embedded job {@code rmarun} runs itself, of a JVM it starts ({@link JobJvm}), and of a process
+ * that {@code mpiexec} or {@code srun} started ({@link ProcessManagerRun}).
+ */
+final class RankRun {
+
+  private RankRun() {
+  }
+
+  /**
+   * Runs the ranks of {@code d} with {@code program} and the job secret {@code secret} (null: the
+   * one {@code RMA_JOB_SECRET_FILE} names, or a fresh one for an embedded job), and waits for
+   * them; a failure is said on {@code err} and written to the description's report file.
+   *
+   * @return the exit status: 0 when every rank of this JVM completed, else 1
+   */
+  static int run(JobDescription d, ProgramLoader.Program program, String secret, PrintStream err) {
+    TaggedOutput.Installed tags = TaggedOutput.install(d.getJob(), "[jvm " + d.getJvmIndex() + "] ", d.isTagOutput());
+    try {
+      return runRanks(d, program, secret, err);
+    } finally {
+      TaggedOutput.uninstall(tags);
+    }
+  }
+
+  private static int runRanks(JobDescription d, ProgramLoader.Program program, String secret, PrintStream err) {
+    JobOptions options = new JobOptions().setNp(d.getNp()).setJobName(d.getJob()).setArgs(d.getArgs())
+        .setWaitTimeoutMs(d.getWaitTimeoutMs()).setStartupTimeoutMs(d.getStartupTimeoutMs())
+        .setClustered(d.isClustered()).setRequireFreedWindows(d.isRequireFreedWindows())
+        .setVirtualThreads(d.isVirtualThreads());
+    if (d.getTrace() != null) {
+      options.setTraceFile(d.getTrace());
+    }
+    if (secret != null) {
+      options.setSecret(secret);
+    }
+    if (d.isClustered()) {
+      options.setLocalRanks(d.getFirstRank(), d.getRankCount());
+    }
+    Thread me = Thread.currentThread();
+    ClassLoader before = me.getContextClassLoader();
+    me.setContextClassLoader(program.loader());
+    // a job that hangs is stopped by its waits' timeouts; this limit only catches what they miss
+    long limitMs = 2 * d.getWaitTimeoutMs() + 120_000;
+    try {
+      Future<Void> job = program.instance() instanceof WorldProgram ? runWorld(options, (WorldProgram) program.instance())
+          : Rma.run(options, (RankProgram) program.instance());
+      job.toCompletionStage().toCompletableFuture().get(limitMs, TimeUnit.MILLISECONDS);
+      return 0;
+    } catch (ExecutionException e) {
+      err.println("rmarun: job " + d.getJob() + " failed: " + e.getCause().getMessage());
+      FailureReport.write(d, e.getCause(), err);
+      return 1;
+    } catch (Exception e) {
+      err.println("rmarun: job " + d.getJob() + " failed: " + e);
+      FailureReport.write(d, e instanceof TimeoutException
+          ? new RmaException(ErrorClass.TIMEOUT, "job " + d.getJob() + " did not end in time", e) : e, err);
+      return 1;
+    } finally {
+      me.setContextClassLoader(before);
+    }
+  }
+
+  /**
+   * Runs a {@link WorldProgram} on a Vert.x instance of its own: starts this JVM's ranks, runs the
+   * program, closes the world (MPI_Finalize) and Vert.x; fails with the program's failure first.
+   */
+  static Future<Void> runWorld(JobOptions options, WorldProgram program) {
+    Future<Vertx> started;
+    try {
+      started = options.isClustered()
+          ? Rma.clusteredVertx(options.getJobName(), new VertxOptions(), options.getProgress())
+          : Future.succeededFuture(Vertx.vertx());
+    } catch (RmaException e) {
+      return Future.failedFuture(e);
+    }
+    // completed from Vert.x's close, when no context of that instance runs any more
+    Promise<Void> result = Promise.promise();
+    started.onComplete(s -> {
+      if (s.failed()) {
+        result.fail(s.cause());
+        return;
+      }
+      Vertx vertx = s.result();
+      Rma.world(vertx, options).compose(world -> runAndClose(vertx, world, options, program))
+          .onComplete(outcome -> vertx.close().onComplete(closed -> result.handle(outcome)));
+    });
+    return result.future();
+  }
+
+  private static Future<Void> runAndClose(Vertx vertx, World world, JobOptions options, WorldProgram program) {
+    Future<?> body;
+    try {
+      body = program.run(vertx, world, options.getArgs());
+    } catch (RuntimeException | Error e) {
+      body = Future.failedFuture(e);
+    }
+    Promise<Void> done = Promise.promise();
+    body.onComplete(outcome -> world.close().onComplete(closed -> {
+      if (outcome.failed()) {
+        done.fail(outcome.cause());
+      } else {
+        done.handle(closed);
+      }
+    }));
+    return done.future();
+  }
+}
