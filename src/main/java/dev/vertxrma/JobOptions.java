@@ -5,8 +5,15 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * How to run a job: how many ranks, which of them this JVM hosts, its name, its timeouts.
- * Fluent setters in the Vert.x options style.
+ * How to run a job: how many ranks, which of them this JVM hosts, its name, its timeouts; and,
+ * nested, how its JVMs reach each other ({@link TransportOptions}), how a JVM joins the job's
+ * cluster ({@link ClusterOptions}), whether it is traced ({@link TraceOptions}) and how large
+ * copies share the cores ({@link CopyOptions}). Fluent setters in the Vert.x options style.
+ *
+ * <p>This tree is the job's whole configuration: the engine takes every value from it and reads
+ * no system property. The {@code rma.*} system properties (the table is in
+ * {@code docs/running-jobs.md}) are this JVM's defaults: a new options object starts from them,
+ * and a value set on it wins over them, so that two jobs in one JVM may differ in any of them.
  */
 public class JobOptions {
 
@@ -26,14 +33,26 @@ public class JobOptions {
   private String secret;
   private boolean requireFreedWindows;
   private boolean virtualThreads;
-  private String traceFile = traceProperty();
-  private Progress progress;
+  // made by the constructors: a copy reads no system property
+  private TransportOptions transportOptions;
+  private ClusterOptions clusterOptions;
+  private TraceOptions traceOptions;
+  private CopyOptions copyOptions;
 
   /**
-   * Default options: one rank, embedded, a fresh job name; traced to the file the system property
-   * {@code rma.trace} names, if it is set (see {@link #setTraceFile}).
+   * Default options: one rank, embedded, a fresh job name, the timeouts' {@code DEFAULT_*}
+   * values; the nested options hold this JVM's defaults (their {@code DEFAULT_*} values, each
+   * replaced by its system property when that is set: traced to the file {@code -Drma.trace}
+   * names, if it is set, see {@link #setTraceFile}).
+   *
+   * @throws RmaException {@link ErrorClass#ARG} when one of those system properties holds a value
+   *     that is not one (a port that is no number, a progress mode that does not exist), naming it
    */
   public JobOptions() {
+    this.transportOptions = new TransportOptions();
+    this.clusterOptions = new ClusterOptions();
+    this.traceOptions = new TraceOptions();
+    this.copyOptions = new CopyOptions();
   }
 
   /**
@@ -53,8 +72,10 @@ public class JobOptions {
     this.secret = other.secret;
     this.requireFreedWindows = other.requireFreedWindows;
     this.virtualThreads = other.virtualThreads;
-    this.traceFile = other.traceFile;
-    this.progress = other.progress;
+    this.transportOptions = new TransportOptions(other.transportOptions);
+    this.clusterOptions = new ClusterOptions(other.clusterOptions);
+    this.traceOptions = new TraceOptions(other.traceOptions);
+    this.copyOptions = new CopyOptions(other.copyOptions);
   }
 
   /**
@@ -310,14 +331,14 @@ public class JobOptions {
    *     {@code null}
    */
   public String getTraceFile() {
-    return traceFile;
+    return traceOptions.getFile();
   }
 
   /**
    * Traces the job: every rank records its windows' operations (kind, target, bytes, issue and
    * completion), epochs, synchronization calls and their waits (lock waits among them) and failed
    * calls, with timestamps, in a ring of bounded size (the last 65536 events per rank;
-   * {@code -Drma.trace.events=N} changes it), and when the job ends the trace is written to
+   * {@link TraceOptions#setEventsPerRank} or {@code -Drma.trace.events=N} changes it), and when the job ends the trace is written to
    * {@code file} in one of two formats, chosen by the file's name:
    *
    * <ul>
@@ -343,7 +364,7 @@ public class JobOptions {
    * @return these options
    */
   public JobOptions setTraceFile(String file) {
-    this.traceFile = file == null || file.isEmpty() ? null : file;
+    traceOptions.setFile(file);
     return this;
   }
 
@@ -352,11 +373,11 @@ public class JobOptions {
    * start for this job wait for the network.
    *
    * @return the mode set, else this JVM's default ({@link Progress#jvmDefault()}:
-   *     {@link Progress#ADAPTIVE} unless {@code -Drma.progress} says otherwise)
-   * @throws RmaException {@link ErrorClass#ARG} when none is set and {@code -Drma.progress} names no mode
+   *     {@link Progress#ADAPTIVE} unless {@code -Drma.progress} says otherwise); the transport
+   *     options' ({@link TransportOptions#getProgress()})
    */
   public Progress getProgress() {
-    return progress != null ? progress : Progress.jvmDefault();
+    return transportOptions.getProgress();
   }
 
   /**
@@ -367,15 +388,105 @@ public class JobOptions {
    *
    * @param progress the mode, or {@code null} for this JVM's default
    * @return these options
+   * @throws RmaException {@link ErrorClass#ARG} when {@code progress} is {@code null} and
+   *     {@code -Drma.progress} names no mode
    */
   public JobOptions setProgress(Progress progress) {
-    this.progress = progress;
+    transportOptions.setProgress(progress);
     return this;
   }
 
-  private static String traceProperty() {
-    String p = System.getProperty("rma.trace");
-    return p == null || p.isEmpty() ? null : p;
+  /**
+   * How the job's JVMs reach each other: the data plane's address, port and TLS, and how the
+   * event loops wait for the network.
+   *
+   * @return the transport options (the object itself, not a copy)
+   */
+  public TransportOptions getTransportOptions() {
+    return transportOptions;
+  }
+
+  /**
+   * Sets how the job's JVMs reach each other.
+   *
+   * @param transportOptions the options (kept, not copied)
+   * @return these options
+   * @throws RmaException {@link ErrorClass#ARG} for {@code null}
+   */
+  public JobOptions setTransportOptions(TransportOptions transportOptions) {
+    this.transportOptions = nonNull(transportOptions, "transport options");
+    return this;
+  }
+
+  /**
+   * How this JVM joins the job's cluster when {@link Rma#run(JobOptions, RankProgram)} (and
+   * {@code rmarun}) make its clustered Vert.x node.
+   *
+   * @return the cluster options (the object itself, not a copy)
+   */
+  public ClusterOptions getClusterOptions() {
+    return clusterOptions;
+  }
+
+  /**
+   * Sets how this JVM joins the job's cluster.
+   *
+   * @param clusterOptions the options (kept, not copied)
+   * @return these options
+   * @throws RmaException {@link ErrorClass#ARG} for {@code null}
+   */
+  public JobOptions setClusterOptions(ClusterOptions clusterOptions) {
+    this.clusterOptions = nonNull(clusterOptions, "cluster options");
+    return this;
+  }
+
+  /**
+   * Whether and how the job is traced ({@link #getTraceFile()} is its file).
+   *
+   * @return the trace options (the object itself, not a copy)
+   */
+  public TraceOptions getTraceOptions() {
+    return traceOptions;
+  }
+
+  /**
+   * Sets whether and how the job is traced.
+   *
+   * @param traceOptions the options (kept, not copied)
+   * @return these options
+   * @throws RmaException {@link ErrorClass#ARG} for {@code null}
+   */
+  public JobOptions setTraceOptions(TraceOptions traceOptions) {
+    this.traceOptions = nonNull(traceOptions, "trace options");
+    return this;
+  }
+
+  /**
+   * How large copies share the cores of the Vert.x instance the job starts on.
+   *
+   * @return the copy options (the object itself, not a copy)
+   */
+  public CopyOptions getCopyOptions() {
+    return copyOptions;
+  }
+
+  /**
+   * Sets how large copies share the cores.
+   *
+   * @param copyOptions the options (kept, not copied)
+   * @return these options
+   * @throws RmaException {@link ErrorClass#ARG} for {@code null}
+   */
+  public JobOptions setCopyOptions(CopyOptions copyOptions) {
+    this.copyOptions = nonNull(copyOptions, "copy options");
+    return this;
+  }
+
+  private static <T> T nonNull(T value, String what) {
+    if (value == null) {
+      throw RmaException.of(ErrorClass.ARG, "%s must not be null", what);
+    }
+    return value;
   }
 
   private static long positive(long ms, String what) {

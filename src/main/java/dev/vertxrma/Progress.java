@@ -35,21 +35,13 @@ public enum Progress {
 
   /**
    * This JVM's default: {@code -Drma.progress} ({@code sleep}, {@code adaptive} or {@code busy}),
-   * else {@code BUSY} if {@code -Drma.busyPoll=true} (the older flag), else {@link #ADAPTIVE}.
+   * else {@code BUSY} if {@code -Drma.busyPoll=true} (the older flag), else {@link #ADAPTIVE}
+   * ({@link TransportOptions#DEFAULT_PROGRESS}). A new {@link TransportOptions} starts from it.
    *
    * @return the default mode
    * @throws RmaException {@link ErrorClass#ARG} when {@code -Drma.progress} names no mode
    */
   public static Progress jvmDefault() {
-    String v = System.getProperty(PROPERTY);
-    if (v == null || v.isBlank()) {
-      return Boolean.getBoolean("rma.busyPoll") ? BUSY : ADAPTIVE;
-    }
-    for (Progress p : values()) {
-      if (p.name().equalsIgnoreCase(v.trim())) {
-        return p;
-      }
-    }
-    throw RmaException.of(ErrorClass.ARG, "-D%s=%s names no progress mode: use sleep, adaptive or busy", PROPERTY, v);
+    return JvmDefaults.progress();
   }
 }

@@ -20,7 +20,8 @@ import io.vertx.core.VerticleBase;
  * rank on a virtual-thread context, see {@link JobOptions#setVirtualThreads}; Java 21+),
  * {@code trace} (a file: the job's trace, HTML or, for a name ending in {@code .json}, the
  * trace-event format, see {@link JobOptions#setTraceFile}; default the
- * system property {@code rma.trace}),
+ * system property {@code rma.trace}); every other setting is this JVM's default (the
+ * {@code rma.*} system properties, see {@link JobOptions}),
  * {@code exit} (default {@code true}: when every rank of this JVM has finished, close Vert.x and
  * exit with status 0, or 1 if a rank failed; and when a rank's deployment fails (a bad
  * configuration, no job secret for a clustered job, the startup timeout), log why as an error and
@@ -28,8 +29,14 @@ import io.vertx.core.VerticleBase;
  */
 public abstract class RankVerticle extends VerticleBase implements RankProgram {
 
+  /**
+   * Joins the job: this JVM's defaults ({@link JobOptions#JobOptions()}, {@code -Drma.np}) are
+   * resolved here, at the edge, and the configuration's keys set over them.
+   *
+   * @return completes once every rank of the job is reachable; fails as the class comment says
+   */
   @Override
   public Future<?> start() {
-    return LauncherJob.join(vertx, config(), this);
+    return LauncherJob.join(vertx, config(), JobOptions::new, JvmDefaults.np(), this);
   }
 }

@@ -75,7 +75,9 @@ public final class Rma {
    * As {@link #run(Vertx, JobOptions, RankProgram)} on a Vert.x instance of its own, clustered
    * when {@link JobOptions#isClustered()} (cluster name = job name), closed at the end.
    *
-   * @param options the job: number of ranks, local ranks, name, timeouts, clustered or not
+   * @param options the job: number of ranks, local ranks, name, timeouts, clustered or not; the
+   *     clustered node is made as its {@link JobOptions#getClusterOptions() cluster options} and
+   *     {@link JobOptions#getProgress() progress} say
    * @param program the code every rank runs
    * @return completes when the job has completed and Vert.x is closed; fails as
    *     {@link #run(Vertx, JobOptions, RankProgram)} does, and with {@link ErrorClass#INTERN} when
@@ -86,7 +88,8 @@ public final class Rma {
     Future<Vertx> vertx;
     try {
       vertx = options.isClustered()
-          ? clusteredVertx(options.getJobName(), new io.vertx.core.VertxOptions(), options.getProgress())
+          ? clusteredVertx(options.getJobName(), new io.vertx.core.VertxOptions(), options.getClusterOptions(),
+              options.getProgress())
           : Future.succeededFuture(Vertx.vertx());
     } catch (RmaException e) {
       return Future.failedFuture(e);
@@ -109,18 +112,20 @@ public final class Rma {
   }
 
   /**
-   * A new clustered Vert.x node in cluster {@code clusterName}. Hazelcast is configured from the
-   * file {@code -Dvertx.hazelcast.config} names, else {@code cluster.xml} in the directory
+   * A new clustered Vert.x node in cluster {@code clusterName}, made as this JVM's defaults say
+   * (a new {@link ClusterOptions} and {@link Progress#jvmDefault()}): Hazelcast is configured from
+   * the file {@code -Dvertx.hazelcast.config} names, else {@code cluster.xml} in the directory
    * {@code -Drma.conf} names, else the library's loopback default; the event bus binds to
    * {@code -Drma.host} (default 127.0.0.1).
    *
    * @param clusterName the Hazelcast cluster name; the JVMs of one job use the job's name
    * @return completes with the node once it has joined the cluster; fails with
-   *     {@link ErrorClass#ARG} when the configured {@code cluster.xml} is missing or invalid, or with
-   *     Vert.x's own failure to start
+   *     {@link ErrorClass#ARG} when the configured {@code cluster.xml} is missing or invalid or a
+   *     system property of the cluster options holds no valid value, or with Vert.x's own failure
+   *     to start
    */
   public static Future<Vertx> clusteredVertx(String clusterName) {
-    return ClusterSupport.clusteredVertx(clusterName);
+    return clusteredVertx(clusterName, new io.vertx.core.VertxOptions());
   }
 
   /**
@@ -132,7 +137,11 @@ public final class Rma {
    * @return as {@link #clusteredVertx(String)}
    */
   public static Future<Vertx> clusteredVertx(String clusterName, io.vertx.core.VertxOptions options) {
-    return ClusterSupport.clusteredVertx(clusterName, options);
+    try {
+      return clusteredVertx(clusterName, options, new ClusterOptions(), Progress.jvmDefault());
+    } catch (RmaException e) {
+      return Future.failedFuture(e);
+    }
   }
 
   /**
@@ -149,7 +158,31 @@ public final class Rma {
    */
   public static Future<Vertx> clusteredVertx(String clusterName, io.vertx.core.VertxOptions options,
       Progress progress) {
-    return ClusterSupport.clusteredVertx(clusterName, options, java.util.Objects.requireNonNull(progress, "progress"));
+    java.util.Objects.requireNonNull(progress, "progress");
+    try {
+      return clusteredVertx(clusterName, options, new ClusterOptions(), progress);
+    } catch (RmaException e) {
+      return Future.failedFuture(e);
+    }
+  }
+
+  /**
+   * As {@link #clusteredVertx(String, io.vertx.core.VertxOptions, Progress)}, the node made as
+   * {@code cluster} says instead of this JVM's defaults: its address, the job's hosts, the ports,
+   * the leader and the Hazelcast configuration.
+   *
+   * @param clusterName the Hazelcast cluster name; the JVMs of one job use the job's name
+   * @param options the Vert.x options to start from (not modified)
+   * @param cluster how the node joins the cluster (not modified)
+   * @param progress how the node's event loops wait
+   * @return completes with the node once it has joined the cluster; fails with
+   *     {@link ErrorClass#ARG} when the configured {@code cluster.xml} is missing or invalid or the
+   *     host does not resolve, or with Vert.x's own failure to start
+   */
+  public static Future<Vertx> clusteredVertx(String clusterName, io.vertx.core.VertxOptions options,
+      ClusterOptions cluster, Progress progress) {
+    return ClusterSupport.clusteredVertx(clusterName, options, java.util.Objects.requireNonNull(cluster, "cluster"),
+        java.util.Objects.requireNonNull(progress, "progress"));
   }
 
   /**

@@ -161,8 +161,11 @@ public final class RmaJob {
       if (instances != null) {
         nodes = instances;
       } else if (clustered && options.getNp() > 1) {
-        Future<Vertx> a = Rma.clusteredVertx(options.getJobName());
-        Future<Vertx> b = Rma.clusteredVertx(options.getJobName());
+        // the job's own cluster options and progress, as Rma.run gives its node
+        Future<Vertx> a = Rma.clusteredVertx(options.getJobName(), new io.vertx.core.VertxOptions(),
+            options.getClusterOptions(), options.getProgress());
+        Future<Vertx> b = Rma.clusteredVertx(options.getJobName(), new io.vertx.core.VertxOptions(),
+            options.getClusterOptions(), options.getProgress());
         try {
           await(Future.join(a, b), options.getJobName());
         } finally {

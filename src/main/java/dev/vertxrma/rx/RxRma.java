@@ -1,5 +1,6 @@
 package dev.vertxrma.rx;
 
+import dev.vertxrma.ClusterOptions;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.JobOptions;
 import dev.vertxrma.Progress;
@@ -136,6 +137,22 @@ public final class RxRma {
   public static Single<Vertx> clusteredVertx(String clusterName, VertxOptions options, Progress progress) {
     RxJava.require();
     return Deferred.single(() -> Rma.clusteredVertx(clusterName, options, progress));
+  }
+
+  /**
+   * A new clustered Vert.x node made as {@code cluster} says, its event loops waiting as
+   * {@code progress} says ({@link Rma#clusteredVertx(String, VertxOptions, ClusterOptions, Progress)}).
+   *
+   * @param clusterName the Hazelcast cluster name
+   * @param options the Vert.x options to start from (not modified)
+   * @param cluster how the node joins the cluster (not modified)
+   * @param progress how the node's event loops wait for the network
+   * @return the started node
+   */
+  public static Single<Vertx> clusteredVertx(String clusterName, VertxOptions options, ClusterOptions cluster,
+      Progress progress) {
+    RxJava.require();
+    return Deferred.single(() -> Rma.clusteredVertx(clusterName, options, cluster, progress));
   }
 
   /**

@@ -58,8 +58,8 @@ final class JvmWarmup {
         store.releaseLast();
       }
       io.netty.buffer.ByteBufAllocator.DEFAULT.directBuffer(64).release();
-      // the first copy of a megabyte off the event loops (this is a worker) starts the JVM's copy threads
-      // (dev.vertxrma.impl.memory.ParallelCopy)
+      // the first copy of a megabyte off the event loops (this is a worker) starts this Vert.x
+      // instance's copy threads, which its first job installed (dev.vertxrma.impl.memory.ParallelCopy)
       byte[] mib = new byte[1 << 20];
       dev.vertxrma.impl.memory.Memory.copy(mib, dev.vertxrma.impl.memory.Memory.ARRAY_BYTE_BASE_OFFSET, new byte[1 << 20],
           dev.vertxrma.impl.memory.Memory.ARRAY_BYTE_BASE_OFFSET, mib.length);

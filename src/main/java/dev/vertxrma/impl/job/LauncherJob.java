@@ -21,28 +21,42 @@ import dev.vertxrma.impl.runtime.JobRuntime;
 public final class LauncherJob {
 
   private static final System.Logger LOG = System.getLogger(LauncherJob.class.getName());
-  // counted from any event loop without a monitor: a rank that failed is counted before it counts
-  // as finished, so the last one to finish sees every failure
-  private static final java.util.concurrent.atomic.AtomicInteger STARTED = new java.util.concurrent.atomic.AtomicInteger();
-  private static final java.util.concurrent.atomic.AtomicInteger FINISHED = new java.util.concurrent.atomic.AtomicInteger();
-  private static final java.util.concurrent.atomic.AtomicInteger FAILED = new java.util.concurrent.atomic.AtomicInteger();
-  private static final java.util.concurrent.atomic.AtomicBoolean EXITING = new java.util.concurrent.atomic.AtomicBoolean();
+
+  /**
+   * The launcher ranks of one Vert.x instance, kept in it (its local shared data): counted from
+   * any event loop without a monitor; a rank that failed is counted before it counts as finished,
+   * so the last one to finish sees every failure.
+   */
+  private static final class Ranks implements io.vertx.core.shareddata.Shareable {
+    final java.util.concurrent.atomic.AtomicInteger started = new java.util.concurrent.atomic.AtomicInteger();
+    final java.util.concurrent.atomic.AtomicInteger finished = new java.util.concurrent.atomic.AtomicInteger();
+    final java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
+    final java.util.concurrent.atomic.AtomicBoolean exiting = new java.util.concurrent.atomic.AtomicBoolean();
+
+    static Ranks of(Vertx vertx) {
+      return vertx.sharedData().<String, Ranks>getLocalMap("dev.vertxrma.launcher").computeIfAbsent("ranks",
+          k -> new Ranks());
+    }
+  }
 
   private LauncherJob() {
   }
 
   /**
-   * Joins the job described by {@code config}; completes once the whole job is reachable. When
-   * this fails (a configuration without ranks, a clustered job without a secret, a startup that
-   * times out) and {@code exit} is on, the failure is logged as an error and this JVM closes Vert.x
-   * and exits with status 1 (within the 30 s close bound), whatever the launcher does with a failed
-   * deployment: the legacy {@code Launcher run} only closes Vert.x, so its JVM would exit 0.
+   * Joins the job described by {@code config} over {@code defaults} (this JVM's defaults, made by
+   * the caller at the API's edge, and {@code defaultNp}, the number of ranks when {@code config}
+   * gives none, -1 for none); completes once the whole job is reachable. When this fails (a
+   * configuration without ranks, a clustered job without a secret, a startup that times out) and
+   * {@code exit} is on, the failure is logged as an error and this JVM closes Vert.x and exits with
+   * status 1 (within the 30 s close bound), whatever the launcher does with a failed deployment:
+   * the legacy {@code Launcher run} only closes Vert.x, so its JVM would exit 0.
    */
-  public static Future<?> join(Vertx vertx, JsonObject config, RankProgram program) {
+  public static Future<?> join(Vertx vertx, JsonObject config, java.util.function.Supplier<JobOptions> defaults,
+      int defaultNp, RankProgram program) {
     boolean exit = config.getBoolean("exit", true);
     Future<?> joined;
     try {
-      joined = start(vertx, config, program, exit);
+      joined = start(vertx, config, defaults.get(), defaultNp, program, exit);
     } catch (RuntimeException e) {
       joined = Future.failedFuture(e);
     }
@@ -55,13 +69,14 @@ public final class LauncherJob {
     });
   }
 
-  private static Future<?> start(Vertx vertx, JsonObject config, RankProgram program, boolean exit) {
-    int np = config.getInteger("np", Integer.getInteger("rma.np", -1));
+  private static Future<?> start(Vertx vertx, JsonObject config, JobOptions options, int defaultNp, RankProgram program,
+      boolean exit) {
+    int np = config.getInteger("np", defaultNp);
     if (np < 1) {
       return Future.failedFuture(new RmaException(ErrorClass.ARG,
           "set the number of ranks: -conf '{\"np\":4}' or -Drma.np=4 (np was " + np + ")"));
     }
-    JobOptions options = new JobOptions().setNp(np).setJobName(config.getString("job", "rma"))
+    options.setNp(np).setJobName(config.getString("job", "rma"))
         .setStartupTimeoutMs(config.getLong("startupTimeoutMs", JobOptions.DEFAULT_STARTUP_TIMEOUT_MS))
         .setWaitTimeoutMs(config.getLong("waitTimeoutMs", JobOptions.DEFAULT_WAIT_TIMEOUT_MS));
     if (config.containsKey("trace")) {
@@ -74,12 +89,13 @@ public final class LauncherJob {
     io.vertx.core.DeploymentOptions deployment = RankHost.deployment(config.getBoolean("virtualThreads", false));
     JobRuntime job = JobRuntime.obtain(vertx, options);
     RankHost host = new RankHost(job, -1, program, args);
-    STARTED.incrementAndGet();
+    Ranks ranks = Ranks.of(vertx);
+    ranks.started.incrementAndGet();
     return JvmWarmup.ensure(vertx).compose(w -> vertx.deployVerticle(host, deployment))
         .onFailure(e -> {
           job.release();
-          FAILED.incrementAndGet();
-          FINISHED.incrementAndGet();
+          ranks.failed.incrementAndGet();
+          ranks.finished.incrementAndGet();
         })
         .onSuccess(id -> {
           host.runProgram().onComplete(ar -> {
@@ -94,19 +110,20 @@ public final class LauncherJob {
   }
 
   private static void done(Vertx vertx, boolean ok, boolean exit) {
+    Ranks ranks = Ranks.of(vertx);
     if (!ok) {
-      FAILED.incrementAndGet();
+      ranks.failed.incrementAndGet();
     }
-    boolean all = FINISHED.incrementAndGet() == STARTED.get();
-    int status = FAILED.get() == 0 ? 0 : 1;
+    boolean all = ranks.finished.incrementAndGet() == ranks.started.get();
+    int status = ranks.failed.get() == 0 ? 0 : 1;
     if (all && exit) {
       exit(vertx, status);
     }
   }
 
-  /** Closes Vert.x (at most 30 s) and exits the JVM with {@code status}, once per JVM. */
+  /** Closes Vert.x (at most 30 s) and exits the JVM with {@code status}, once per Vert.x instance. */
   private static void exit(Vertx vertx, int status) {
-    if (!EXITING.compareAndSet(false, true)) {
+    if (!Ranks.of(vertx).exiting.compareAndSet(false, true)) {
       return;
     }
     // close from a thread of our own: a close chained on the instance's own futures can lose its callback

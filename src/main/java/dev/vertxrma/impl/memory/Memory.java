@@ -189,14 +189,16 @@ public final class Memory {
   /**
    * Copies {@code bytes} bytes (Unsafe.copyMemory): native to native, array to array, and
    * between arrays and native memory. A copy of a megabyte or more between ranges apart, made by
-   * a thread that may wait (not an event loop, not a virtual-thread context), is shared with this
-   * JVM's copy threads ({@link ParallelCopy}); on an event loop the caller copies it alone and
-   * never waits for another thread. It is complete when this returns.
+   * a thread that may wait (a Vert.x worker thread), is shared with its Vert.x instance's copy
+   * threads ({@link ParallelCopy}); on an event loop, a virtual-thread context or a thread of no
+   * Vert.x instance the caller copies it alone and never waits for another thread. It is complete
+   * when this returns.
    * HotSpot copies overlapping ranges like {@code memmove}, but callers should not depend on it.
    */
   public static void copy(Object srcBase, long srcAddr, Object dstBase, long dstAddr, long bytes) {
-    if (ParallelCopy.splits(srcBase, srcAddr, dstBase, dstAddr, bytes)) {
-      ParallelCopy.copy(srcBase, srcAddr, dstBase, dstAddr, bytes);
+    ParallelCopy pool = bytes >= ParallelCopy.SPLIT_FROM ? ParallelCopy.forCaller() : null;
+    if (pool != null && pool.splits(srcBase, srcAddr, dstBase, dstAddr, bytes)) {
+      pool.copy(srcBase, srcAddr, dstBase, dstAddr, bytes);
     } else {
       UNSAFE.copyMemory(srcBase, srcAddr, dstBase, dstAddr, bytes);
     }

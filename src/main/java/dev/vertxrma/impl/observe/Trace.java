@@ -38,8 +38,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class Trace {
 
   private static final System.Logger LOG = System.getLogger(Trace.class.getName());
-  /** Events kept per rank unless {@code -Drma.trace.events=N} says otherwise. */
-  public static final int DEFAULT_EVENTS = 1 << 16;
+  /** Events kept per rank unless the job's trace options say otherwise. */
+  public static final int DEFAULT_EVENTS = dev.vertxrma.TraceOptions.DEFAULT_EVENTS_PER_RANK;
   /** The nanoTime-to-wall-clock offset of this JVM, measured once. */
   private static volatile long wallOffset = Long.MIN_VALUE;
 
@@ -47,15 +47,27 @@ public final class Trace {
   private final String job;
   private final int np;
   private final int capacity;
+  /** Where this JVM's ranks ran, for the trace: {@code jvm PID}, and {@code @HOST} when the job gave a host. */
+  private final String where;
   private final Map<Integer, TraceRecorder> recorders = new ConcurrentHashMap<>();
   private final AtomicBoolean written = new AtomicBoolean();
 
-  /** The trace of job {@code job} of {@code np} ranks, to be written to {@code file}. */
+  /** The trace of job {@code job} of {@code np} ranks, to be written to {@code file}; {@link #DEFAULT_EVENTS} per rank. */
   public Trace(Path file, String job, int np) {
+    this(file, job, np, DEFAULT_EVENTS, null);
+  }
+
+  /**
+   * The trace of job {@code job} of {@code np} ranks, to be written to {@code file}, keeping the
+   * last {@code events} events of each rank (at least 16); {@code host} is this JVM's address for
+   * the trace's labels, or {@code null}.
+   */
+  public Trace(Path file, String job, int np, int events, String host) {
     this.file = file.toAbsolutePath();
     this.job = job;
     this.np = np;
-    this.capacity = Math.max(16, Integer.getInteger("rma.trace.events", DEFAULT_EVENTS));
+    this.capacity = Math.max(16, events);
+    this.where = "jvm " + ProcessHandle.current().pid() + (host == null ? "" : " @" + host);
     wallOffset();
   }
 
@@ -91,8 +103,6 @@ public final class Trace {
   /** Writes the trace now, on the calling thread (blocking). */
   void write() throws IOException {
     TraceData mine = new TraceData(job, np);
-    String where = "jvm " + ProcessHandle.current().pid() + (System.getProperty("rma.host") == null ? ""
-        : " @" + System.getProperty("rma.host"));
     long offset = wallOffset();
     for (TraceRecorder r : recorders.values()) {
       mine.ranks.add(r.snapshot(where, offset));

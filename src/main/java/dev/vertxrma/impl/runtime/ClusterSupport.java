@@ -1,6 +1,7 @@
 package dev.vertxrma.impl.runtime;
 
 import com.hazelcast.config.Config;
+import dev.vertxrma.ClusterOptions;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
 import io.vertx.core.Future;
@@ -14,12 +15,12 @@ import java.util.Properties;
 import java.util.regex.Pattern;
 
 /**
- * Creates clustered Vert.x instances for jobs: Hazelcast configured as {@link #clusterConfig()}
- * says, with the cluster name set to the job's so that concurrent jobs never join each other;
- * the event bus bound to {@code -Drma.host} (default 127.0.0.1).
- *
- * <p>A JVM's place on the network is given by system properties (all optional; the defaults keep
- * a job on loopback):
+ * Creates clustered Vert.x instances for jobs: Hazelcast configured as
+ * {@link #clusterConfig(ClusterOptions)} says, with the cluster name set to the job's so that
+ * concurrent jobs never join each other; the event bus bound to the options' host. Every value
+ * comes from the {@link ClusterOptions} it is handed (resolved from the system properties at the
+ * API's edge); the names of those properties are here for the launcher, which passes them to the
+ * JVMs it starts:
  * <ul>
  * <li>{@value #HOST}: this JVM's address, bound and advertised by the event bus, the data plane
  *     and (through {@code ${rma.host}} in {@code cluster.xml}) Hazelcast; default 127.0.0.1;</li>
@@ -65,52 +66,25 @@ public final class ClusterSupport {
   private ClusterSupport() {
   }
 
-  /** A new clustered Vert.x node in cluster {@code clusterName}. */
-  public static Future<Vertx> clusteredVertx(String clusterName) {
-    return clusteredVertx(clusterName, new VertxOptions());
-  }
-
   /**
    * A new clustered Vert.x node in cluster {@code clusterName} with {@code base}'s options (a
-   * copy; its event-bus host and port are set as above).
+   * copy; its event-bus host and port are {@code cluster}'s), Hazelcast configured from
+   * {@code cluster}, its event loops waiting as {@code progress} says.
    */
-  public static Future<Vertx> clusteredVertx(String clusterName, VertxOptions base) {
-    Progress progress;
-    try {
-      progress = Progress.jvmDefault();
-    } catch (RmaException e) {
-      return Future.failedFuture(e);
-    }
-    return clusteredVertx(clusterName, base, progress);
-  }
-
-  /**
-   * As {@link #clusteredVertx(String, VertxOptions)}, its event loops waiting as {@code progress}
-   * says.
-   */
-  public static Future<Vertx> clusteredVertx(String clusterName, VertxOptions base, Progress progress) {
+  public static Future<Vertx> clusteredVertx(String clusterName, VertxOptions base, ClusterOptions cluster,
+      Progress progress) {
     Config config;
     try {
-      config = clusterConfig();
-    } catch (RmaException e) {
-      return Future.failedFuture(e);
-    }
-    int busPort;
-    try {
-      busPort = port(BUS_PORT);
-    } catch (RmaException e) {
-      return Future.failedFuture(e);
-    }
-    config.setClusterName(clusterName);
-    try {
-      joinLeader(config, System.getProperty(LEADER), System.getProperty(CLUSTER_PORT));
+      config = clusterConfig(cluster);
+      config.setClusterName(clusterName);
+      joinLeader(config, cluster.getLeader(), cluster.getClusterPort());
     } catch (RmaException e) {
       return Future.failedFuture(e);
     }
     HazelcastClusterManager manager = new HazelcastClusterManager(config);
-    String host = host();
+    String host = cluster.getHost();
     VertxOptions options = new VertxOptions(base).setPreferNativeTransport(true);
-    options.getEventBusOptions().setHost(host).setClusterPublicHost(host).setPort(busPort);
+    options.getEventBusOptions().setHost(host).setClusterPublicHost(host).setPort(cluster.getBusPort());
     io.vertx.core.VertxBuilder builder = Vertx.builder().with(options).withClusterManager(manager);
     io.vertx.core.transport.Transport polling = PollingTransport.of(progress);
     if (polling != null) {
@@ -126,12 +100,13 @@ public final class ClusterSupport {
   /**
    * Makes {@code config} join the cluster that the JVM at {@code leader} ({@code host:port}, or
    * {@code null}: nothing changes) forms: Hazelcast's required member; the JVM whose
-   * {@code clusterPort} is the leader's port is the leader itself and binds exactly that port,
-   * the others search for a free port from the one above it. Only a TCP-IP join is changed.
+   * {@code clusterPort} (0: not chosen) is the leader's port is the leader itself and binds
+   * exactly that port, the others search for a free port from the one above it. Only a TCP-IP
+   * join is changed.
    *
    * @throws RmaException {@link ErrorClass#ARG} when {@code leader} is not {@code host:port}
    */
-  static void joinLeader(Config config, String leader, String clusterPort) {
+  static void joinLeader(Config config, String leader, int clusterPort) {
     if (leader == null || leader.isBlank()) {
       return;
     }
@@ -151,7 +126,7 @@ public final class ClusterSupport {
       throw RmaException.of(ErrorClass.ARG, "-D%s=%s is not HOST:PORT", LEADER, leader);
     }
     tcp.setRequiredMember(l);
-    if (clusterPort != null && clusterPort.trim().equals(String.valueOf(port))) {
+    if (clusterPort == port) {
       config.getNetworkConfig().setPort(port).setPortAutoIncrement(false);
     } else if (port < 65535) {
       // the others take ports above the leader's, so none takes its port before it binds
@@ -186,37 +161,22 @@ public final class ClusterSupport {
     return -1;
   }
 
-  /** This JVM's address: {@value #HOST}, default 127.0.0.1. */
-  public static String host() {
-    String h = System.getProperty(HOST);
-    return h == null || h.isBlank() ? DEFAULT_HOST : h.trim();
-  }
-
   /**
-   * The port system property {@code property} gives (0, any free port, when unset).
-   *
-   * @throws RmaException {@link ErrorClass#ARG} when it is not a port number
+   * This JVM's address as its cluster options resolve it ({@value #HOST}, default 127.0.0.1), for
+   * the launcher, which is an edge of its own: the engine takes the address from the options it
+   * is handed.
    */
-  public static int port(String property) {
-    String v = System.getProperty(property);
-    if (v == null || v.isBlank()) {
-      return 0;
-    }
-    try {
-      int p = Integer.parseInt(v.trim());
-      if (p >= 0 && p <= 65535) {
-        return p;
-      }
-    } catch (NumberFormatException e) {
-      // below
-    }
-    throw RmaException.of(ErrorClass.ARG, "-D%s=%s is not a port number (0-65535)", property, v);
+  public static String host() {
+    return new ClusterOptions().getHost();
   }
 
   /**
    * The properties {@code ${...}} in a {@code cluster.xml} are replaced from: this JVM's system
-   * properties and {@code network} (which wins), with {@code rma.host} (as an IP address, for {@code <interface>}),
-   * {@code rma.members} and {@code rma.clusterPort} always set (their defaults if unset).
+   * properties (for placeholders of the user's own in the user's file) and {@code network} (which
+   * wins: the engine's path gives the cluster options' {@code rma.host}, {@code rma.members} and
+   * {@code rma.clusterPort} there, the launcher's the values of the JVM it will start), with
+   * {@code rma.host} (as an IP address, for {@code <interface>}), {@code rma.members} and
+   * {@code rma.clusterPort} always set (their defaults if unset).
    */
   static Properties configProperties(java.util.Map<String, String> network) {
     Properties p = new Properties();
@@ -246,15 +206,22 @@ public final class ClusterSupport {
 
   /**
    * The Hazelcast configuration of a job's node, read at each call from the first of: the file
-   * {@code -Dvertx.hazelcast.config} names (Vert.x's own property); {@code cluster.xml} in the
-   * directory {@code -Drma.conf} names ({@code bin/rmarun} sets it to its {@code conf/}); the
-   * library's loopback default. An application's own {@code cluster.xml} on the class path is
-   * never read. Its {@code ${...}} are replaced as {@link #configProperties} says.
+   * {@link ClusterOptions#getConfigFile()} names ({@code -Dvertx.hazelcast.config}, Vert.x's own
+   * property); {@code cluster.xml} in {@link ClusterOptions#getConfigDirectory()} ({@code -Drma.conf};
+   * {@code bin/rmarun} sets it to its {@code conf/}); the library's loopback default. An
+   * application's own {@code cluster.xml} on the class path is never read. Its {@code ${...}} are
+   * replaced as {@link #configProperties} says, {@code rma.host}, {@code rma.members} and
+   * {@code rma.clusterPort} by the options' values.
    *
    * @throws RmaException {@link ErrorClass#ARG} when the file chosen is missing or malformed
    */
-  public static Config clusterConfig() {
-    return clusterConfig(System.getProperty("vertx.hazelcast.config"), System.getProperty("rma.conf"), "-Drma.conf");
+  public static Config clusterConfig(ClusterOptions cluster) {
+    java.util.Map<String, String> network = new java.util.HashMap<>();
+    network.put(HOST, cluster.getHost());
+    network.put(MEMBERS, cluster.getMembers() != null ? cluster.getMembers() : cluster.getHost());
+    network.put(CLUSTER_PORT, cluster.getClusterPort() != 0 ? String.valueOf(cluster.getClusterPort())
+        : DEFAULT_CLUSTER_PORT);
+    return clusterConfig(cluster.getConfigFile(), cluster.getConfigDirectory(), "-Drma.conf", network);
   }
 
   /**
@@ -295,7 +262,8 @@ public final class ClusterSupport {
    * to anyone, whatever cluster.xml a job is given.
    */
   static Config noPhoneHome(Config config) {
-    if (config.getProperty(PHONE_HOME) == null && System.getProperty(PHONE_HOME) == null) {
+    // Hazelcast's getProperty falls back to the system property of that name
+    if (config.getProperty(PHONE_HOME) == null) {
       config.setProperty(PHONE_HOME, "false");
     }
     return config;

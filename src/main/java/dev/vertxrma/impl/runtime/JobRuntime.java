@@ -15,23 +15,22 @@ import dev.vertxrma.impl.transport.RejectedInput;
 import dev.vertxrma.impl.transport.Transport;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import java.util.IdentityHashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 
 /**
  * One job as seen from one Vert.x instance: its name and size, the ranks this instance hosts
- * (for the same-JVM fast path) and the transport to all ranks.
+ * (for the same-JVM fast path) and the transport to all ranks. Kept in the instance's
+ * {@link JobRegistry}; its settings are the job's options, copied when it is made (no system
+ * property is read here).
  */
 public final class JobRuntime {
 
   private static final System.Logger LOG = System.getLogger(JobRuntime.class.getName());
 
-  private static final Map<Vertx, Map<String, JobRuntime>> JOBS = new IdentityHashMap<>();
-
   private final Vertx vertx;
+  private final JobRegistry registry;
   private final String jobName;
   private final int np;
   private final long startupTimeoutMs;
@@ -50,18 +49,23 @@ public final class JobRuntime {
   private volatile boolean dataPlaneNearRank;
   private volatile String[] rankNodes;
   private final java.util.List<Consumer<String>> nodeLeftListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
-  private int users;
+  /** The data plane's address and port (the transport options'). */
+  private final String host;
+  private final int dataPort;
+  private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
   /** The job's trace in this JVM, or {@code null} when it is not traced. */
   private volatile Trace trace;
 
-  private JobRuntime(Vertx vertx, String jobName, int np, long startupTimeoutMs, long waitTimeoutMs,
-      JobSecret secret) {
+  private JobRuntime(Vertx vertx, JobRegistry registry, JobOptions options, JobSecret secret) {
     this.vertx = vertx;
+    this.registry = registry;
     this.secret = secret;
-    this.jobName = jobName;
-    this.np = np;
-    this.startupTimeoutMs = startupTimeoutMs;
-    this.waitTimeoutMs = waitTimeoutMs;
+    this.jobName = options.getJobName();
+    this.np = options.getNp();
+    this.startupTimeoutMs = options.getStartupTimeoutMs();
+    this.waitTimeoutMs = options.getWaitTimeoutMs();
+    this.host = options.getTransportOptions().getHost();
+    this.dataPort = options.getTransportOptions().getPort();
     this.localRanks = new AtomicReferenceArray<>(np);
     this.transport = new Transport(jobName, this::sendRemote, this::localSink, this::inlineSink);
     this.membership = ClusterMembership.watch(vertx, this::nodeLeft);
@@ -83,7 +87,8 @@ public final class JobRuntime {
       public void reject(String what) {
         rejected.reject(what);
       }
-    }, dev.vertxrma.impl.transport.DataPlaneTls.fromConfiguration()) : null;
+    }, dev.vertxrma.impl.transport.DataPlaneTls.fromConfiguration(options.getTransportOptions().getTlsDirectory(),
+        options.getClusterOptions().getConfigDirectory())) : null;
   }
 
   /** The job's secret (handshake messages carry its proof). */
@@ -122,8 +127,7 @@ public final class JobRuntime {
         dataPlaneAddress = Future.succeededFuture("-");
       } else {
         try {
-          dataPlaneAddress = dataPlane.listen(ClusterSupport.host(), ClusterSupport.port(ClusterSupport.DATA_PORT),
-              dataPlaneNearRank ? near : null);
+          dataPlaneAddress = dataPlane.listen(host, dataPort, dataPlaneNearRank ? near : null);
         } catch (RmaException e) {
           dataPlaneAddress = Future.failedFuture(e);
         }
@@ -285,42 +289,36 @@ public final class JobRuntime {
   }
 
   /**
-   * The runtime of job {@code options.getJobName()} on {@code vertx}, created on first use;
-   * every call must be balanced by {@link #release()}.
-   */
-  public static JobRuntime obtain(Vertx vertx, String jobName, int np, long startupTimeoutMs, long waitTimeoutMs,
-      String secretText) {
-    synchronized (JOBS) {
-      registerCodec(vertx);
-      JobRuntime job = JOBS.computeIfAbsent(vertx, v -> new ConcurrentHashMap<>())
-          .computeIfAbsent(jobName, n -> new JobRuntime(vertx, n, np, startupTimeoutMs, waitTimeoutMs,
-              secretOf(vertx, n, secretText)));
-      if (job.np != np) {
-        throw dev.vertxrma.RmaException.of(dev.vertxrma.ErrorClass.ARG,
-            "job %s already runs here with np=%d, cannot join it with np=%d", jobName, job.np, np);
-      }
-      job.users++;
-      return job;
-    }
-  }
-
-  /**
-   * As {@link #obtain(Vertx, String, int, long, long, String)} with the options' values; traced if
-   * the options ask for it ({@link JobOptions#getTraceFile()}).
+   * The runtime of job {@code options.getJobName()} on {@code vertx}, created on first use from
+   * the options' values; every call must be balanced by {@link #release()}. Traced if the options
+   * ask for it ({@link JobOptions#getTraceFile()}). The first job on {@code vertx} also gives it
+   * its copy threads ({@link JobOptions#getCopyOptions()}).
+   *
+   * @throws RmaException ARG when the job runs here with another np, its secret is malformed or
+   *     missing (clustered), its TLS material is incomplete, or {@code vertx} is closed
    */
   public static JobRuntime obtain(Vertx vertx, JobOptions options) {
-    JobRuntime job = obtain(vertx, options.getJobName(), options.getNp(), options.getStartupTimeoutMs(),
-        options.getWaitTimeoutMs(), options.getSecret());
-    if (options.getTraceFile() != null) {
-      job.traceTo(java.nio.file.Path.of(options.getTraceFile()));
+    JobRegistry registry = JobRegistry.of(vertx);
+    int threads = options.getCopyOptions().getCopyThreads();
+    dev.vertxrma.impl.memory.ParallelCopy.install(vertx, threads >= 0 ? threads
+        : dev.vertxrma.impl.memory.ParallelCopy.machineThreads(
+            dev.vertxrma.impl.transport.PollingTransport.modeOf(vertx) == dev.vertxrma.Progress.BUSY));
+    JobOptions own = new JobOptions(options);
+    JobRuntime job = registry.obtain(own.getJobName(), own.getNp(),
+        () -> new JobRuntime(vertx, registry, own, secretOf(vertx, own.getJobName(), own.getSecret())));
+    if (own.getTraceFile() != null) {
+      job.traceTo(own);
     }
     return job;
   }
 
-  /** Traces the job's ranks in this JVM to {@code file} (the first call decides); before any rank starts. */
-  synchronized void traceTo(java.nio.file.Path file) {
+  /** Traces the job's ranks in this JVM as {@code options} say (the first call decides); before any rank starts. */
+  private synchronized void traceTo(JobOptions options) {
     if (trace == null) {
-      trace = new Trace(file, jobName, np);
+      String given = options.getTransportOptions().getHost();
+      trace = new Trace(java.nio.file.Path.of(options.getTraceFile()), jobName, np,
+          options.getTraceOptions().getEventsPerRank(),
+          given.equals(dev.vertxrma.TransportOptions.DEFAULT_HOST) ? null : given);
     }
   }
 
@@ -356,46 +354,33 @@ public final class JobRuntime {
     return JobSecret.random();
   }
 
-  private static void registerCodec(Vertx vertx) {
-    if (!JOBS.containsKey(vertx)) {
-      try {
-        vertx.eventBus().registerCodec(new FrameCodec());
-      } catch (IllegalStateException alreadyRegistered) {
-        // registered by an earlier job on this Vert.x instance
-      }
-    }
-  }
-
   /**
-   * Drops one user; the last one removes the job from this Vert.x instance.
+   * Drops one user; the last one removes the job from this Vert.x instance and closes its cluster
+   * watch and data plane.
    *
    * @return whether it was the last one
    */
   public boolean release() {
-    synchronized (JOBS) {
-      if (--users == 0) {
-        if (membership != null) {
-          membership.close();
-        }
-        if (dataPlane != null) {
-          dataPlane.close();
-        }
-        Map<String, JobRuntime> jobs = JOBS.get(vertx);
-        if (jobs != null) {
-          jobs.remove(jobName);
-        }
-        return true;
-      }
-      return false;
+    return registry.release(this);
+  }
+
+  /** Closes the job's cluster watch and data plane, once (the last user, or the instance's close). */
+  void closeResources() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    if (membership != null) {
+      membership.close();
+    }
+    if (dataPlane != null) {
+      dataPlane.close();
     }
   }
 
   /** The runtime of job {@code jobName} on {@code vertx} if it runs there, else {@code null} (tests, tools). */
   public static JobRuntime find(Vertx vertx, String jobName) {
-    synchronized (JOBS) {
-      Map<String, JobRuntime> jobs = JOBS.get(vertx);
-      return jobs == null ? null : jobs.get(jobName);
-    }
+    JobRegistry registry = JobRegistry.find(vertx);
+    return registry == null ? null : registry.get(jobName);
   }
 
   /**
@@ -403,19 +388,14 @@ public final class JobRuntime {
    * runs or its barriers exchange messages (tests check freed windows release theirs).
    */
   public static int sharedBarriersInUse(Vertx vertx, String jobName) {
-    synchronized (JOBS) {
-      Map<String, JobRuntime> jobs = JOBS.get(vertx);
-      JobRuntime job = jobs == null ? null : jobs.get(jobName);
-      return job == null || job.sharedBarriers == null ? -1 : job.sharedBarriers.size();
-    }
+    JobRuntime job = find(vertx, jobName);
+    return job == null || job.sharedBarriers == null ? -1 : job.sharedBarriers.size();
   }
 
-  /** Number of jobs registered on a Vert.x instance (tests check it returns to zero). */
+  /** Number of jobs registered on a Vert.x instance (tests check it returns to zero, and to zero when it closes). */
   public static int activeJobs(Vertx vertx) {
-    synchronized (JOBS) {
-      Map<String, JobRuntime> jobs = JOBS.get(vertx);
-      return jobs == null ? 0 : jobs.size();
-    }
+    JobRegistry registry = JobRegistry.find(vertx);
+    return registry == null ? 0 : registry.size();
   }
 
   private Consumer<Frame> localSink(int rank) {
@@ -485,6 +465,11 @@ public final class JobRuntime {
   /** Number of ranks. */
   public int np() {
     return np;
+  }
+
+  /** The address this JVM's data plane binds for the job (its transport options' host). */
+  public String host() {
+    return host;
   }
 
   /** Startup timeout (ms). */

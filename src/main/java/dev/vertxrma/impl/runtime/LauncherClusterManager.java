@@ -1,7 +1,9 @@
 package dev.vertxrma.impl.runtime;
 
 import com.hazelcast.config.Config;
+import dev.vertxrma.ClusterOptions;
 import dev.vertxrma.RankVerticle;
+import dev.vertxrma.TransportOptions;
 import io.vertx.core.internal.VertxBootstrap;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.spi.cluster.ClusterManager;
@@ -11,24 +13,26 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.jar.JarFile;
 
 /**
  * The cluster manager of a JVM that a Vert.x launcher started to run a {@link RankVerticle}
  * ({@code java -jar vertx-rma-all.jar CLASS -cluster ...} or {@code io.vertx.core.Launcher run CLASS -cluster ...}):
- * Hazelcast configured as {@link ClusterSupport#clusterConfig()} says (TCP-IP, multicast off, on
- * {@code rma.host}, else the launcher's {@code -cluster-host}, else 127.0.0.1) with the job's name
+ * Hazelcast configured as {@link ClusterSupport#clusterConfig(ClusterOptions)} says for this JVM's
+ * cluster options (TCP-IP, multicast off, on {@code rma.host}, else the launcher's
+ * {@code -cluster-host}, else 127.0.0.1) with the job's name
  * ({@code -conf}'s {@code job}, default {@code rma}) as the cluster's name — never Hazelcast's
  * default (multicast, cluster {@code dev}), which would merge the jobs of one network.
  *
  * <p>The launchers build their Vert.x before any verticle runs, and take their cluster manager from
  * the {@code VertxServiceProvider} services; this one takes the place of Hazelcast's default there
  * only in such a JVM (its command line names a launcher and a {@code RankVerticle} class), and
- * does nothing in any other: an application's own Vert.x keeps its own cluster manager.
+ * does nothing in any other: an application's own Vert.x keeps its own cluster manager. Such a JVM
+ * has one Vert.x instance, made before any job: its cluster and transport options are this JVM's
+ * defaults ({@link ClusterOptions#ClusterOptions()}, {@link TransportOptions#TransportOptions()}),
+ * resolved here, at that launcher's edge.
  */
 public final class LauncherClusterManager extends HazelcastClusterManager {
 
@@ -54,7 +58,7 @@ public final class LauncherClusterManager extends HazelcastClusterManager {
       bootstrap.clusterManager(this);
       // the launcher's node gets the job's progress too (rmarun's and Rma.run's get it from ClusterSupport)
       io.vertx.core.transport.Transport polling = bootstrap.transport() == null
-          ? dev.vertxrma.impl.transport.PollingTransport.of(dev.vertxrma.Progress.jvmDefault()) : null;
+          ? dev.vertxrma.impl.transport.PollingTransport.of(new TransportOptions().getProgress()) : null;
       if (polling != null) {
         bootstrap.transport(polling.implementation());
       }
@@ -64,14 +68,12 @@ public final class LauncherClusterManager extends HazelcastClusterManager {
   @Override
   public Config loadConfig() {
     Launch l = launch().orElseThrow();
-    Map<String, String> network = new HashMap<>();
-    String host = System.getProperty(ClusterSupport.HOST);
-    if ((host == null || host.isBlank()) && l.clusterHost() != null) {
-      network.put(ClusterSupport.HOST, l.clusterHost());
+    ClusterOptions cluster = new ClusterOptions();
+    // -Drma.host wins; the launcher's -cluster-host takes the place of the default
+    if (l.clusterHost() != null && cluster.getHost().equals(ClusterOptions.DEFAULT_HOST)) {
+      cluster.setHost(l.clusterHost());
     }
-    Config config = ClusterSupport.clusterConfig(System.getProperty("vertx.hazelcast.config"),
-        System.getProperty("rma.conf"), "-Drma.conf", network);
-    return config.setClusterName(l.job());
+    return ClusterSupport.clusterConfig(cluster).setClusterName(l.job());
   }
 
   private static Optional<Launch> launch() {

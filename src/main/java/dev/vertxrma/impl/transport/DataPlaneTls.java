@@ -31,19 +31,20 @@ public final class DataPlaneTls {
   }
 
   /**
-   * The TLS settings of this JVM: from {@code -Drma.tls=DIR}, else from {@code tls/} in the
-   * configuration directory {@code -Drma.conf} names; {@code null} (plain TCP) when neither holds
-   * TLS material.
+   * The TLS settings of a job: from {@code tlsDirectory} (the transport options', {@code -Drma.tls}),
+   * else from {@code tls/} in {@code configDirectory} (the cluster options', {@code -Drma.conf});
+   * {@code null} (plain TCP) when neither is given or the configuration directory holds no TLS
+   * material.
    *
+   * @param tlsDirectory a directory that must hold the TLS material, or {@code null}
+   * @param configDirectory a configuration directory whose {@code tls/} may hold it, or {@code null}
    * @throws RmaException ARG when the directory holds some of the files but not all
    */
-  public static DataPlaneTls fromConfiguration() {
-    String explicit = System.getProperty("rma.tls");
-    if (explicit != null && !explicit.isBlank()) {
-      return of(Path.of(explicit), true);
+  public static DataPlaneTls fromConfiguration(String tlsDirectory, String configDirectory) {
+    if (tlsDirectory != null && !tlsDirectory.isBlank()) {
+      return of(Path.of(tlsDirectory), true);
     }
-    String conf = System.getProperty("rma.conf");
-    return conf == null || conf.isBlank() ? null : of(Path.of(conf, "tls"), false);
+    return configDirectory == null || configDirectory.isBlank() ? null : of(Path.of(configDirectory, "tls"), false);
   }
 
   /**

@@ -52,7 +52,8 @@ final class SharedWindows {
     ContextInternal ctx = wc.process().context();
     int id = agreed.id();
     Collectives coll = new Collectives(wc.endpoint(), wc.p2p(), WinImpl.collectiveContext(id));
-    Future<byte[]> mine = blocking(ctx, SharedWindows::hostName).map(host -> {
+    String address = wc.process().job().host();
+    Future<byte[]> mine = blocking(ctx, () -> hostName(address)).map(host -> {
       byte[] h = host.getBytes(StandardCharsets.UTF_8);
       return ByteBuffer.allocate(8 + h.length).putLong(size).put(h).array();
     });
@@ -183,10 +184,10 @@ final class SharedWindows {
     });
   }
 
-  /** This host's name; blocking (it may ask a name service). */
-  static String hostName() {
+  /** This host's name and the job's {@code address} in this JVM; blocking (it may ask a name service). */
+  static String hostName(String address) {
     try {
-      return InetAddress.getLocalHost().getHostName() + "/" + System.getProperty("rma.host", "local");
+      return InetAddress.getLocalHost().getHostName() + "/" + address;
     } catch (IOException e) {
       return "unknown-host";
     }

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * A large copy made on an event loop (a same-JVM put or get applied while the caller owns the
  * target window) never waits for a copy thread: with every copy thread stopped as soon as it
  * claims a part, copies on an event loop still return, byte for byte, and no copy thread ever
- * claimed a part of theirs; a copy on a thread that may wait is still shared.
+ * claimed a part of theirs; a copy on a worker thread of the instance (which may wait) is still
+ * shared with the instance's copy threads, and one on a thread of no Vert.x instance is not.
  */
 class ParallelCopyOnEventLoopTest {
 
@@ -42,6 +43,7 @@ class ParallelCopyOnEventLoopTest {
     };
     Vertx vertx = BlockedThreadGuard.watch(Vertx.vertx(BlockedThreadGuard.options()));
     try {
+      assertEquals(2, ParallelCopy.install(vertx, 2));
       int n = (4 << 20) + 123;
       for (int round = 0; round < 20; round++) {
         byte[] src = pattern(n, round);
@@ -63,23 +65,35 @@ class ParallelCopyOnEventLoopTest {
   }
 
   @Test
-  void aCopyOnAThreadThatMayWaitIsStillShared() {
-    if (!ParallelCopy.splits(null, 0, null, 8L << 20, 4 << 20)) {
-      return; // no copy threads on this machine or configuration: nothing is shared anywhere
-    }
+  void aCopyOnAWorkerThreadIsSharedWithItsInstancesCopyThreadsAndOneOnAPlainThreadIsNot() throws Exception {
     AtomicInteger claimed = new AtomicInteger();
     ParallelCopy.beforePart = claimed::incrementAndGet;
+    Vertx vertx = BlockedThreadGuard.watch(Vertx.vertx(BlockedThreadGuard.options()));
     try {
+      assertEquals(2, ParallelCopy.install(vertx, 2));
+      assertEquals(2, ParallelCopy.install(vertx, 5), "the first installation decides");
       int n = 16 << 20;
-      for (int round = 0; round < 50 && claimed.get() == 0; round++) {
+      for (int round = 0; round < 5; round++) {
         byte[] src = pattern(n, round);
         byte[] dst = new byte[n];
         Memory.copy(src, Memory.ARRAY_BYTE_BASE_OFFSET, dst, Memory.ARRAY_BYTE_BASE_OFFSET, n);
-        assertEquals(-1, Arrays.mismatch(src, dst), "round " + round + ": first wrong byte");
+        assertEquals(-1, Arrays.mismatch(src, dst), "plain thread, round " + round + ": first wrong byte");
       }
-      assertTrue(claimed.get() > 0, "no copy thread took a part of 50 copies of 16 MiB from a plain thread");
+      assertEquals(0, claimed.get(), "copy threads took parts of copies made on a thread of no Vert.x instance");
+      for (int round = 0; round < 50 && claimed.get() == 0; round++) {
+        byte[] src = pattern(n, round);
+        byte[] dst = new byte[n];
+        vertx.executeBlocking(() -> {
+          Memory.copy(src, Memory.ARRAY_BYTE_BASE_OFFSET, dst, Memory.ARRAY_BYTE_BASE_OFFSET, n);
+          return null;
+        }).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        assertEquals(-1, Arrays.mismatch(src, dst), "worker, round " + round + ": first wrong byte");
+      }
+      assertTrue(claimed.get() > 0, "no copy thread took a part of 50 copies of 16 MiB from a worker thread");
     } finally {
       ParallelCopy.beforePart = null;
+      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
+    assertEquals(0, ParallelCopy.threadsOf(vertx), "the closed instance's copy threads");
   }
 }

@@ -13,19 +13,35 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Large copies shared with the copy threads arrive byte for byte, between arrays and native
+ * Large copies shared with a pool's copy threads arrive byte for byte, between arrays and native
  * memory in every direction, at sizes around the split threshold and the part size, from several
  * threads at once; the bytes around the destination stay as they were; overlapping ranges are
- * never split.
+ * never split; a closed pool splits nothing.
  */
 class ParallelCopyTest {
 
   private static final int GUARD = 64;
   private static final long SPLIT = ParallelCopy.SPLIT_FROM;
   private static final int PART = ParallelCopy.PART;
+  private static final ParallelCopy POOL = new ParallelCopy(3);
+
+  @AfterAll
+  static void close() {
+    POOL.close(io.vertx.core.Promise.promise());
+  }
+
+  /** A copy as {@link Memory#copy} makes it on a thread that {@link #POOL} serves. */
+  private static void copy(ParallelCopy pool, Object srcBase, long srcAddr, Object dstBase, long dstAddr, long n) {
+    if (pool.splits(srcBase, srcAddr, dstBase, dstAddr, n)) {
+      pool.copy(srcBase, srcAddr, dstBase, dstAddr, n);
+    } else {
+      Memory.copyOnThisThread(srcBase, srcAddr, dstBase, dstAddr, n);
+    }
+  }
 
   private static byte[] pattern(int n, int seed) {
     byte[] b = new byte[n];
@@ -37,6 +53,10 @@ class ParallelCopyTest {
 
   /** Copies {@code n} bytes at odd offsets in the four directions and checks every byte and the guards. */
   private static void copiesExactly(int n, int seed) {
+    copiesExactly(POOL, n, seed);
+  }
+
+  private static void copiesExactly(ParallelCopy pool, int n, int seed) {
     byte[] expected = pattern(n, seed);
     int srcAt = 3;
     int dstAt = GUARD + 5;
@@ -56,7 +76,7 @@ class ParallelCopyTest {
         long srcAddr = (nativeSrc ? Memory.directAddress(srcDirect) : Memory.ARRAY_BYTE_BASE_OFFSET) + srcAt;
         Object dstBase = nativeDst ? null : dstArray;
         long dstAddr = (nativeDst ? Memory.directAddress(dstDirect) : Memory.ARRAY_BYTE_BASE_OFFSET) + dstAt;
-        Memory.copy(srcBase, srcAddr, dstBase, dstAddr, n);
+        copy(pool, srcBase, srcAddr, dstBase, dstAddr, n);
 
         byte[] got = new byte[dstLength];
         if (nativeDst) {
@@ -113,15 +133,13 @@ class ParallelCopyTest {
     long n = SPLIT + 8;
     long base = Memory.ARRAY_BYTE_BASE_OFFSET;
     byte[] a = new byte[(int) n + 1];
-    assertFalse(ParallelCopy.splits(a, base, a, base + 1, n), "overlapping, one array");
-    assertFalse(ParallelCopy.splits(a, base + 1, a, base, n), "overlapping the other way");
-    assertFalse(ParallelCopy.splits(null, 4096, null, 4096 + n - 1, n), "overlapping native ranges");
-    assertFalse(ParallelCopy.splits(null, 0, null, 0, SPLIT - 1), "below the threshold");
-    if (Runtime.getRuntime().availableProcessors() > 1 && System.getProperty(ParallelCopy.THREADS_PROPERTY) == null
-        && !ParallelCopy.busyPolling()) {
-      assertTrue(ParallelCopy.splits(new byte[0], base, a, base, n), "two arrays");
-      assertTrue(ParallelCopy.splits(null, 4096, null, 4096 + n, n), "adjacent native ranges");
-    }
+    assertFalse(POOL.splits(a, base, a, base + 1, n), "overlapping, one array");
+    assertFalse(POOL.splits(a, base + 1, a, base, n), "overlapping the other way");
+    assertFalse(POOL.splits(null, 4096, null, 4096 + n - 1, n), "overlapping native ranges");
+    assertFalse(POOL.splits(null, 0, null, 0, SPLIT - 1), "below the threshold");
+    assertTrue(POOL.splits(new byte[0], base, a, base, n), "two arrays");
+    assertTrue(POOL.splits(null, 4096, null, 4096 + n, n), "adjacent native ranges");
+    assertFalse(new ParallelCopy(0).splits(null, 4096, null, 4096 + n, n), "no copy threads");
     // a shift by one byte inside one array: HotSpot copies it like memmove, and still does
     byte[] shifted = pattern((int) n + 1, 7);
     byte[] expected = shifted.clone();
@@ -136,8 +154,17 @@ class ParallelCopyTest {
     Object notAnArray = new Object();
     byte[] dst = new byte[(int) SPLIT + 9];
     org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-        () -> Memory.copy(notAnArray, 16, dst, Memory.ARRAY_BYTE_BASE_OFFSET, SPLIT + 9));
+        () -> copy(POOL, notAnArray, 16, dst, Memory.ARRAY_BYTE_BASE_OFFSET, SPLIT + 9));
     // and the copy threads still serve the next copy
     copiesExactly((int) SPLIT + 3, 42);
+  }
+
+  @Test
+  void aClosedPoolSplitsNothingAndItsCallersStillCopyEveryByte() {
+    ParallelCopy pool = new ParallelCopy(2);
+    copiesExactly(pool, 3 * (int) SPLIT + 17, 5); // its threads started
+    pool.close(io.vertx.core.Promise.promise());
+    assertFalse(pool.splits(null, 4096, null, 4096 + 2 * SPLIT, 2 * SPLIT), "a closed pool splits");
+    copiesExactly(pool, 3 * (int) SPLIT + 17, 6);
   }
 }
