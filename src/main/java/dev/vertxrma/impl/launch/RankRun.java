@@ -90,7 +90,8 @@ final class RankRun {
     Future<Vertx> started;
     try {
       started = options.isClustered()
-          ? Rma.clusteredVertx(options.getJobName(), new VertxOptions(), options.getProgress())
+          ? Rma.clusteredVertx(options.getJobName(), new VertxOptions(), options.getClusterOptions(),
+              options.getProgress())
           : Future.succeededFuture(Vertx.vertx());
     } catch (RmaException e) {
       return Future.failedFuture(e);
