@@ -1,6 +1,7 @@
 package dev.vertxrma;
 
 import dev.vertxrma.impl.ops.BasicType;
+import dev.vertxrma.impl.ops.DerivedTypes;
 import dev.vertxrma.impl.ops.TypeMap;
 
 /**
@@ -154,7 +155,7 @@ public final class Datatype {
    *     {@link ErrorClass#INTERN} for a type too fragmented to flatten
    */
   public static Datatype contiguous(int count, Datatype old) {
-    return new Datatype(TypeMap.contiguous(count, map(old)));
+    return new Datatype(DerivedTypes.contiguous(count, map(old)));
   }
 
   /**
@@ -172,7 +173,7 @@ public final class Datatype {
    *     flatten
    */
   public static Datatype vector(int count, int blocklength, int stride, Datatype old) {
-    return new Datatype(TypeMap.vector(count, blocklength, stride, map(old)));
+    return new Datatype(DerivedTypes.vector(count, blocklength, stride, map(old)));
   }
 
   /**
@@ -186,7 +187,7 @@ public final class Datatype {
    * @throws RmaException as {@link #vector}
    */
   public static Datatype hvector(int count, int blocklength, long strideBytes, Datatype old) {
-    return new Datatype(TypeMap.hvector(count, blocklength, strideBytes, map(old)));
+    return new Datatype(DerivedTypes.hvector(count, blocklength, strideBytes, map(old)));
   }
 
   /**
@@ -203,7 +204,7 @@ public final class Datatype {
    *     type too fragmented to flatten
    */
   public static Datatype indexed(int[] blocklengths, int[] displacements, Datatype old) {
-    return new Datatype(TypeMap.indexed(blocklengths, displacements, map(old)));
+    return new Datatype(DerivedTypes.indexed(blocklengths, displacements, map(old)));
   }
 
   /**
@@ -216,7 +217,7 @@ public final class Datatype {
    * @throws RmaException as {@link #indexed}
    */
   public static Datatype hindexed(int[] blocklengths, long[] byteDisplacements, Datatype old) {
-    return new Datatype(TypeMap.hindexed(blocklengths, byteDisplacements, map(old)));
+    return new Datatype(DerivedTypes.hindexed(blocklengths, byteDisplacements, map(old)));
   }
 
   /**
@@ -231,7 +232,7 @@ public final class Datatype {
    *     null {@code old}, {@link ErrorClass#INTERN} for a type too fragmented to flatten
    */
   public static Datatype indexedBlock(int blocklength, int[] displacements, Datatype old) {
-    return new Datatype(TypeMap.indexedBlock(blocklength, displacements, map(old)));
+    return new Datatype(DerivedTypes.indexedBlock(blocklength, displacements, map(old)));
   }
 
   /**
@@ -249,7 +250,7 @@ public final class Datatype {
    *     {@link ErrorClass#INTERN} for a type too fragmented to flatten
    */
   public static Datatype struct(int[] blocklengths, long[] byteDisplacements, Datatype[] types) {
-    return new Datatype(TypeMap.struct(blocklengths, byteDisplacements, maps(types)));
+    return new Datatype(DerivedTypes.struct(blocklengths, byteDisplacements, maps(types)));
   }
 
   /**
@@ -270,7 +271,7 @@ public final class Datatype {
    *     {@link ErrorClass#INTERN} for a type too fragmented to flatten
    */
   public static Datatype subarray(int[] sizes, int[] subsizes, int[] starts, Order order, Datatype old) {
-    return new Datatype(TypeMap.subarray(sizes, subsizes, starts, order, map(old)));
+    return new Datatype(DerivedTypes.subarray(sizes, subsizes, starts, order, map(old)));
   }
 
   /**
@@ -284,7 +285,7 @@ public final class Datatype {
    *     overflowing 64 bits, {@link ErrorClass#TYPE} for a null {@code old}
    */
   public static Datatype resized(Datatype old, long lb, long extent) {
-    return new Datatype(TypeMap.resized(map(old), lb, extent));
+    return new Datatype(DerivedTypes.resized(map(old), lb, extent));
   }
 
   /**

@@ -25,7 +25,7 @@ final class JvmWarmup {
     "dev.vertxrma.impl.win.PassiveTargetSync", "dev.vertxrma.impl.sync.PscwEpoch", "dev.vertxrma.impl.sync.CompletionTracker",
     "dev.vertxrma.impl.coll.Collectives", "dev.vertxrma.impl.p2p.PointToPoint", "dev.vertxrma.impl.ops.DatatypeEngine",
     "dev.vertxrma.impl.ops.ReductionKernel", "dev.vertxrma.impl.ops.TypeMap", "dev.vertxrma.impl.transport.FrameCodec",
-    "dev.vertxrma.impl.ops.BufferArguments",
+    "dev.vertxrma.impl.ops.BufferArguments", "dev.vertxrma.impl.ops.TypeMapWire",
     // a rank's start (RankHost: the rank process, its communicators and point-to-point) ran 54 ms
     // on a cold JVM's event loop while they loaded
     "dev.vertxrma.impl.runtime.RankProcess", "dev.vertxrma.impl.comm.CommImpl", "dev.vertxrma.impl.comm.CommFactory",

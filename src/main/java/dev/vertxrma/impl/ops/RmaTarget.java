@@ -250,7 +250,7 @@ public final class RmaTarget {
     }
     io.vertx.core.buffer.Buffer b = io.vertx.core.buffer.Buffer.buffer(rma.targetTypeWire);
     int[] end = new int[1];
-    TypeMap t = TypeMap.decode(b, 0, end);
+    TypeMap t = TypeMapWire.decode(b, 0, end);
     if (end[0] != rma.targetTypeWire.length) {
       throw RmaException.of(ErrorClass.TYPE, "target datatype encoding has %d trailing bytes",
           rma.targetTypeWire.length - end[0]);

@@ -1,6 +1,5 @@
 package dev.vertxrma.impl.runtime;
 
-import io.netty.util.concurrent.FastThreadLocal;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Completable;
 import io.vertx.core.Context;
@@ -9,7 +8,6 @@ import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.impl.future.FutureBase;
 import io.vertx.core.internal.ContextInternal;
-import java.util.ArrayList;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -28,8 +26,9 @@ import java.util.function.Supplier;
  *
  * <ul>
  *   <li><b>Bounded depth.</b> Listeners of rank futures count how deep they run inside one another
- *       on a thread, as Netty's promises do; past {@value #MAX_DEPTH} the next listener runs as a
- *       new task of the future's context, on a fresh stack. Below that it runs at once.
+ *       on a thread, as Netty's promises do; past {@value ListenerDepth#MAX_DEPTH} the next listener
+ *       runs as a new task of the future's context, on a fresh stack. Below that it runs at once
+ *       ({@link ListenerDepth}).
  *   <li><b>Merged chains.</b> When a {@code compose} (or {@code transform}) mapper returns a rank
  *       future that is still pending, the two futures are bound to complete with one outcome,
  *       so they become one: the inner one forwards to the outer one's state (union-find, with
@@ -37,22 +36,15 @@ import java.util.function.Supplier;
  *       iteration, and its end completes one future instead of a chain.
  * </ul>
  *
+ * <p>A pending future keeps its listeners in one field ({@link RankListeners}: none, one or a
+ * list, with {@link #addTailListener tail listeners} behind the others).
+ *
  * <p>It extends Vert.x's {@link FutureBase} because Vert.x's own operators require their mapper's
  * future to be one and only call its {@link #addListener}; {@code RankFutureTest} pins that.
  * A listener that throws is reported to the future's context, whose exception handler fails the
  * rank's program by name.
  */
 public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
-
-  /** Listeners that may run inside one another on one thread before the next one hops. */
-  static final int MAX_DEPTH = 32;
-
-  private static final FastThreadLocal<int[]> DEPTH = new FastThreadLocal<>() {
-    @Override
-    protected int[] initialValue() {
-      return new int[1];
-    }
-  };
 
   /** The outcome of a future that succeeded with {@code null}. */
   private static final Object NULL_VALUE = new Object();
@@ -66,7 +58,7 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
    * never changed, so it is read without the lock.
    */
   private volatile Object outcome;
-  /** {@code null}, one {@link Completable}, or a {@link Listeners} list. */
+  /** {@code null}, one {@link Completable}, or a {@link RankListeners} list. */
   private Object listeners;
 
   private RankFuture(ContextInternal ctx) {
@@ -157,12 +149,12 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
       }
       break;
     }
-    if (ls instanceof Listeners) {
-      for (Completable<? super T> l : ((Listeners<T>) ls)) {
-        r.dispatch(l, result, failure);
+    if (ls instanceof RankListeners) {
+      for (Completable<? super T> l : ((RankListeners<T>) ls)) {
+        ListenerDepth.dispatch(r.ctx, l, result, failure);
       }
     } else if (ls != null) {
-      r.dispatch((Completable<? super T>) ls, result, failure);
+      ListenerDepth.dispatch(r.ctx, (Completable<? super T>) ls, result, failure);
     }
     return true;
   }
@@ -176,21 +168,7 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
    * future and what its listeners do (ARCHITECTURE decision 14).
    */
   public void addTailListener(Completable<? super T> listener) {
-    addListener(new Tail<>(listener));
-  }
-
-  /** A listener kept behind every other one ({@link #addTailListener}). */
-  private static final class Tail<T> implements Completable<T> {
-    private final Completable<T> listener;
-
-    Tail(Completable<T> listener) {
-      this.listener = listener;
-    }
-
-    @Override
-    public void complete(T result, Throwable failure) {
-      listener.complete(result, failure);
-    }
+    addListener(RankListeners.tail(listener));
   }
 
   @Override
@@ -209,16 +187,7 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
         }
         o = r.outcome;
         if (o == null) {
-          if (r.listeners == null) {
-            r.listeners = listener;
-          } else if (r.listeners instanceof Listeners) {
-            ((Listeners<T>) r.listeners).addBeforeTails(listener);
-          } else {
-            Listeners<T> list = new Listeners<>();
-            list.add((Completable<? super T>) r.listeners);
-            list.addBeforeTails(listener);
-            r.listeners = list;
-          }
+          r.listeners = RankListeners.add(r.listeners, listener);
           return;
         }
       }
@@ -229,9 +198,9 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
 
   private void dispatchOutcome(Completable<? super T> listener, Object o) {
     if (o instanceof Failure) {
-      dispatch(listener, null, ((Failure) o).cause);
+      ListenerDepth.dispatch(ctx, listener, null, ((Failure) o).cause);
     } else {
-      dispatch(listener, o == NULL_VALUE ? null : (T) o, null);
+      ListenerDepth.dispatch(ctx, listener, o == NULL_VALUE ? null : (T) o, null);
     }
   }
 
@@ -257,11 +226,7 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
   public void removeListener(Completable<? super T> listener) {
     RankFuture<T> r = root();
     synchronized (r) {
-      if (r.listeners == listener) {
-        r.listeners = null;
-      } else if (r.listeners instanceof Listeners) {
-        ((Listeners<T>) r.listeners).remove(listener);
-      }
+      r.listeners = RankListeners.remove(r.listeners, listener);
     }
   }
 
@@ -300,68 +265,14 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
       }
       break;
     }
-    if (moved instanceof Listeners) {
-      for (Completable<? super T> l : ((Listeners<T>) moved)) {
+    if (moved instanceof RankListeners) {
+      for (Completable<? super T> l : ((RankListeners<T>) moved)) {
         or.addListener(l);
       }
     } else if (moved != null) {
       or.addListener((Completable<? super T>) moved);
     }
     return true;
-  }
-
-  /** Runs a listener on this future's context: at once while the thread's depth allows, else on a fresh stack. */
-  private void dispatch(Completable<? super T> listener, T result, Throwable failure) {
-    if (!ctx.inThread()) {
-      ctx.runOnContext(v -> run(listener, result, failure));
-      return;
-    }
-    int[] depth = DEPTH.get();
-    if (depth[0] >= MAX_DEPTH) {
-      ctx.runOnContext(v -> run(listener, result, failure));
-      return;
-    }
-    depth[0]++;
-    try {
-      if (ctx.isRunningOnContext()) {
-        run(listener, result, failure);
-      } else {
-        ContextInternal prev = ctx.beginDispatch();
-        try {
-          run(listener, result, failure);
-        } finally {
-          ctx.endDispatch(prev);
-        }
-      }
-    } finally {
-      depth[0]--;
-    }
-  }
-
-  private void run(Completable<? super T> listener, T result, Throwable failure) {
-    try {
-      listener.complete(result, failure);
-    } catch (Throwable t) {
-      ctx.reportException(t);
-    }
-  }
-
-  /** More than one listener. */
-  private static final class Listeners<T> extends ArrayList<Completable<? super T>> {
-    Listeners() {
-      super(4);
-    }
-
-    /** Appends {@code l}; a listener that is not a {@link Tail} goes in front of the tails at the end. */
-    void addBeforeTails(Completable<? super T> l) {
-      int at = size();
-      if (!(l instanceof Tail)) {
-        while (at > 0 && get(at - 1) instanceof Tail) {
-          at--;
-        }
-      }
-      add(at, l);
-    }
   }
 
   // ------------------------------------------------------------------ Future and Promise
@@ -488,8 +399,8 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
     if (o == null || !ctx.isRunningOnContext()) {
       return null;
     }
-    int[] depth = DEPTH.get();
-    if (depth[0] >= MAX_DEPTH) {
+    int[] depth = ListenerDepth.counter();
+    if (depth[0] >= ListenerDepth.MAX_DEPTH) {
       return null;
     }
     depth[0]++;

@@ -804,7 +804,7 @@ class DatatypeTest {
       int[] end = new int[1];
       int offset = 4;
       for (Datatype d : samples) {
-        TypeMap back = TypeMap.decode(buf, offset, end);
+        TypeMap back = TypeMapWire.decode(buf, offset, end);
         assertSameMap(tm(d), back);
         assertTrue(back.isCommitted());
         if (d.isPredefined()) {
@@ -820,7 +820,7 @@ class DatatypeTest {
       TypeMap v = tm(Datatype.vector(3, 2, 4, Datatype.INT).commit());
       Buffer buf = Buffer.buffer();
       v.encode(buf);
-      TypeMap w = TypeMap.decode(buf, 0, null);
+      TypeMap w = TypeMapWire.decode(buf, 0, null);
       int[] src = new int[10];
       for (int i = 0; i < 10; i++) {
         src[i] = i + 1;
@@ -841,7 +841,7 @@ class DatatypeTest {
     }
 
     void assertRejected(Buffer b) {
-      RmaException e = assertThrows(RmaException.class, () -> TypeMap.decode(b, 0, null));
+      RmaException e = assertThrows(RmaException.class, () -> TypeMapWire.decode(b, 0, null));
       assertEquals(ErrorClass.TYPE, e.errorClass(), e.getMessage());
     }
 
@@ -850,12 +850,12 @@ class DatatypeTest {
       assertRejected(Buffer.buffer());
       assertRejected(Buffer.buffer().appendByte((byte) 22)); // the first code no kind has
       assertRejected(Buffer.buffer().appendByte((byte) -1));
-      RmaException off = assertThrows(RmaException.class, () -> TypeMap.decode(Buffer.buffer().appendByte((byte) 4), 1, null));
+      RmaException off = assertThrows(RmaException.class, () -> TypeMapWire.decode(Buffer.buffer().appendByte((byte) 4), 1, null));
       assertEquals(ErrorClass.TYPE, off.errorClass());
       assertEquals(ErrorClass.TYPE, assertThrows(RmaException.class,
-          () -> TypeMap.decode(Buffer.buffer().appendByte((byte) 4), -1, null)).errorClass());
+          () -> TypeMapWire.decode(Buffer.buffer().appendByte((byte) 4), -1, null)).errorClass());
       // a valid one segment type: 3 INTs at 0
-      assertEquals(12, TypeMap.decode(derivedHeader(0, 12, 0, 12, 12, 1).appendLong(0).appendByte((byte) 4).appendInt(3),
+      assertEquals(12, TypeMapWire.decode(derivedHeader(0, 12, 0, 12, 12, 1).appendLong(0).appendByte((byte) 4).appendInt(3),
           0, null).size());
       // oversized segment counts, without allocating
       assertRejected(derivedHeader(0, 12, 0, 12, 12, Integer.MAX_VALUE));
@@ -888,7 +888,7 @@ class DatatypeTest {
     @Test
     void emptyDerivedTypeDecodes() {
       // zero segments is fine as long as the sizes agree
-      TypeMap t = TypeMap.decode(derivedHeader(0, 0, 0, 0, 0, 0), 0, null);
+      TypeMap t = TypeMapWire.decode(derivedHeader(0, 0, 0, 0, 0, 0), 0, null);
       assertEquals(0, t.segmentCount());
     }
 
@@ -933,7 +933,7 @@ class DatatypeTest {
         }
         try {
           int[] end = new int[1];
-          TypeMap t = TypeMap.decode(input, 0, end);
+          TypeMap t = TypeMapWire.decode(input, 0, end);
           assertTrue(end[0] <= input.length());
           // whatever decodes must be self-consistent and re-encode to the same bytes
           assertNotNull(t);

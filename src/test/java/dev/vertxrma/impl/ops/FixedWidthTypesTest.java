@@ -480,7 +480,7 @@ class FixedWidthTypesTest {
       Buffer buf = Buffer.buffer();
       TypeMap.of(d).encode(buf);
       assertEquals(1, buf.length());
-      assertSame(TypeMap.of(d), TypeMap.decode(buf, 0, null));
+      assertSame(TypeMap.of(d), TypeMapWire.decode(buf, 0, null));
     }
     assertTrue(BasicType.CHAR.isUnsigned());
     assertFalse(BasicType.SHORT.isUnsigned() || BasicType.INT.isUnsigned() || BasicType.LONG.isUnsigned());
@@ -498,7 +498,7 @@ class FixedWidthTypesTest {
     Buffer buf = Buffer.buffer();
     TypeMap.of(c).encode(buf);
     assertArrayEquals(new byte[] {(byte) BasicType.BOOLEAN.code()}, buf.getBytes());
-    assertSame(TypeMap.of(Datatype.BOOLEAN), TypeMap.decode(buf, 0, null), "decodes to the kind's first name");
+    assertSame(TypeMap.of(Datatype.BOOLEAN), TypeMapWire.decode(buf, 0, null), "decodes to the kind's first name");
     assertEquals("contiguous(4, C_BOOL)", Datatype.contiguous(4, c).name());
 
     // derived types of the new kinds survive the wire with their kinds
@@ -506,7 +506,7 @@ class FixedWidthTypesTest {
         new Datatype[] {Datatype.UINT16, Datatype.INT64, Datatype.C_BOOL}).commit();
     Buffer sb = Buffer.buffer();
     TypeMap.of(s).encode(sb);
-    TypeMap back = TypeMap.decode(sb, 0, null);
+    TypeMap back = TypeMapWire.decode(sb, 0, null);
     assertEquals(3, back.segmentCount());
     assertSame(BasicType.UINT16, back.segmentType(0));
     assertSame(BasicType.INT64, back.segmentType(1));

@@ -81,10 +81,10 @@ class RankFutureTest {
   void theStackALoopReachesDoesNotGrowWithItsLength(Vertx vertx, VertxTestContext test) {
     Context ctx = vertx.getOrCreateContext();
     ctx.runOnContext(v -> {
-      Future<Void> f = loop(0, 10 * RankFuture.MAX_DEPTH, i -> done(ctx, i));
+      Future<Void> f = loop(0, 10 * ListenerDepth.MAX_DEPTH, i -> done(ctx, i));
       assertFalse(f.isComplete(), "the loop went past the depth bound without yielding");
-      f.compose(x -> deepestStack(ctx, 4 * RankFuture.MAX_DEPTH))
-          .compose(shortLoop -> deepestStack(ctx, 100 * RankFuture.MAX_DEPTH).map(longLoop -> {
+      f.compose(x -> deepestStack(ctx, 4 * ListenerDepth.MAX_DEPTH))
+          .compose(shortLoop -> deepestStack(ctx, 100 * ListenerDepth.MAX_DEPTH).map(longLoop -> {
             assertEquals(shortLoop, longLoop, "frames at the deepest point of a short and a 25 times longer loop");
             return null;
           })).onComplete(test.succeedingThenComplete());
