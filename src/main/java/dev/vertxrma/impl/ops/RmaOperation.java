@@ -142,6 +142,22 @@ public final class RmaOperation implements Frame.Local {
     return c;
   }
 
+  /** In place: the origin data is {@code count} of {@code type} at {@code base}/{@code address}. */
+  public void originInPlace(Object base, long address, TypeMap type, int count) {
+    originBase = base;
+    originAddress = address;
+    originType = type;
+    originCount = count;
+  }
+
+  /** In place: the result goes to {@code count} of {@code type} at {@code base}/{@code address}. */
+  public void resultInPlace(Object base, long address, TypeMap type, int count) {
+    resultBase = base;
+    resultAddress = address;
+    resultType = type;
+    resultCount = count;
+  }
+
   /** Packed: the data's length in bytes. */
   public int payloadLength() {
     return payload != null ? payload.length : payloadSource != null ? payloadSource.length() : 0;

@@ -53,7 +53,6 @@ final class OriginOperations {
   private final WindowState state;
   private final int id;
   private final int rank;
-  private final boolean dynamic;
   private final CompletionTracker tracker;
   private final PscwEpoch pscw;
   private final PassiveEpoch passive;
@@ -61,6 +60,7 @@ final class OriginOperations {
   private final RankObserver observer;
   /** Gets of large data to other JVMs, paced so that a target packs a few replies at a time. */
   private final PacedGets largeGets;
+  private final OriginChecks checks;
   /** Same-JVM peers' target windows, resolved on first use (the fast path). */
   private final TargetWindow[] peers;
   /** The record same-JVM operations are built in (see {@link #operation}); used on the rank's context only. */
@@ -86,7 +86,6 @@ final class OriginOperations {
     this.state = state;
     this.id = state.id;
     this.rank = state.rank;
-    this.dynamic = dynamic;
     this.tracker = tracker;
     this.pscw = pscw;
     this.passive = passive;
@@ -94,6 +93,7 @@ final class OriginOperations {
     this.observer = observer;
     this.peers = new TargetWindow[rp.size()];
     this.largeGets = new PacedGets(rp);
+    this.checks = new OriginChecks(state, dynamic, pscw, passive, active);
     this.done = RankFuture.succeeded(rp.context());
   }
 
@@ -206,7 +206,7 @@ final class OriginOperations {
     if (targetRank < 0 || targetRank >= rp.size()) {
       return runNow(c, 0); // PROC_NULL (no-op) or a bad rank (the body fails): nothing to count
     }
-    int issuedIn = syncFor(targetRank, c.name);
+    int issuedIn = checks.syncFor(targetRank, c.name);
     c.seq = tracker.issue(targetRank);
     Future<?> gate = null;
     if (pscw.accessGroup() != null) {
@@ -293,58 +293,6 @@ final class OriginOperations {
     }
   }
 
-  // ------------------------------------------------------------------ checks
-
-  /** The synchronization mode an operation to {@code target} is issued under; RMA_SYNC if none. */
-  private int syncFor(int target, String call) {
-    Group access = pscw.accessGroup();
-    if (access != null) {
-      if (!access.contains(target)) {
-        throw RmaException.of(ErrorClass.RMA_SYNC, "%s to rank %d, which is not in the start group %s", call, target,
-            access);
-      }
-      return RmaOperation.SYNC_PSCW;
-    }
-    if (passive.holds(target)) {
-      return RmaOperation.SYNC_PASSIVE;
-    }
-    if (active.fenceOpen()) {
-      return RmaOperation.SYNC_FENCE;
-    }
-    throw RmaException.of(ErrorClass.RMA_SYNC, "%s to rank %d at rank %d outside an access epoch: call fence, start, "
-        + "lock or lockAll on window %s first", call, target, rank, state.name());
-  }
-
-  /** Origin-side range check against the target's announced size (the target checks again). */
-  private void checkTargetRange(int target, long disp, TypeMap tt, int count, String call) {
-    if (dynamic) {
-      return; // attached regions are known only at the target, which checks
-    }
-    long unit = state.unit(target);
-    long size = state.size(target);
-    long start;
-    try {
-      start = Math.multiplyExact(disp, unit);
-    } catch (ArithmeticException e) {
-      start = -1;
-    }
-    if (start < 0) {
-      throw RmaException.of(ErrorClass.RMA_RANGE, "%s target disp=%d x unit %d is outside window size %d at rank %d",
-          call, disp, unit, size, target);
-    }
-    if (!DatatypeEngine.fits(tt, count, start, size)) {
-      DatatypeEngine.checkAccess(tt, count, start, size, String.format("%s target range [disp=%d, unit %d) "
-          + "of window size %d at rank %d", call, disp, unit, size, target), ErrorClass.RMA_RANGE);
-    }
-  }
-
-  private static void checkOp(Op op, TypeMap t) {
-    if (op == null) {
-      throw new RmaException(ErrorClass.OP, "op is null");
-    }
-    DatatypeEngine.checkOp(op, t);
-  }
-
   // ------------------------------------------------------------------ frames
 
   /**
@@ -411,62 +359,12 @@ final class OriginOperations {
   private io.vertx.core.Promise<Void> attachOrigin(RmaOperation op, boolean local, MemoryView o, TypeMap type,
       int count, boolean tellPacked) {
     if (local) {
-      op.originBase = o.base();
-      op.originAddress = o.address();
-      op.originType = type;
-      op.originCount = count;
+      op.originInPlace(o.base(), o.address(), type, count);
       return null;
     }
     PackedOrigin p = new PackedOrigin(o.base(), o.address(), type, count, tellPacked ? rp.context() : null);
     op.payloadSource = p;
     return p.packed;
-  }
-
-  /**
-   * An origin buffer to another JVM, packed when its frame is encoded into the data-plane record:
-   * within the call that sends it, or, {@link PayloadSource#PACKED_LATER_FROM} bytes or more or
-   * while the link is congested, when the connection can take it ({@link #packed} completes then).
-   * No array in between.
-   */
-  private static final class PackedOrigin implements PayloadSource {
-    private final Object base; // an array origin stays reachable through it; a native one is the caller's
-    private final long address;
-    private final TypeMap type;
-    private final int count;
-    private final int length;
-    /** Completes once packed, for a caller that wants to be told (a put or accumulate); else {@code null}. */
-    final io.vertx.core.Promise<Void> packed;
-
-    /** {@code context} null: nobody waits for the packing (the call completes with its reply). */
-    PackedOrigin(Object base, long address, TypeMap type, int count, io.vertx.core.internal.ContextInternal context) {
-      this.base = base;
-      this.address = address;
-      this.type = type;
-      this.count = count;
-      this.length = Math.toIntExact(DatatypeEngine.packedSize(type, count));
-      // a small payload is packed later too while the link is congested: the put's future waits
-      this.packed = context != null ? context.promise() : null;
-    }
-
-    @Override
-    public int length() {
-      return length;
-    }
-
-    @Override
-    public void packInto(Object dstBase, long dstAddress) {
-      DatatypeEngine.pack(base, address, type, count, dstBase, dstAddress);
-      if (packed != null) {
-        packed.tryComplete();
-      }
-    }
-
-    @Override
-    public void dropped() {
-      if (packed != null) {
-        packed.tryComplete(); // never to be read: the buffer is the caller's again
-      }
-    }
   }
 
   /**
@@ -479,33 +377,12 @@ final class OriginOperations {
     }
     return reply.map(r -> {
       try {
-        unpackReply(r, into, type, count);
+        FetchedReply.unpack(r, into, type, count);
       } finally {
         ReceivedPayload.release(r);
       }
       return null;
     });
-  }
-
-  private static void unpackReply(Frame reply, MemoryRef m, TypeMap t, int count) {
-    long expected = t.size() * (long) count;
-    long got = reply.payloadLength();
-    if (got != expected) {
-      throw RmaException.of(ErrorClass.OTHER, "reply carries %d bytes, expected %d", got, expected);
-    }
-    if (got > 0 && m.released()) {
-      // the program released the store after the call's synchronization failed (a TIMEOUT):
-      // the late reply is dropped, never written into memory the store no longer owns
-      throw RmaException.of(ErrorClass.BUFFER, "the result buffer was released before the reply to this call came; "
-          + "its %d bytes are dropped", got);
-    }
-    if (got > 0) {
-      if (reply.payloadSource instanceof ReceivedPayload) { // left where it arrived
-        RmaTarget.unpack((ReceivedPayload) reply.payloadSource, m.base(), m.address(), t, count, Op.REPLACE);
-      } else {
-        DatatypeEngine.unpack(reply.payloadBytes(), m.base(), m.address(), t, count);
-      }
-    }
   }
 
   /** {@code f} without its value: the shared succeeded future when it has already succeeded. */
@@ -541,7 +418,7 @@ final class OriginOperations {
     TypeMap ot = BufferArguments.typeMap(c.originType, what);
     MemoryView o = BufferArguments.buffer(c.origin, c.originOffset, c.originCount, ot, what, originView);
     if (accumulate) {
-      checkOp(c.op, tt);
+      OriginChecks.checkOp(c.op, tt);
     }
     int targetRank = c.target;
     if (targetRank == Comm.PROC_NULL) {
@@ -549,7 +426,7 @@ final class OriginOperations {
     }
     state.checkRank(targetRank, call);
     DatatypeEngine.checkSignatures(ot, c.originCount, tt, c.targetCount, accumulate);
-    checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, call);
+    checks.checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, call);
     boolean local = rp.isLocal(targetRank);
     RmaOperation op = operation(c, c.type, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
     op.opCode = c.op.code();
@@ -579,15 +456,12 @@ final class OriginOperations {
     }
     state.checkRank(targetRank, "get");
     DatatypeEngine.checkSignatures(tt, c.targetCount, ot, c.resultCount, false);
-    checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, "get");
+    checks.checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, "get");
     boolean local = rp.isLocal(targetRank);
     RmaOperation op = operation(c, FrameType.GET, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
     MemoryRef into = local ? null : o.toRef(); // kept until the reply comes
     if (local) { // the target writes the get's buffer in place
-      op.resultBase = o.base();
-      op.resultAddress = o.address();
-      op.resultType = ot;
-      op.resultCount = c.resultCount;
+      op.resultInPlace(o.base(), o.address(), ot, c.resultCount);
     }
     Future<Frame> reply = local ? send(targetRank, op, true)
         : largeGets.request(targetRank, OperationFrames.toFrame(op), DatatypeEngine.packedSize(tt, c.targetCount));
@@ -597,7 +471,7 @@ final class OriginOperations {
   private Future<Void> getAccumulate(RmaCall c, int issuedIn) {
     TypeMap tt = BufferArguments.typeMap(c.targetType, "getAccumulate target");
     Op op = c.op;
-    checkOp(op, tt);
+    OriginChecks.checkOp(op, tt);
     TypeMap ot = null;
     MemoryView o = null;
     if (op != Op.NO_OP) {
@@ -615,7 +489,7 @@ final class OriginOperations {
       DatatypeEngine.checkSignatures(ot, c.originCount, tt, c.targetCount, true);
     }
     DatatypeEngine.checkSignatures(tt, c.targetCount, rt, c.resultCount, true);
-    checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, "getAccumulate");
+    checks.checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, "getAccumulate");
     boolean local = rp.isLocal(targetRank);
     RmaOperation rma = operation(c, FrameType.GET_ACC, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
     rma.opCode = op.code();
@@ -624,10 +498,7 @@ final class OriginOperations {
     }
     MemoryRef into = local ? null : r.toRef(); // kept until the reply comes
     if (local) { // the target writes the result in place
-      rma.resultBase = r.base();
-      rma.resultAddress = r.address();
-      rma.resultType = rt;
-      rma.resultCount = c.resultCount;
+      rma.resultInPlace(r.base(), r.address(), rt, c.resultCount);
     }
     return track(c, targetRank, issuedIn, receive(send(targetRank, rma, local), into, rt, c.resultCount));
   }
@@ -643,17 +514,15 @@ final class OriginOperations {
       return done;
     }
     state.checkRank(targetRank, "compareAndSwap");
-    checkTargetRange(targetRank, c.targetDisp, t, 1, "compareAndSwap");
+    checks.checkTargetRange(targetRank, c.targetDisp, t, 1, "compareAndSwap");
     boolean local = rp.isLocal(targetRank);
     RmaOperation op = operation(c, FrameType.CAS, targetRank, issuedIn, c.targetDisp, 1, t, local);
     MemoryRef into = null;
     if (local) { // the target reads origin and compare, and writes the result, in place
-      op.originBase = o.base();
-      op.originAddress = o.address();
+      op.originInPlace(o.base(), o.address(), t, 1);
       op.compareBase = cmp.base();
       op.compareAddress = cmp.address();
-      op.resultBase = r.base();
-      op.resultAddress = r.address();
+      op.resultInPlace(r.base(), r.address(), t, 1);
     } else {
       int size = (int) t.size();
       op.payload = new byte[2 * size];
