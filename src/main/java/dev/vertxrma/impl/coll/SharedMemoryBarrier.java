@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <p>Barrier numbers make the state independent of timing: a rank whose previous barrier timed out
  * arrives at its next number and waits for every rank to reach that one.
  */
-public final class SharedMemoryBarrier {
+final class SharedMemoryBarrier {
 
   /** How long a rank spins before it parks, when there is a core per party. */
   static final long SPIN_NANOS = 20_000;

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * callback that runs elsewhere cannot corrupt the ring. The ring is read once, by
  * {@link #snapshot}, after the rank has ended.
  */
-public final class TraceRecorder implements RankObserver {
+final class TraceRecorder implements RankObserver {
 
   /** Event types (the high byte of {@code meta}). */
   static final int OP = 1;
