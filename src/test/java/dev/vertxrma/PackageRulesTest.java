@@ -125,6 +125,22 @@ class PackageRulesTest {
     slices().matching("dev.vertxrma.impl.(*)..").should().beFreeOfCycles().check(classes);
   }
 
+  /**
+   * The API package reaches the implementation only through its entry points, as Vert.x does:
+   * {@code Rma} (jobs, worlds, clustered Vert.x), {@code RankVerticle} (a launcher's job),
+   * {@code Win} (window creation) and {@code Datatype} (its type map). Every other API type is an
+   * interface or a value the implementation uses, never the other way round.
+   */
+  @Test
+  void theApiReachesTheImplementationOnlyThroughItsEntryPoints() {
+    noClasses().that().resideInAPackage("dev.vertxrma").and().doNotHaveSimpleName("Rma")
+        .and().doNotHaveSimpleName("RankVerticle").and().doNotHaveSimpleName("Win")
+        .and().doNotHaveSimpleName("Datatype").and().areNotNestedClasses()
+        .should().dependOnClassesThat().resideInAPackage("dev.vertxrma.impl..")
+        .because("the API names a few static entry points into the implementation, nothing else")
+        .check(classes);
+  }
+
   @Test
   void samplesUseThePublicApiOnly() {
     noClasses().that().resideInAPackage("dev.vertxrma.samples..").should().dependOnClassesThat()
