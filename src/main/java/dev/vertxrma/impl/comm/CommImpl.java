@@ -18,6 +18,7 @@ import dev.vertxrma.impl.ops.BufferArguments;
 import dev.vertxrma.impl.ops.Combiner;
 import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.ops.TypeMap;
+import dev.vertxrma.impl.p2p.Channel;
 import dev.vertxrma.impl.p2p.PointToPoint;
 import dev.vertxrma.impl.p2p.PointToPoint.SendMode;
 import dev.vertxrma.impl.transport.Endpoint;
@@ -38,7 +39,7 @@ import dev.vertxrma.impl.runtime.ErrorHandling;
  * validates every call's arguments in the communicator's rank numbering (so a bad call fails its
  * future with the right error class and never reaches the wire), moves calls onto the rank's
  * context, and delegates to the rank's point-to-point engine (through this communicator's
- * {@link PointToPoint.Channel}: its context id and numbering) and to collectives of its own.
+ * {@link Channel}: its context id and numbering) and to collectives of its own.
  * Its {@link #endpoint()} is where its ranks become job ranks.
  */
 public final class CommImpl implements Comm {
@@ -76,7 +77,7 @@ public final class CommImpl implements Comm {
   /** This communicator's view of the rank: its numbering; the rank process itself for the world. */
   private final Endpoint view;
   private final PointToPoint p2p;
-  private final PointToPoint.Channel ch;
+  private final Channel ch;
   private final Collectives coll;
   private final Group group;
   private final Kind kind;

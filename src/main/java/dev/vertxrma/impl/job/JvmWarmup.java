@@ -31,6 +31,7 @@ final class JvmWarmup {
     "dev.vertxrma.impl.runtime.RankProcess", "dev.vertxrma.impl.comm.CommImpl", "dev.vertxrma.impl.comm.CommFactory",
     "dev.vertxrma.impl.comm.CommEndpoint", "dev.vertxrma.impl.runtime.RankFuture", "dev.vertxrma.impl.runtime.ErrorHandling",
     "dev.vertxrma.impl.runtime.WaitDeadlines", "dev.vertxrma.impl.runtime.Handshake", "dev.vertxrma.impl.p2p.BsendBuffer",
+    "dev.vertxrma.impl.p2p.Channel", "dev.vertxrma.impl.p2p.BufferedMode",
     "dev.vertxrma.impl.win.OriginOperations", "dev.vertxrma.impl.win.ActiveTargetSync", "dev.vertxrma.impl.win.RmaCall",
     "dev.vertxrma.impl.sync.FenceEpoch", "dev.vertxrma.impl.sync.LockManager", "dev.vertxrma.impl.sync.PassiveEpoch",
     "dev.vertxrma.impl.transport.DataLink", "dev.vertxrma.impl.transport.DataPlane", "dev.vertxrma.impl.transport.PendingReplies",
