@@ -35,6 +35,8 @@ final class JvmWarmup {
     "dev.vertxrma.impl.runtime.WaitDeadlines", "dev.vertxrma.impl.runtime.Handshake", "dev.vertxrma.impl.p2p.BsendBuffer",
     "dev.vertxrma.impl.p2p.Channel", "dev.vertxrma.impl.p2p.BufferedMode",
     "dev.vertxrma.impl.win.OriginOperations", "dev.vertxrma.impl.win.ActiveTargetSync", "dev.vertxrma.impl.win.RmaCall",
+    "dev.vertxrma.impl.win.SynchronizationCalls", "dev.vertxrma.impl.win.RequestOperations",
+    "dev.vertxrma.impl.win.WindowInfo", "dev.vertxrma.impl.win.WindowMemoryCalls",
     "dev.vertxrma.impl.sync.FenceEpoch", "dev.vertxrma.impl.sync.LockManager", "dev.vertxrma.impl.sync.PassiveEpoch",
     "dev.vertxrma.impl.transport.DataLink", "dev.vertxrma.impl.transport.DataPlane", "dev.vertxrma.impl.transport.PendingReplies",
     "dev.vertxrma.impl.transport.Frame", "dev.vertxrma.impl.memory.WindowMemory", "dev.vertxrma.impl.memory.AddressedMemory",
