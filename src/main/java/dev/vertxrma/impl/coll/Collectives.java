@@ -4,6 +4,7 @@ import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.memory.Memory;
 import dev.vertxrma.impl.ops.Combiner;
+import dev.vertxrma.impl.p2p.Channel;
 import dev.vertxrma.impl.p2p.PointToPoint;
 import dev.vertxrma.impl.transport.Endpoint;
 import io.vertx.core.Future;
@@ -27,7 +28,7 @@ public final class Collectives {
   private static final int ROUND_BITS = 8;
 
   private final Endpoint ep;
-  private final PointToPoint.Channel ch;
+  private final Channel ch;
   private final int ctx;
   /** The job's shared-memory barriers when every rank of the job lives in this JVM, else {@code null}. */
   private final SharedMemoryBarriers sharedBarriers;

@@ -4,7 +4,7 @@ import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.memory.Memory;
 import dev.vertxrma.impl.ops.Combiner;
-import dev.vertxrma.impl.p2p.PointToPoint;
+import dev.vertxrma.impl.p2p.Channel;
 import dev.vertxrma.impl.transport.Endpoint;
 import io.vertx.core.Future;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +24,7 @@ import java.util.List;
  * tree rooted at 0 and sends the result on to root.
  *
  * <p><b>Failures.</b> A rank whose part fails (a block of the wrong length, the op's function
- * throwing, a failed receive) sends the failure ({@link PointToPoint.Channel#sendFailure}) to
+ * throwing, a failed receive) sends the failure ({@link Channel#sendFailure}) to
  * every rank that would still wait for a block from it in this call, which do the same: nobody
  * waits for its timeout. With a user-defined op, the ranks then agree on the outcome (a
  * dissemination round carrying the lowest failing rank's error), so that the call fails at every
@@ -34,7 +34,7 @@ final class Reductions {
 
   private final Collectives coll;
   private final Endpoint ep;
-  private final PointToPoint.Channel ch;
+  private final Channel ch;
   private final int ctx;
   /** The job's shared-memory barriers when every rank of the job lives in this JVM, else {@code null}. */
   private final SharedMemoryBarriers sharedBarriers;
@@ -42,7 +42,7 @@ final class Reductions {
   private long exchangeNumber;
   private Future<?> lastExchange;
 
-  Reductions(Collectives coll, Endpoint ep, PointToPoint.Channel ch, int ctx, SharedMemoryBarriers sharedBarriers) {
+  Reductions(Collectives coll, Endpoint ep, Channel ch, int ctx, SharedMemoryBarriers sharedBarriers) {
     this.coll = coll;
     this.ep = ep;
     this.ch = ch;

@@ -29,9 +29,14 @@ final class JvmWarmup {
     // a rank's start (RankHost: the rank process, its communicators and point-to-point) ran 54 ms
     // on a cold JVM's event loop while they loaded
     "dev.vertxrma.impl.runtime.RankProcess", "dev.vertxrma.impl.comm.CommImpl", "dev.vertxrma.impl.comm.CommFactory",
-    "dev.vertxrma.impl.comm.CommEndpoint", "dev.vertxrma.impl.runtime.RankFuture", "dev.vertxrma.impl.runtime.ErrorHandling",
+    "dev.vertxrma.impl.comm.CommEndpoint", "dev.vertxrma.impl.comm.RankComms", "dev.vertxrma.impl.comm.PointToPointCalls",
+    "dev.vertxrma.impl.comm.CollectiveMoves", "dev.vertxrma.impl.comm.GlobalReductions",
+    "dev.vertxrma.impl.runtime.RankFuture", "dev.vertxrma.impl.runtime.ErrorHandling",
     "dev.vertxrma.impl.runtime.WaitDeadlines", "dev.vertxrma.impl.runtime.Handshake", "dev.vertxrma.impl.p2p.BsendBuffer",
+    "dev.vertxrma.impl.p2p.Channel", "dev.vertxrma.impl.p2p.BufferedMode",
     "dev.vertxrma.impl.win.OriginOperations", "dev.vertxrma.impl.win.ActiveTargetSync", "dev.vertxrma.impl.win.RmaCall",
+    "dev.vertxrma.impl.win.SynchronizationCalls", "dev.vertxrma.impl.win.RequestOperations",
+    "dev.vertxrma.impl.win.WindowInfo", "dev.vertxrma.impl.win.WindowMemoryCalls",
     "dev.vertxrma.impl.sync.FenceEpoch", "dev.vertxrma.impl.sync.LockManager", "dev.vertxrma.impl.sync.PassiveEpoch",
     "dev.vertxrma.impl.transport.DataLink", "dev.vertxrma.impl.transport.DataPlane", "dev.vertxrma.impl.transport.PendingReplies",
     "dev.vertxrma.impl.transport.Frame", "dev.vertxrma.impl.memory.WindowMemory", "dev.vertxrma.impl.memory.AddressedMemory",

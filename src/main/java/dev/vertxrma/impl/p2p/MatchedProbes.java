@@ -54,14 +54,14 @@ final class MatchedProbes {
 
   /** A matched probe waiting for a message. */
   private static final class Pending {
-    final PointToPoint.Channel ch;
+    final Channel ch;
     final int source;
     final int tag;
     final Promise<Message> promise;
     /** Answered or failed: its deadline no longer matters. */
     boolean ended;
 
-    Pending(PointToPoint.Channel ch, int source, int tag, Promise<Message> promise) {
+    Pending(Channel ch, int source, int tag, Promise<Message> promise) {
       this.ch = ch;
       this.source = source;
       this.tag = tag;
@@ -78,7 +78,7 @@ final class MatchedProbes {
     this.ep = ep;
   }
 
-  private Matched take(PointToPoint.Channel ch, Frame f) {
+  private Matched take(Channel ch, Frame f) {
     return new Matched(p2p, ch.ctx(), PointToPoint.probeStatus(ch, f), f);
   }
 
@@ -87,7 +87,7 @@ final class MatchedProbes {
    * rank, or a wildcard) would match, taken out of the queue; if there is none yet, the first
    * such message to arrive that no posted receive takes.
    */
-  Future<Message> mprobe(PointToPoint.Channel ch, int source, int tag) {
+  Future<Message> mprobe(Channel ch, int source, int tag) {
     if (source == Comm.PROC_NULL) {
       return ep.context().succeededFuture(Message.NO_PROC);
     }
@@ -115,7 +115,7 @@ final class MatchedProbes {
   }
 
   /** MPI_Improbe: as {@link #mprobe} for a message that has arrived already, or {@code null}. */
-  Message improbe(PointToPoint.Channel ch, int source, int tag) {
+  Message improbe(Channel ch, int source, int tag) {
     if (source == Comm.PROC_NULL) {
       return Message.NO_PROC;
     }
@@ -151,7 +151,7 @@ final class MatchedProbes {
    * handle is spent, also when the receive fails with TRUNCATE or TYPE (the message was received,
    * as by a receive); a refused handle is left as it was.
    */
-  Future<Status> mrecv(PointToPoint.Channel ch, MemoryRef buf, TypeMap type, int count, Message message,
+  Future<Status> mrecv(Channel ch, MemoryRef buf, TypeMap type, int count, Message message,
       String what) {
     if (message == Message.NO_PROC) {
       return ep.context().succeededFuture(Message.NO_PROC.status());
@@ -169,7 +169,7 @@ final class MatchedProbes {
   }
 
   /** Why {@code message} cannot be received on {@code ch} at this rank, or {@code null}. */
-  private RmaException refusal(PointToPoint.Channel ch, Message message, String what) {
+  private RmaException refusal(Channel ch, Message message, String what) {
     if (message == null) {
       return RmaException.of(ErrorClass.REQUEST, "%s at rank %d: the message is null (MPI_MESSAGE_NULL); pass one "
           + "that mprobe or improbe returned", what, ch.myRank());

@@ -2,7 +2,6 @@ package dev.vertxrma.impl.p2p;
 
 import dev.vertxrma.Comm;
 import dev.vertxrma.ErrorClass;
-import dev.vertxrma.Message;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Status;
 import dev.vertxrma.impl.memory.Memory;
@@ -22,8 +21,8 @@ import java.util.List;
 
 /**
  * Point-to-point messaging of one rank: eager standard sends, synchronous sends acknowledged on
- * match, buffered sends through the attached {@link BsendBuffer}, and the matching of arrivals
- * against posted receives with MPI's rules (source or ANY_SOURCE, tag or ANY_TAG, same context;
+ * match, buffered sends through {@link BufferedMode} (the attached buffer), and the matching of
+ * arrivals against posted receives with MPI's rules (source or ANY_SOURCE, tag or ANY_TAG, same context;
  * non-overtaking: both queues are scanned in arrival/post order). Matched probes, which take a
  * message out of the queue for a later receive of it, are {@link MatchedProbes}'. Runs on the
  * rank's context.
@@ -38,117 +37,9 @@ public final class PointToPoint {
   /** The send modes of MPI. */
   public enum SendMode { STANDARD, SYNCHRONOUS, BUFFERED }
 
-  /**
-   * The point-to-point traffic of one communicator: its context id (messages on other contexts
-   * never match) and its rank numbering ({@code comm}: ranks given here are the communicator's,
-   * translated to job ranks for the wire and back for statuses).
-   */
-  public final class Channel {
-    private final int ctx;
-    private final Endpoint comm;
-
-    private Channel(int ctx, Endpoint comm) {
-      this.ctx = ctx;
-      this.comm = comm;
-    }
-
-    /** The job rank of a communicator rank; ANY_SOURCE and PROC_NULL stay. */
-    private int job(int r) {
-      return r == Comm.ANY_SOURCE || r == Comm.PROC_NULL ? r : comm.jobRank(r);
-    }
-
-    /**
-     * Sends {@code count} elements of {@code type} from {@code buf} (already range-checked) to
-     * communicator rank {@code dest}.
-     */
-    public Future<Void> send(MemoryRef buf, TypeMap type, int count, int dest, int tag, SendMode mode) {
-      return PointToPoint.this.send(this, buf, type, count, job(dest), tag, mode);
-    }
-
-    /** Receives into {@code buf} from communicator rank {@code source} (or ANY_SOURCE, PROC_NULL). */
-    public Future<Status> recv(MemoryRef buf, TypeMap type, int count, int source, int tag) {
-      return PointToPoint.this.recv(this, buf, type, count, job(source), tag);
-    }
-
-    /** MPI_Probe on this communicator. */
-    public Future<Status> probe(int source, int tag) {
-      return PointToPoint.this.probe(this, job(source), tag);
-    }
-
-    /** MPI_Iprobe on this communicator: the status, or {@code null}. */
-    public Status iprobe(int source, int tag) {
-      return PointToPoint.this.iprobe(this, job(source), tag);
-    }
-
-    /** MPI_Mprobe on this communicator: the message, taken out of matching. */
-    public Future<Message> mprobe(int source, int tag) {
-      return matched.mprobe(this, job(source), tag);
-    }
-
-    /** MPI_Improbe on this communicator: the message, taken out of matching, or {@code null}. */
-    public Message improbe(int source, int tag) {
-      return matched.improbe(this, job(source), tag);
-    }
-
-    /**
-     * MPI_Mrecv on this communicator of {@code message} into {@code buf} (already range-checked);
-     * {@code what} names the call in errors.
-     */
-    public Future<Status> mrecv(MemoryRef buf, TypeMap type, int count, Message message, String what) {
-      return matched.mrecv(this, buf, type, count, message, what);
-    }
-
-    /** Sends raw bytes (collective algorithms); completes at once (eager). */
-    public void sendBytes(int dest, int tag, byte[] data) {
-      PointToPoint.this.sendBytes(ctx, job(dest), tag, data);
-    }
-
-    /**
-     * Sends, instead of raw bytes, the failure of this rank's part of a collective call: the raw
-     * receive that matches it fails with {@code failure}'s class and message, so the ranks that
-     * wait for this one fail at once instead of at their timeout.
-     */
-    public void sendFailure(int dest, int tag, RmaException failure) {
-      PointToPoint.this.sendFailure(ctx, job(dest), tag, failure);
-    }
-
-    /**
-     * Receives a message of any length as raw bytes (collective algorithms); a failure sent with
-     * {@link #sendFailure} fails it.
-     */
-    public Future<byte[]> recvBytes(int source, int tag) {
-      return PointToPoint.this.recvBytes(this, job(source), tag);
-    }
-
-    /** MPI_Buffer_attach: the rank's one buffer (errors name this communicator's rank). */
-    public Future<Void> bufferAttach(dev.vertxrma.Buf buffer, int size) {
-      return PointToPoint.this.bufferAttach(buffer, size, comm.rank());
-    }
-
-    /** MPI_Buffer_detach (errors name this communicator's rank). */
-    public Future<dev.vertxrma.DetachedBuffer> bufferDetach() {
-      return PointToPoint.this.bufferDetach(comm.rank());
-    }
-
-    /** The communicator rank of job rank {@code jobRank} (a message's source). */
-    int rankOf(int jobRank) {
-      return comm.rankOf(jobRank);
-    }
-
-    /** This rank in the communicator. */
-    int myRank() {
-      return comm.rank();
-    }
-
-    /** The context id of this communicator's traffic. */
-    int ctx() {
-      return ctx;
-    }
-  }
-
   /** The channel of a communicator with context id {@code ctx} and rank numbering {@code comm}. */
   public Channel channel(int ctx, Endpoint comm) {
-    return new Channel(ctx, comm);
+    return new Channel(this, matched, ctx, comm);
   }
 
   /** A receive waiting for its message. */
@@ -168,7 +59,7 @@ public final class PointToPoint {
     PostedRecv(Channel ch, int source, int tag, MemoryRef buf, TypeMap type, int count, Promise<Status> promise,
         Promise<byte[]> raw) {
       this.ch = ch;
-      this.ctx = ch.ctx;
+      this.ctx = ch.ctx();
       this.source = source;
       this.tag = tag;
       this.buf = buf;
@@ -203,7 +94,7 @@ public final class PointToPoint {
 
     PendingProbe(Channel ch, int source, int tag, Promise<Status> promise) {
       this.ch = ch;
-      this.ctx = ch.ctx;
+      this.ctx = ch.ctx();
       this.source = source;
       this.tag = tag;
       this.promise = promise;
@@ -223,20 +114,26 @@ public final class PointToPoint {
   private final LinkedList<PendingProbe> probes = new LinkedList<>();
   private final LinkedList<Frame> unexpected = new LinkedList<>();
   private final MatchedProbes matched;
-  private BsendBuffer bsend;
+  private final BufferedMode buffered;
 
   /** Creates the engine of one rank. */
   public PointToPoint(Endpoint ep) {
     this.ep = ep;
     this.matched = new MatchedProbes(this, ep);
+    this.buffered = new BufferedMode(ep);
+  }
+
+  /** Buffered mode at this rank: the attached buffer. */
+  BufferedMode buffered() {
+    return buffered;
   }
 
   /** Sends to job rank {@code dest} on {@code ch}'s context. */
-  private Future<Void> send(Channel ch, MemoryRef buf, TypeMap type, int count, int dest, int tag, SendMode mode) {
+  Future<Void> send(Channel ch, MemoryRef buf, TypeMap type, int count, int dest, int tag, SendMode mode) {
     if (dest == Comm.PROC_NULL) {
       return ep.context().succeededFuture();
     }
-    Frame f = Frame.of(mode == SendMode.SYNCHRONOUS ? FrameType.SSEND : FrameType.SEND, ep.rank(), ch.ctx);
+    Frame f = Frame.of(mode == SendMode.SYNCHRONOUS ? FrameType.SSEND : FrameType.SEND, ep.rank(), ch.ctx());
     f.tag = tag;
     switch (mode) {
       case STANDARD:
@@ -250,33 +147,12 @@ public final class PointToPoint {
         return ep.withTimeout(ep.request(dest, f).<Void>mapEmpty(), "ssend to rank " + ch.rankOf(dest));
       case BUFFERED:
       default:
-        return bsend(f, buf, type, count, dest, ch.rankOf(dest));
+        return buffered.send(f, buf, type, count, dest, ch.rankOf(dest));
     }
   }
 
-  /** Buffered send to job rank {@code dest}, rank {@code commDest} of the sending communicator (for messages). */
-  private Future<Void> bsend(Frame f, MemoryRef buf, TypeMap type, int count, int dest, int commDest) {
-    long bytes = type.size() * (long) count;
-    BsendBuffer b = bsend != null ? bsend : new BsendBuffer(null, null, 0);
-    BsendBuffer.Entry entry = b.allocate(bytes, commDest);
-    // the copy into the attached buffer is what frees the user's buffer at once
-    MemoryRef region = b.memory();
-    long at = region.address() + entry.offset + Comm.BSEND_OVERHEAD;
-    DatatypeEngine.pack(buf.base(), buf.address(), type, count, region.base(), at);
-    f.count = Math.toIntExact(bytes);
-    if (ep.isLocal(dest)) {
-      // same JVM: the receiver copies straight out of the attached buffer
-      f.local = new Frame.LocalBytes(region.base(), at);
-    } else {
-      f.payload = new byte[f.count];
-      Memory.copy(region.base(), at, f.payload, Memory.ARRAY_BYTE_BASE_OFFSET, bytes);
-    }
-    BsendBuffer owner = b;
-    ep.request(dest, f).onComplete(ar -> owner.delivered(entry));
-    return ep.context().succeededFuture();
-  }
-
-  private void sendBytes(int ctx, int dest, int tag, byte[] data) {
+  /** Sends raw bytes to job rank {@code dest} on context {@code ctx}. */
+  void sendBytes(int ctx, int dest, int tag, byte[] data) {
     Frame f = Frame.of(FrameType.SEND, ep.rank(), ctx);
     f.tag = tag;
     f.payload = data;
@@ -285,7 +161,7 @@ public final class PointToPoint {
   }
 
   /** A raw message whose {@code code} is a failure's error class and whose payload is its message. */
-  private void sendFailure(int ctx, int dest, int tag, RmaException failure) {
+  void sendFailure(int ctx, int dest, int tag, RmaException failure) {
     String prefix = failure.errorClass() + ": ";
     String message = failure.getMessage() == null ? "" : failure.getMessage();
     Frame f = Frame.of(FrameType.SEND, ep.rank(), ctx);
@@ -301,7 +177,7 @@ public final class PointToPoint {
    * Receives into {@code buf} from job rank {@code source}; fails with TRUNCATE when the message is
    * longer than the buffer.
    */
-  private Future<Status> recv(Channel ch, MemoryRef buf, TypeMap type, int count, int source, int tag) {
+  Future<Status> recv(Channel ch, MemoryRef buf, TypeMap type, int count, int source, int tag) {
     if (source == Comm.PROC_NULL) {
       return ep.context().succeededFuture(new Status(Comm.PROC_NULL, Comm.ANY_TAG, 0, 0));
     }
@@ -310,7 +186,8 @@ public final class PointToPoint {
     return p.future();
   }
 
-  private Future<byte[]> recvBytes(Channel ch, int source, int tag) {
+  /** Receives a raw message from job rank {@code source} (collective algorithms). */
+  Future<byte[]> recvBytes(Channel ch, int source, int tag) {
     Promise<byte[]> p = ep.context().promise();
     post(new PostedRecv(ch, source, tag, null, null, 0, null, p));
     return p.future();
@@ -363,7 +240,7 @@ public final class PointToPoint {
    * tag} would match, as soon as there is one, without receiving it. A message that a posted
    * receive takes on arrival is never seen by a probe.
    */
-  private Future<Status> probe(Channel ch, int source, int tag) {
+  Future<Status> probe(Channel ch, int source, int tag) {
     if (source == Comm.PROC_NULL) {
       return ep.context().succeededFuture(PROC_NULL_STATUS);
     }
@@ -371,7 +248,7 @@ public final class PointToPoint {
     if (failure != null) {
       return ep.context().failedFuture(failure);
     }
-    Frame f = firstUnexpected(ch.ctx, source, tag);
+    Frame f = firstUnexpected(ch.ctx(), source, tag);
     if (f != null) {
       return ep.context().succeededFuture(probeStatus(ch, f));
     }
@@ -394,7 +271,7 @@ public final class PointToPoint {
    * MPI_Iprobe: the status of the first message a receive of {@code source}/{@code tag} would
    * match that has arrived, or {@code null} if none has (yet).
    */
-  private Status iprobe(Channel ch, int source, int tag) {
+  Status iprobe(Channel ch, int source, int tag) {
     if (source == Comm.PROC_NULL) {
       return PROC_NULL_STATUS;
     }
@@ -402,7 +279,7 @@ public final class PointToPoint {
     if (failure != null) {
       throw failure;
     }
-    Frame f = firstUnexpected(ch.ctx, source, tag);
+    Frame f = firstUnexpected(ch.ctx(), source, tag);
     return f == null ? null : probeStatus(ch, f);
   }
 
@@ -537,43 +414,6 @@ public final class PointToPoint {
     }
   }
 
-  private Future<Void> bufferAttach(dev.vertxrma.Buf buffer, int size, int rank) {
-    if (bsend != null) {
-      return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER,
-          "rank %d already has a buffer attached; detach it first (one buffer per rank)", rank));
-    }
-    if (size < 0) {
-      return ep.context().failedFuture(RmaException.of(ErrorClass.ARG, "buffer size %d is negative", size));
-    }
-    Object memory = buffer == null ? null : buffer.memory();
-    if (!(memory instanceof byte[]) && !(memory instanceof net.openhft.chronicle.bytes.BytesStore)) {
-      return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER,
-          "bufferAttach takes a byte[] or a BytesStore, not %s", buffer == Comm.IN_PLACE ? "Comm.IN_PLACE"
-              : memory == null ? "null" : memory.getClass().getName()));
-    }
-    MemoryRef mem = MemoryRef.of(buffer, 0);
-    if (mem.bytesAvailable() < size) {
-      return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER,
-          "buffer of %d bytes is smaller than the size %d given to bufferAttach", mem.bytesAvailable(), size));
-    }
-    bsend = new BsendBuffer(buffer, mem, size);
-    return ep.context().succeededFuture();
-  }
-
-  /** MPI_Buffer_detach: completes with the buffer and its size once every buffered message was delivered. */
-  private Future<dev.vertxrma.DetachedBuffer> bufferDetach(int rank) {
-    if (bsend == null) {
-      return ep.context().failedFuture(RmaException.of(ErrorClass.BUFFER, "rank %d has no buffer attached", rank));
-    }
-    BsendBuffer b = bsend;
-    Promise<dev.vertxrma.DetachedBuffer> p = ep.context().promise();
-    return ep.withTimeout(b.detach(p), "bufferDetach").andThen(ar -> {
-      if (bsend == b) {
-        bsend = null;
-      }
-    });
-  }
-
   /** Fails every posted receive, pending probe and matched probe, and a pending detach (job failure). */
   public void fail(RmaException cause) {
     List<PostedRecv> all = new ArrayList<>(posted);
@@ -589,8 +429,6 @@ public final class PointToPoint {
       p.promise.tryFail(cause);
     }
     matched.fail(cause);
-    if (bsend != null) {
-      bsend.fail(cause);
-    }
+    buffered.fail(cause);
   }
 }

@@ -18,7 +18,6 @@ import dev.vertxrma.impl.memory.SharedMapping;
 import dev.vertxrma.impl.memory.WindowMemory;
 import dev.vertxrma.impl.observe.Observers;
 import dev.vertxrma.impl.observe.RankObserver;
-import dev.vertxrma.impl.observe.Sync;
 import dev.vertxrma.impl.runtime.ErrorHandling;
 import dev.vertxrma.impl.comm.CommImpl;
 import dev.vertxrma.impl.sync.CompletionTracker;
@@ -33,11 +32,13 @@ import java.util.function.Supplier;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
- * One rank's window: the {@link Win} facade. It checks that the window is live, hands each call
- * to the part that does it on the rank's context — RMA operations to {@link OriginOperations},
- * fence and post/start/complete/wait to {@link ActiveTargetSync}, lock/unlock/flush to
- * {@link PassiveTargetSync}, attach/detach and the memory's lifetime to the single-owner
- * {@link TargetWindow} — and keeps the window's attributes, info and error handler.
+ * One rank's window: the {@link Win} facade. It builds the window's parts and hands each call to
+ * the part that does it on the rank's context — RMA operations to {@link OriginOperations}, the
+ * synchronization calls to {@link SynchronizationCalls} (over {@link ActiveTargetSync} and
+ * {@link PassiveTargetSync}), rput/rget/raccumulate/rgetAccumulate to {@link RequestOperations},
+ * the memory, shared segments and attach/detach to {@link WindowMemoryCalls}, info hints to
+ * {@link WindowInfo}, frames for the target and the memory's lifetime to the single-owner
+ * {@link TargetWindow} — and keeps the window's attributes, name and error handler, and its free.
  */
 final class WinImpl implements Win, RegisteredWindow {
 
@@ -49,12 +50,8 @@ final class WinImpl implements Win, RegisteredWindow {
   private final WindowState state;
   private final int id;
   private final int rank;
-  private final WindowMemory memory;
-  private final DynamicMemory dynamic;
-  private final SharedMapping mapping;
   private final int dispUnit;
   private final Flavor flavor;
-  private volatile Info info;
   private final Collectives coll;
   private final CompletionTracker tracker;
   private final ErrorHandling errors;
@@ -64,12 +61,16 @@ final class WinImpl implements Win, RegisteredWindow {
   private final OriginOperations origin;
   /** This rank's window as a target: exposure state, lock queue, memory (single owner). */
   private final TargetWindow targetWindow;
-  /** Changed only by {@link #setInfo}, on the rank's context. */
-  private boolean noLocks;
+  /** The window's info hints (no_locks among them). */
+  private final WindowInfo hints;
+  /** Fence, post/start/complete/wait, lock/unlock, flush and sync. */
+  private final SynchronizationCalls sync;
+  /** rput, rget, raccumulate, rgetAccumulate. */
+  private final RequestOperations requests;
+  /** The memory, its base, shared segments, attach and detach. */
+  private final WindowMemoryCalls memoryCalls;
   /** Traces and metrics of this window ({@link RankObserver#NOOP} when neither is on). */
   private final RankObserver observer;
-  /** {@link #flushNow} as a function, made once (a flush that completes at once allocates nothing). */
-  private final Function<Integer, Future<Void>> flushNow = this::flushNow;
 
   WinImpl(WindowRegistry registry, CommImpl comm, int id, WindowMemory memory, DynamicMemory dynamic,
       SharedMapping mapping, int dispUnit, Flavor flavor, Info info) {
@@ -79,12 +80,9 @@ final class WinImpl implements Win, RegisteredWindow {
     this.id = id;
     this.rank = rp.rank();
     this.state = new WindowState(id, rank, rp.size());
-    this.memory = memory;
-    this.dynamic = dynamic;
-    this.mapping = mapping;
     this.dispUnit = dispUnit;
     this.flavor = flavor;
-    this.info = effectiveInfo(info);
+    Info effective = WindowInfo.withDefaults(info);
     this.coll = new Collectives(rp, comm.p2p(), collectiveContext(id), registry.process().job().sharedBarriers());
     // observed in job ranks (the window's own are its communicator's)
     this.observer = RankObserver.inJobRanks(Observers.forWindow(registry.process().job().jobName(),
@@ -94,8 +92,8 @@ final class WinImpl implements Win, RegisteredWindow {
         e -> comm.abort("ERRORS_ARE_FATAL on window " + state.name() + ": " + e.getMessage()));
     PscwEpoch pscw = new PscwEpoch(rp.context(), rank, rp.size());
     this.passive = new PassiveEpoch(rank, rp.size());
-    this.noLocks = "true".equalsIgnoreCase(this.info.get(Info.NO_LOCKS));
-    this.targetWindow = new TargetWindow(rp, memory, dynamic, mapping, dispUnit, noLocks, pscw, state::name);
+    this.targetWindow = new TargetWindow(rp, memory, dynamic, mapping, dispUnit, WindowInfo.noLocks(effective), pscw,
+        state::name);
     this.active = new ActiveTargetSync(rp, state, tracker, coll, pscw, passive, targetWindow, observer);
     this.origin = new OriginOperations(rp, comm, errors, registry, state, flavor == Flavor.DYNAMIC, tracker, pscw,
         passive, active, observer);
@@ -103,20 +101,10 @@ final class WinImpl implements Win, RegisteredWindow {
     active.localPeers(origin::localPeer);
     this.passiveSync = new PassiveTargetSync(rp, id, passive, tracker, origin::localPeer, tracker::reportErrors,
         state::name);
-  }
-
-  private static Info effectiveInfo(Info given) {
-    Info i = given;
-    if (i.get(Info.ACCUMULATE_ORDERING) == null) {
-      i = i.with(Info.ACCUMULATE_ORDERING, "rar,raw,war,waw");
-    }
-    if (i.get(Info.ACCUMULATE_OPS) == null) {
-      i = i.with(Info.ACCUMULATE_OPS, "same_op_no_op");
-    }
-    if (i.get(Info.NO_LOCKS) == null) {
-      i = i.with(Info.NO_LOCKS, "false");
-    }
-    return i;
+    this.hints = new WindowInfo(effective, rp, state, targetWindow, passive, coll);
+    this.sync = new SynchronizationCalls(this, rp, state, registry, hints, active, passiveSync, observer);
+    this.requests = new RequestOperations(this, comm, errors, rp, state, passiveSync, observer);
+    this.memoryCalls = new WindowMemoryCalls(this, rp, state, targetWindow, flavor, memory, dynamic, mapping);
   }
 
   @Override
@@ -130,11 +118,19 @@ final class WinImpl implements Win, RegisteredWindow {
   }
 
   /**
-   * A call of this window on its rank's context ({@link WorldComm#call}), its failure handled by
+   * A call of this window on its rank's context ({@link CommImpl#call}), its failure handled by
    * the window's error handler and observed.
    */
-  private <T> Future<T> call(Supplier<Future<T>> body) {
+  <T> Future<T> call(Supplier<Future<T>> body) {
     return observer.failures(id, comm.call(errors, body));
+  }
+
+  /**
+   * {@link #call(Supplier)} for a body that takes one argument: a body kept in a field makes a
+   * call that completes at once allocate nothing here.
+   */
+  <A, T> Future<T> call(Function<A, Future<T>> body, A arg) {
+    return observer.failures(id, comm.call(errors, body, arg));
   }
 
   /** This rank's window as a target. */
@@ -167,26 +163,12 @@ final class WinImpl implements Win, RegisteredWindow {
 
   @Override
   public BytesStore<?, ?> memory() {
-    checkLive("memory");
-    if (memory == null) {
-      throw RmaException.of(ErrorClass.RMA_FLAVOR, "memory of window %s: a dynamic window has no memory of its own "
-          + "(MPI's base MPI_BOTTOM, size 0); its memory is the stores attached to it", state.name());
-    }
-    return memory.store();
+    return memoryCalls.memory();
   }
 
   @Override
   public long baseAddress() {
-    checkLive("baseAddress");
-    if (memory == null) {
-      return 0; // MPI_BOTTOM: a dynamic window's accesses are at absolute addresses
-    }
-    if (memory.base() != null) {
-      throw RmaException.of(ErrorClass.BUFFER, "baseAddress of window %s: its memory at rank %d is a byte[]-backed "
-          + "store, which has no native address (create the window over a native store to have one)", state.name(),
-          rank);
-    }
-    return memory.address();
+    return memoryCalls.baseAddress();
   }
 
   @Override
@@ -201,13 +183,13 @@ final class WinImpl implements Win, RegisteredWindow {
 
   @Override
   public long size(int r) {
-    checkRank(r, "size");
+    state.checkRank(r, "size");
     return state.size(r);
   }
 
   @Override
   public int dispUnit(int r) {
-    checkRank(r, "dispUnit");
+    state.checkRank(r, "dispUnit");
     return state.unit(r);
   }
 
@@ -223,62 +205,14 @@ final class WinImpl implements Win, RegisteredWindow {
 
   @Override
   public Info info() {
-    return info;
-  }
-
-  /** The info keys {@link #setInfo} honours, and the values each takes. */
-  private static void checkInfoValue(String key, String value) {
-    boolean ok;
-    switch (key) {
-      case Info.NO_LOCKS:
-        ok = value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false");
-        break;
-      case Info.ACCUMULATE_ORDERING:
-        ok = value.equals("none") || value.matches("(rar|raw|war|waw)(,(rar|raw|war|waw))*");
-        break;
-      case Info.ACCUMULATE_OPS:
-        ok = value.equals("same_op") || value.equals("same_op_no_op");
-        break;
-      default:
-        ok = true; // unknown keys are kept and ignored, as MPI allows
-    }
-    if (!ok) {
-      throw RmaException.of(ErrorClass.INFO, "setInfo: %s=%s is not a valid value of %s", key, value, key);
-    }
+    return hints.get();
   }
 
   @Override
-  public Future<Void> setInfo(Info hints) {
+  public Future<Void> setInfo(Info given) {
     return call(() -> {
-      checkLive("setInfo");
-      Info next = info;
-      if (hints != null) {
-        for (String key : hints.keys()) {
-          checkInfoValue(key, hints.get(key));
-          next = next.with(key, hints.get(key));
-        }
-      }
-      Info merged = next;
-      boolean wantNoLocks = "true".equalsIgnoreCase(merged.get(Info.NO_LOCKS));
-      Future<String> targetRefusal = wantNoLocks == noLocks ? rp.context().succeededFuture("")
-          : targetWindow.noLocksRefusal(wantNoLocks);
-      // every rank learns every rank's verdict: the hints change everywhere or nowhere
-      return targetRefusal.map(r -> !r.isEmpty() ? r : wantNoLocks != noLocks && passive.isOpen()
-          ? "rank " + rank + " holds a passive-target epoch on window " + state.name() : "")
-          .compose(refusal -> coll.allgather(refusal.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
-          .compose(verdicts -> {
-        for (byte[] v : verdicts) {
-          if (v.length > 0) {
-            return rp.context().<Void>failedFuture(RmaException.of(ErrorClass.RMA_SYNC,
-                "setInfo no_locks=%s refused: %s", wantNoLocks, new String(v, java.nio.charset.StandardCharsets.UTF_8)));
-          }
-        }
-        return targetWindow.setNoLocks(wantNoLocks);
-      }).compose(v -> {
-        noLocks = wantNoLocks;
-        info = merged;
-        return coll.barrier(); // every rank has switched before any goes on
-      });
+      state.checkLive("setInfo");
+      return hints.set(given);
     });
   }
 
@@ -308,16 +242,6 @@ final class WinImpl implements Win, RegisteredWindow {
       errors.call(error);
       return rp.context().succeededFuture();
     });
-  }
-
-  // ------------------------------------------------------------------ checks
-
-  private void checkLive(String call) {
-    state.checkLive(call);
-  }
-
-  private void checkRank(int r, String call) {
-    state.checkRank(r, call);
   }
 
   // ------------------------------------------------------------------ operations
@@ -387,252 +311,129 @@ final class WinImpl implements Win, RegisteredWindow {
         Datatype.LONG, targetRank, targetDisp), () -> out[0]);
   }
 
-  // ------------------------------------------------------------------ fence and post/start/complete/wait
+  // ------------------------------------------------------------------ synchronization (SynchronizationCalls)
 
   @Override
   public Future<Void> fence(Mode... assertions) {
-    return call(() -> {
-      checkLive("fence");
-      return active.fence(assertions);
-    });
+    return sync.fence(assertions);
   }
 
   @Override
   public Future<Void> post(Group group, Mode... assertions) {
-    return call(() -> {
-      checkLive("post");
-      if (group == null) {
-        throw new RmaException(ErrorClass.GROUP, "post group is null");
-      }
-      return active.post(windowRanks(group, "post"), assertions);
-    });
+    return sync.post(group, assertions);
   }
 
   @Override
   public Future<Void> start(Group group, Mode... assertions) {
-    return call(() -> {
-      checkLive("start");
-      if (group == null) {
-        throw new RmaException(ErrorClass.GROUP, "start group is null");
-      }
-      return active.start(windowRanks(group, "start"), assertions);
-    });
+    return sync.start(group, assertions);
   }
 
   @Override
   public Future<Void> complete() {
-    return call(() -> {
-      checkLive("complete");
-      return active.complete();
-    });
+    return sync.complete();
   }
 
   @Override
   public Future<Void> waitFor() {
-    return call(() -> {
-      checkLive("waitFor");
-      return active.waitFor();
-    });
+    return sync.waitFor();
   }
 
   @Override
   public Future<Boolean> test() {
-    return call(() -> {
-      checkLive("test");
-      return active.test();
-    });
+    return sync.test();
   }
-
-  // ------------------------------------------------------------------ passive target
 
   @Override
   public Future<Void> lock(LockType type, int targetRank, Mode... assertions) {
-    return call(() -> {
-      checkLive("lock");
-      int bits = Mode.bits(assertions);
-      if (type == null) {
-        throw new RmaException(ErrorClass.ARG, "lock type is null");
-      }
-      if (targetRank == Comm.PROC_NULL) {
-        return rp.context().succeededFuture(); // no epoch, no state: a no-op like every call on PROC_NULL
-      }
-      checkRank(targetRank, "lock");
-      checkLockable("lock");
-      return observer.sync(id, type == LockType.EXCLUSIVE ? Sync.LOCK_EXCLUSIVE : Sync.LOCK_SHARED, targetRank,
-          passiveSync.lock(type, targetRank, (bits & Mode.NOCHECK.bit()) != 0));
-    });
-  }
-
-  private void checkLockable(String call) {
-    if (noLocks) {
-      throw RmaException.of(ErrorClass.RMA_SYNC, "%s on window %s, created with info no_locks=true", call,
-          state.name());
-    }
-    if (active.inPscwEpoch()) {
-      throw RmaException.of(ErrorClass.RMA_SYNC, "%s at rank %d during a post/start epoch on window %s", call, rank,
-          state.name());
-    }
-    active.leaveFenceMode(call);
+    return sync.lock(type, targetRank, assertions);
   }
 
   @Override
   public Future<Void> unlock(int targetRank) {
-    return call(() -> {
-      checkLive("unlock");
-      if (targetRank == Comm.PROC_NULL) {
-        return rp.context().succeededFuture();
-      }
-      checkRank(targetRank, "unlock");
-      return observer.sync(id, Sync.UNLOCK, targetRank, passiveSync.unlock(targetRank));
-    });
+    return sync.unlock(targetRank);
   }
 
   @Override
   public Future<Void> lockAll(Mode... assertions) {
-    return call(() -> {
-      checkLive("lockAll");
-      int bits = Mode.bits(assertions);
-      checkLockable("lockAll");
-      return observer.sync(id, Sync.LOCK_ALL, -1, passiveSync.lockAll((bits & Mode.NOCHECK.bit()) != 0));
-    });
+    return sync.lockAll(assertions);
   }
 
   @Override
   public Future<Void> unlockAll() {
-    return call(() -> {
-      checkLive("unlockAll");
-      return observer.sync(id, Sync.UNLOCK_ALL, -1, passiveSync.unlockAll());
-    });
+    return sync.unlockAll();
   }
 
   @Override
   public Future<Void> flush(int targetRank) {
-    return observer.failures(id, comm.call(errors, flushNow, targetRank));
-  }
-
-  private Future<Void> flushNow(Integer targetRank) {
-    checkLive("flush");
-    if (targetRank == Comm.PROC_NULL) {
-      return rp.context().succeededFuture();
-    }
-    checkRank(targetRank, "flush");
-    return observer.sync(id, Sync.FLUSH, targetRank, passiveSync.flush(targetRank));
+    return sync.flush(targetRank);
   }
 
   @Override
   public Future<Void> flushAll() {
-    return call(() -> {
-      checkLive("flushAll");
-      return observer.sync(id, Sync.FLUSH_ALL, -1, passiveSync.flushAll());
-    });
+    return sync.flushAll();
   }
 
   @Override
   public Future<Void> flushLocal(int targetRank) {
-    return flush(targetRank);
+    return sync.flushLocal(targetRank);
   }
 
   @Override
   public Future<Void> flushLocalAll() {
-    return flushAll();
+    return sync.flushLocalAll();
   }
 
   @Override
   public Future<Void> sync() {
-    return call(() -> {
-      checkLive("sync");
-      return passiveSync.sync();
-    });
+    return sync.sync();
   }
 
-  // ------------------------------------------------------------------ request-based operations
-
-  private <T> Future<T> request(int targetRank, String call, Supplier<Future<T>> op) {
-    return comm.call(errors, () -> {
-      if (targetRank != Comm.PROC_NULL) {
-        try {
-          checkRank(targetRank, call);
-          passiveSync.checkHeld(targetRank, call);
-        } catch (RmaException e) {
-          return observer.failures(id, rp.context().failedFuture(e)); // the operation observes its own failures
-        }
-      }
-      return op.get();
-    });
-  }
-
+  // ------------------------------------------------------------------ request-based operations (RequestOperations)
 
   @Override
   public Future<Void> rput(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType) {
-    return request(targetRank, "rput", () -> put(origin, originOffset, originCount, originType, targetRank,
-        targetDisp, targetCount, targetType));
+    return requests.rput(origin, originOffset, originCount, originType, targetRank, targetDisp, targetCount,
+        targetType);
   }
 
   @Override
   public Future<Void> rget(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
       long targetDisp, int targetCount, Datatype targetType) {
-    return request(targetRank, "rget", () -> get(origin, originOffset, originCount, originType, targetRank,
-        targetDisp, targetCount, targetType));
+    return requests.rget(origin, originOffset, originCount, originType, targetRank, targetDisp, targetCount,
+        targetType);
   }
 
   @Override
   public Future<Void> raccumulate(Buf origin, int originOffset, int originCount, Datatype originType,
       int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op) {
-    return request(targetRank, "raccumulate", () -> accumulate(origin, originOffset, originCount, originType,
-        targetRank, targetDisp, targetCount, targetType, op));
+    return requests.raccumulate(origin, originOffset, originCount, originType, targetRank, targetDisp, targetCount,
+        targetType, op);
   }
 
   @Override
   public Future<Void> rgetAccumulate(Buf origin, int originOffset, int originCount, Datatype originType,
       Buf result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
       int targetCount, Datatype targetType, Op op) {
-    return request(targetRank, "rgetAccumulate", () -> getAccumulate(origin, originOffset, originCount, originType,
-        result, resultOffset, resultCount, resultType, targetRank, targetDisp, targetCount, targetType, op));
+    return requests.rgetAccumulate(origin, originOffset, originCount, originType, result, resultOffset, resultCount,
+        resultType, targetRank, targetDisp, targetCount, targetType, op);
   }
 
   // ------------------------------------------------------------------ dynamic and shared windows
 
   @Override
   public Future<Void> attach(BytesStore<?, ?> store) {
-    return call(() -> {
-      checkLive("attach");
-      requireDynamic("attach");
-      return targetWindow.attach(store);
-    });
+    return memoryCalls.attach(store);
   }
 
   @Override
   public Future<Void> detach(BytesStore<?, ?> store) {
-    return call(() -> {
-      checkLive("detach");
-      requireDynamic("detach");
-      return targetWindow.detach(store);
-    });
-  }
-
-  private DynamicMemory requireDynamic(String call) {
-    if (dynamic == null) {
-      throw RmaException.of(ErrorClass.RMA_FLAVOR, "%s on window %s of flavor %s: only dynamic windows "
-          + "(Win.createDynamic) take attached memory", call, state.name(), flavor);
-    }
-    return dynamic;
+    return memoryCalls.detach(store);
   }
 
   @Override
   public Future<SharedSegment> sharedQuery(int targetRank) {
-    return call(() -> {
-      checkLive("sharedQuery");
-      if (mapping == null) {
-        throw RmaException.of(ErrorClass.RMA_FLAVOR, "sharedQuery on window %s of flavor %s: only windows from "
-            + "Win.allocateShared have shared segments", state.name(), flavor);
-      }
-      checkRank(targetRank, "sharedQuery");
-      long offset = SharedLayout.offset(state.sizes(), targetRank);
-      long bytes = state.size(targetRank);
-      return rp.context().succeededFuture(new SharedSegment(mapping.segment(offset, bytes), bytes,
-          state.unit(targetRank)));
-    });
+    return memoryCalls.sharedQuery(targetRank);
   }
 
   // ------------------------------------------------------------------ target side
@@ -661,34 +462,12 @@ final class WinImpl implements Win, RegisteredWindow {
     }
   }
 
-  /**
-   * A post or start group, whose members are processes named by job rank ({@link Group}), in
-   * this window's rank numbering; GROUP for a process outside the window's communicator.
-   */
-  private Group windowRanks(Group group, String call) {
-    int[] job = group.ranks();
-    int[] ranks = new int[job.length];
-    for (int i = 0; i < job.length; i++) {
-      ranks[i] = rp.rankOf(job[i]);
-      int np = registry.process().size();
-      if (job[i] >= np) {
-        throw RmaException.of(ErrorClass.RANK, "%s group %s names rank %d, the job has %d ranks", call, group, job[i],
-            np);
-      }
-      if (ranks[i] < 0) {
-        throw RmaException.of(ErrorClass.GROUP, "%s group %s names job rank %d, which is not in the communicator of "
-            + "window %s", call, group, job[i], state.name());
-      }
-    }
-    return Group.of(rank, ranks);
-  }
-
   // ------------------------------------------------------------------ free
 
   @Override
   public Future<Void> free() {
     return call(() -> {
-      checkLive("free");
+      state.checkLive("free");
       if (active.inPscwEpoch()) {
         throw RmaException.of(ErrorClass.RMA_SYNC, "free of window %s at rank %d inside a post/start epoch "
             + "(complete and waitFor first)", state.name(), rank);

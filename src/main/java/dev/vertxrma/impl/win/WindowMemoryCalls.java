@@ -1,0 +1,112 @@
+package dev.vertxrma.impl.win;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.Win.Flavor;
+import dev.vertxrma.Win.SharedSegment;
+import dev.vertxrma.impl.memory.DynamicMemory;
+import dev.vertxrma.impl.memory.SharedMapping;
+import dev.vertxrma.impl.memory.WindowMemory;
+import dev.vertxrma.impl.transport.Endpoint;
+import io.vertx.core.Future;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * The calls of one rank's window about its memory, each after checking that the window is live
+ * and of the flavor the call needs (RMA_FLAVOR otherwise): the memory and its base address
+ * (MPI_WIN_BASE; MPI_BOTTOM for a dynamic window), the segments of a shared window
+ * (MPI_Win_shared_query) and the memory attached to a dynamic window (MPI_Win_attach,
+ * MPI_Win_detach, through the single-owner {@link TargetWindow}).
+ */
+final class WindowMemoryCalls {
+
+  private final WinImpl win;
+  private final Endpoint rp;
+  private final WindowState state;
+  private final TargetWindow targetWindow;
+  private final Flavor flavor;
+  /** The window's own memory; {@code null} for a dynamic window. */
+  private final WindowMemory memory;
+  /** A dynamic window's attached memory; {@code null} for other flavors. */
+  private final DynamicMemory dynamic;
+  /** A shared window's mapping of every rank's segment; {@code null} for other flavors. */
+  private final SharedMapping mapping;
+
+  WindowMemoryCalls(WinImpl win, Endpoint rp, WindowState state, TargetWindow targetWindow, Flavor flavor,
+      WindowMemory memory, DynamicMemory dynamic, SharedMapping mapping) {
+    this.win = win;
+    this.rp = rp;
+    this.state = state;
+    this.targetWindow = targetWindow;
+    this.flavor = flavor;
+    this.memory = memory;
+    this.dynamic = dynamic;
+    this.mapping = mapping;
+  }
+
+  /** The window's memory at this rank; RMA_FLAVOR for a dynamic window, which has none of its own. */
+  BytesStore<?, ?> memory() {
+    state.checkLive("memory");
+    if (memory == null) {
+      throw RmaException.of(ErrorClass.RMA_FLAVOR, "memory of window %s: a dynamic window has no memory of its own "
+          + "(MPI's base MPI_BOTTOM, size 0); its memory is the stores attached to it", state.name());
+    }
+    return memory.store();
+  }
+
+  /** MPI_WIN_BASE: the native address of the memory, 0 for a dynamic window; BUFFER for byte[]-backed memory. */
+  long baseAddress() {
+    state.checkLive("baseAddress");
+    if (memory == null) {
+      return 0; // MPI_BOTTOM: a dynamic window's accesses are at absolute addresses
+    }
+    if (memory.base() != null) {
+      throw RmaException.of(ErrorClass.BUFFER, "baseAddress of window %s: its memory at rank %d is a byte[]-backed "
+          + "store, which has no native address (create the window over a native store to have one)", state.name(),
+          state.rank);
+    }
+    return memory.address();
+  }
+
+  /** MPI_Win_attach. */
+  Future<Void> attach(BytesStore<?, ?> store) {
+    return win.call(() -> {
+      state.checkLive("attach");
+      requireDynamic("attach");
+      return targetWindow.attach(store);
+    });
+  }
+
+  /** MPI_Win_detach. */
+  Future<Void> detach(BytesStore<?, ?> store) {
+    return win.call(() -> {
+      state.checkLive("detach");
+      requireDynamic("detach");
+      return targetWindow.detach(store);
+    });
+  }
+
+  private DynamicMemory requireDynamic(String call) {
+    if (dynamic == null) {
+      throw RmaException.of(ErrorClass.RMA_FLAVOR, "%s on window %s of flavor %s: only dynamic windows "
+          + "(Win.createDynamic) take attached memory", call, state.name(), flavor);
+    }
+    return dynamic;
+  }
+
+  /** MPI_Win_shared_query: rank {@code targetRank}'s segment of a shared window. */
+  Future<SharedSegment> sharedQuery(int targetRank) {
+    return win.call(() -> {
+      state.checkLive("sharedQuery");
+      if (mapping == null) {
+        throw RmaException.of(ErrorClass.RMA_FLAVOR, "sharedQuery on window %s of flavor %s: only windows from "
+            + "Win.allocateShared have shared segments", state.name(), flavor);
+      }
+      state.checkRank(targetRank, "sharedQuery");
+      long offset = SharedLayout.offset(state.sizes(), targetRank);
+      long bytes = state.size(targetRank);
+      return rp.context().succeededFuture(new SharedSegment(mapping.segment(offset, bytes), bytes,
+          state.unit(targetRank)));
+    });
+  }
+}
