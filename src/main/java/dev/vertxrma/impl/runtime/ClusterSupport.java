@@ -102,9 +102,8 @@ public final class ClusterSupport {
    * {@code null}: nothing changes) forms: Hazelcast's required member; the JVM whose
    * {@code clusterPort} (0: not chosen) is the leader's port is the leader itself and binds
    * exactly that port, the others search for a free port from the one above it. Only a TCP-IP
-   * join is changed.
-   *
-   * @throws RmaException {@link ErrorClass#ARG} when {@code leader} is not {@code host:port}
+   * join is changed. {@code leader} comes from {@link ClusterOptions#getLeader()}, which holds only
+   * a {@code host:port}.
    */
   static void joinLeader(Config config, String leader, int clusterPort) {
     if (leader == null || leader.isBlank()) {
@@ -114,17 +113,8 @@ public final class ClusterSupport {
     if (!tcp.isEnabled()) {
       return;
     }
-    String l = leader.trim();
-    int colon = l.lastIndexOf(':');
-    int port = -1;
-    try {
-      port = colon > 0 ? Integer.parseInt(l.substring(colon + 1)) : -1;
-    } catch (NumberFormatException e) {
-      // below
-    }
-    if (port < 1 || port > 65535) {
-      throw RmaException.of(ErrorClass.ARG, "-D%s=%s is not HOST:PORT", LEADER, leader);
-    }
+    String l = leader.trim(); // HOST:PORT, checked by ClusterOptions.setLeader
+    int port = Integer.parseInt(l.substring(l.lastIndexOf(':') + 1));
     tcp.setRequiredMember(l);
     if (clusterPort == port) {
       config.getNetworkConfig().setPort(port).setPortAutoIncrement(false);
