@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import org.agrona.collections.LongArrayQueue;
 
 /**
  * Origin-side completion counting of one window (issue-time accounting): per target, the number
@@ -88,7 +89,7 @@ public final class CompletionTracker {
   private final long[] oneWayAcked;
   private final long[] ackAsked;
   /** Per target: issue numbers of the one-way operations sent and not acknowledged yet, oldest first. */
-  private final LongQueue[] unacked;
+  private final LongArrayQueue[] unacked;
   private AckRequests ackRequests;
 
   /** A tracker for window {@code win} over {@code size} ranks, telling {@code observer} of each completion. */
@@ -105,7 +106,7 @@ public final class CompletionTracker {
     this.oneWaySent = new long[size];
     this.oneWayAcked = new long[size];
     this.ackAsked = new long[size];
-    this.unacked = new LongQueue[size];
+    this.unacked = new LongArrayQueue[size];
   }
 
   /** Where acknowledgement requests go; set once, before the first {@link #oneWay}. */
@@ -122,11 +123,11 @@ public final class CompletionTracker {
    *     its frame carries
    */
   public long oneWay(int target, long seq) {
-    LongQueue q = unacked[target];
+    LongArrayQueue q = unacked[target];
     if (q == null) {
-      q = unacked[target] = new LongQueue();
+      q = unacked[target] = new LongArrayQueue();
     }
-    q.add(seq);
+    q.offerLong(seq);
     return ++oneWaySent[target];
   }
 
@@ -146,7 +147,7 @@ public final class CompletionTracker {
     if (target < 0 || target >= unacked.length || n <= oneWayAcked[target] || n > oneWaySent[target]) {
       return false;
     }
-    long seq = unacked[target].get((int) (n - oneWayAcked[target] - 1));
+    long seq = nth(unacked[target], n - oneWayAcked[target] - 1);
     failures.add(new Failure(target, seq, error));
     return true;
   }
@@ -174,10 +175,10 @@ public final class CompletionTracker {
     ackRequests.request(target, upTo).onComplete(ar -> {
       ackAsked[target] = 0;
       Throwable failure = ar.failed() ? ar.cause() : null;
-      LongQueue q = unacked[target];
+      LongArrayQueue q = unacked[target];
       while (oneWayAcked[target] < upTo) {
         oneWayAcked[target]++;
-        complete(target, q.poll(), failure);
+        complete(target, q.pollLong(), failure);
       }
       if (waited(target) || oneWaySent[target] - oneWayAcked[target] >= UNACKED_BOUND) {
         askAck(target);
@@ -355,33 +356,16 @@ public final class CompletionTracker {
     return first;
   }
 
-  /** A growable FIFO ring of longs, with access by position from the oldest. */
-  private static final class LongQueue {
-    private long[] items = new long[16];
-    private int head;
-    private int size;
-
-    void add(long v) {
-      if (size == items.length) {
-        long[] bigger = new long[items.length * 2];
-        for (int i = 0; i < size; i++) {
-          bigger[i] = items[(head + i) % items.length];
-        }
-        items = bigger;
-        head = 0;
-      }
-      items[(head + size++) % items.length] = v;
+  /**
+   * The element {@code i} places after the oldest of {@code q}: a walk from the oldest, done only
+   * when a target reports a one-way operation failed (the queue holds at most about
+   * {@link #UNACKED_BOUND} plus those sent while an acknowledgement is on its way).
+   */
+  private static long nth(LongArrayQueue q, long i) {
+    LongArrayQueue.LongIterator it = q.iterator();
+    for (long k = 0; k < i; k++) {
+      it.nextValue();
     }
-
-    long poll() {
-      long v = items[head];
-      head = (head + 1) % items.length;
-      size--;
-      return v;
-    }
-
-    long get(int i) {
-      return items[(head + i) % items.length];
-    }
+    return it.nextValue();
   }
 }

@@ -5,11 +5,10 @@ import dev.vertxrma.RmaException;
 import io.vertx.core.Promise;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.function.IntPredicate;
+import org.agrona.collections.Long2ObjectHashMap;
 
 /**
  * The requests a rank is waiting on a reply for: correlation id to promise, with the target
@@ -28,7 +27,8 @@ public final class PendingReplies {
     }
   }
 
-  private final Map<Long, Pending> pending = new HashMap<>();
+  /** Keyed by the primitive correlation id: no boxed key per request (see docs/performance.md). */
+  private final Long2ObjectHashMap<Pending> pending = new Long2ObjectHashMap<>();
   private long nextCorr = 1;
   private long registered;
 
