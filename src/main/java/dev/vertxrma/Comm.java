@@ -168,6 +168,25 @@ public interface Comm {
   Future<Optional<Comm>> split(int color, int key);
 
   /**
+   * MPI_Comm_split_type: partitions this communicator by the kind of locality {@code type} names;
+   * with {@link SplitType#SHARED} (MPI_COMM_TYPE_SHARED), into the ranks that can share memory,
+   * across the JVMs of a host too. Collective, like {@link #split}; the new communicators are
+   * ordered by {@code key}, ties broken by rank here. Each rank proves which others share its
+   * memory segment directory by a file it writes there and they read (file work on a worker, never
+   * an event loop; the files are removed when the call completes).
+   *
+   * @param type the locality to split by; not null
+   * @param key the order of this rank in its new communicator (any int)
+   * @return completes, once every rank of this communicator has called it, with the communicator
+   *     of the ranks that share memory with this one (this rank alone if its directory cannot be
+   *     written). Fails with {@link ErrorClass#ARG} for a null type (at this rank; the others then
+   *     time out, as with any collective one rank does not enter), {@link ErrorClass#COMM} after
+   *     {@link #free()} or once the job has ended, {@link ErrorClass#OTHER} when no context id is
+   *     left, {@link ErrorClass#TIMEOUT}.
+   */
+  Future<Comm> splitType(SplitType type, int key);
+
+  /**
    * MPI_Comm_dup: a new communicator with the same ranks in the same order and a context of its
    * own: its traffic never mixes with this one's (a library's messages with its caller's, say).
    * Collective over this communicator, with a context id agreed as for {@link #split}. The error

@@ -4,6 +4,7 @@ import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.RmaException;
+import dev.vertxrma.SplitType;
 import dev.vertxrma.ErrorHandler;
 import dev.vertxrma.DetachedBuffer;
 import dev.vertxrma.Group;
@@ -111,6 +112,19 @@ public final class RxComm {
    */
   public Maybe<RxComm> split(int color, int key) {
     return Deferred.single(() -> comm.split(color, key)).flatMapMaybe(RxComm::view);
+  }
+
+  /**
+   * MPI_Comm_split_type ({@link Comm#splitType}): collective over this communicator. Emits the
+   * communicator of the ranks that share memory with this one. Fails with ARG (a null type), COMM,
+   * OTHER or TIMEOUT.
+   *
+   * @param type the locality to split by
+   * @param key the order of this rank in the new communicator
+   * @return this rank's new communicator
+   */
+  public Single<RxComm> splitType(SplitType type, int key) {
+    return Deferred.single(() -> comm.splitType(type, key)).map(RxComm::of);
   }
 
   /**

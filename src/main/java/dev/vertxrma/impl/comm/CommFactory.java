@@ -31,7 +31,20 @@ final class CommFactory {
   /** MPI_Comm_split. */
   static Future<Optional<Comm>> split(CommImpl parent, int color, int key) {
     int bad = color < 0 && color != Comm.UNDEFINED ? 1 : 0;
-    return agree(parent, new int[] {bad, color, key, 0}, (all, ctx) -> {
+    return split(parent, Future.succeededFuture(new int[] {bad, color, key, 0}), color, "split(color " + color + ")");
+  }
+
+  /**
+   * MPI_Comm_split with a color this rank learns later ({@code color}; its turn among the parent's
+   * communicator creations is taken now, so calls issued after it are agreed after it).
+   */
+  static Future<Comm> split(CommImpl parent, Future<Integer> color, int key, String what) {
+    return split(parent, color.map(c -> new int[] {0, c, key, 0}), null, what).map(Optional::get);
+  }
+
+  private static Future<Optional<Comm>> split(CommImpl parent, Future<int[]> args, Integer knownColor, String what) {
+    return agree(parent, args, (all, ctx) -> {
+      int color = knownColor == null ? all.get(parent.rank())[2] : knownColor;
       for (int r = 0; r < all.size(); r++) {
         if (all.get(r)[1] != 0) {
           throw RmaException.of(ErrorClass.ARG, "split: rank %d gave color %d; a color is >= 0 or Comm.UNDEFINED",
@@ -50,15 +63,14 @@ final class CommFactory {
       // by key, ties broken by rank in the parent (MPI's rule)
       same.sort((a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
       int[] members = same.stream().mapToInt(m -> parent.endpoint().jobRank(m[1])).toArray();
-      return Optional.of(parent.derive(members, ctx, "the communicator split(color " + color + ") of "
-          + parent.name()));
+      return Optional.of(parent.derive(members, ctx, "the communicator " + what + " of " + parent.name()));
     });
   }
 
   /** MPI_Comm_dup. */
   static Future<Comm> dup(CommImpl parent) {
     int[] members = parent.group().ranks();
-    return agree(parent, new int[4], (all, ctx) -> Optional.<Comm>of(parent.derive(members, ctx,
+    return agree(parent, Future.succeededFuture(new int[4]), (all, ctx) -> Optional.<Comm>of(parent.derive(members, ctx,
         "the communicator dup of " + parent.name()))).map(Optional::get);
   }
 
@@ -67,7 +79,7 @@ final class CommFactory {
     int badMember = group == null ? -1 : firstStranger(parent, group);
     int bad = group == null ? 1 : badMember != Comm.UNDEFINED ? 2 : 0;
     int hash = group == null ? 0 : Arrays.hashCode(group.ranks());
-    return agree(parent, new int[] {bad, badMember, hash, 0}, (all, ctx) -> {
+    return agree(parent, Future.succeededFuture(new int[] {bad, badMember, hash, 0}), (all, ctx) -> {
       for (int r = 0; r < all.size(); r++) {
         int[] a = all.get(r);
         if (a[1] == 1) {
@@ -113,16 +125,16 @@ final class CommFactory {
    * agreements have ended), then the largest proposal is the new context id. A failure, an
    * argument error at any rank included, ends the agreement with no id taken.
    */
-  private static Future<Optional<Comm>> agree(CommImpl parent, int[] args, Outcome outcome) {
+  private static Future<Optional<Comm>> agree(CommImpl parent, Future<int[]> arguments, Outcome outcome) {
     AgreedIds ids = parent.comms().contexts;
     AgreedIds.Turn turn = ids.turn();
-    Future<byte[]> mine = turn.proposal().map(id -> {
+    Future<byte[]> mine = turn.proposal().compose(id -> arguments.map(args -> {
       ByteBuffer b = ByteBuffer.allocate(4 * INTS).putInt(id);
       for (int a : args) {
         b.putInt(a);
       }
       return b.array();
-    });
+    }));
     return parent.collectives().allgather(mine).transform(ar -> {
       if (ar.failed()) {
         turn.end();

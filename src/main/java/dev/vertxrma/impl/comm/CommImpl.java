@@ -10,6 +10,7 @@ import dev.vertxrma.Group;
 import dev.vertxrma.Message;
 import dev.vertxrma.Reduction;
 import dev.vertxrma.RmaException;
+import dev.vertxrma.SplitType;
 import dev.vertxrma.Status;
 import dev.vertxrma.impl.coll.Collectives;
 import dev.vertxrma.impl.p2p.Channel;
@@ -259,6 +260,16 @@ public final class CommImpl implements Comm {
   @Override
   public Future<Optional<Comm>> split(int color, int key) {
     return call(() -> CommFactory.split(this, color, key));
+  }
+
+  @Override
+  public Future<Comm> splitType(SplitType type, int key) {
+    return call(() -> {
+      if (type == null) {
+        throw new RmaException(ErrorClass.ARG, "splitType: the split type is null (SplitType.SHARED is the one there is)");
+      }
+      return SharedMemoryDomain.split(this, key);
+    });
   }
 
   @Override
