@@ -3,6 +3,7 @@ package dev.vertxrma.runtime;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.testing.BlockedThreadGuard;
 import dev.vertxrma.testing.Jobs;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -31,6 +32,8 @@ class UncaughtFailureTest {
 
   @ParameterizedTest
   @EnumSource(Jobs.Mode.class)
+  @BlockedThreadGuard.HoldsEventLoopOnPurpose("the rank program's 300,000-deep chain of futures completes in one task "
+      + "until the stack overflows, and Vert.x fails each level of it in turn: the program's own time on its loop")
   void aStackOverflowWhileAChainOfFuturesCompletesFailsTheJobByName(Jobs.Mode mode) {
     Throwable t = Jobs.runExpectingFailure(mode, Jobs.options(2), (world, args) ->
         world.rank() == 0 ? recursive(0, 300_000) : world.barrier());
