@@ -25,6 +25,8 @@ final class JvmDefaults {
   static final String CONF = "rma.conf";
   static final String TLS = "rma.tls";
   static final String BUSY_POLL = "rma.busyPoll";
+  /** Whether JVMs of one host share window memory ({@link TransportOptions#isSharedMemory()}). */
+  static final String SHARED_MEMORY = "rma.shm";
   static final String TRACE = "rma.trace";
   static final String TRACE_EVENTS = "rma.trace.events";
   static final String COPY_THREADS = "rma.copyThreads";
@@ -45,6 +47,13 @@ final class JvmDefaults {
     o.setPort(port(p, DATA_PORT, TransportOptions.DEFAULT_PORT));
     o.setTlsDirectory(value(p, TLS));
     o.setProgress(progress(p));
+    String shm = value(p, SHARED_MEMORY);
+    if (shm != null) {
+      if (!shm.equalsIgnoreCase("true") && !shm.equalsIgnoreCase("false")) {
+        throw RmaException.of(ErrorClass.ARG, "-D%s=%s: use true or false", SHARED_MEMORY, shm);
+      }
+      o.setSharedMemory(Boolean.parseBoolean(shm));
+    }
   }
 
   /** {@code o} with this JVM's cluster settings. */

@@ -23,11 +23,18 @@ public class TransportOptions {
   public static final String DEFAULT_TLS_DIRECTORY = null;
   /** How the event loops wait when neither {@code -Drma.progress} nor {@code -Drma.busyPoll} is set. */
   public static final Progress DEFAULT_PROGRESS = Progress.ADAPTIVE;
+  /**
+   * Whether JVMs of one host share window memory when {@code -Drma.shm} is not set: yes (the
+   * on-node path; {@code false} sends every operation between JVMs over the data plane, as
+   * MPICH's {@code MPIR_CVAR_NOLOCAL}).
+   */
+  public static final boolean DEFAULT_SHARED_MEMORY = true;
 
   private String host = DEFAULT_HOST;
   private int port = DEFAULT_PORT;
   private String tlsDirectory = DEFAULT_TLS_DIRECTORY;
   private Progress progress = DEFAULT_PROGRESS;
+  private boolean sharedMemory = DEFAULT_SHARED_MEMORY;
 
   /**
    * This JVM's defaults: the {@code DEFAULT_*} values, each replaced by its system property when
@@ -50,6 +57,7 @@ public class TransportOptions {
     this.port = other.port;
     this.tlsDirectory = other.tlsDirectory;
     this.progress = other.progress;
+    this.sharedMemory = other.sharedMemory;
   }
 
   /**
@@ -144,6 +152,31 @@ public class TransportOptions {
    */
   public TransportOptions setProgress(Progress progress) {
     this.progress = progress != null ? progress : Progress.jvmDefault();
+    return this;
+  }
+
+  /**
+   * Whether ranks in different JVMs of one host reach each other's {@code allocate} windows
+   * through shared memory (the on-node path): the window memory of such a rank lives in a file of
+   * the user's segment directory ({@code /dev/shm}) that the host's other JVMs map, and their
+   * operations on it are applied by the origin, without a message. Windows over the caller's
+   * memory ({@code create}, dynamic windows) always use the data plane.
+   *
+   * @return {@code -Drma.shm}, else {@link #DEFAULT_SHARED_MEMORY}
+   */
+  public boolean isSharedMemory() {
+    return sharedMemory;
+  }
+
+  /**
+   * Turns the on-node path on or off ({@code false}: every operation between JVMs crosses the data
+   * plane, so it can be measured and tested on one machine).
+   *
+   * @param sharedMemory whether JVMs of one host share window memory
+   * @return these options
+   */
+  public TransportOptions setSharedMemory(boolean sharedMemory) {
+    this.sharedMemory = sharedMemory;
     return this;
   }
 }

@@ -134,6 +134,21 @@ public final class Jobs {
     return new JobOptions(o);
   }
 
+  /**
+   * {@link #options}, with the on-node path off: clustered, the ranks of the two nodes reach each
+   * other over the data plane, as JVMs of different hosts do.
+   */
+  public static JobOptions overDataPlane(int np) {
+    JobOptions o = options(np);
+    o.getTransportOptions().setSharedMemory(false);
+    return o;
+  }
+
+  /** {@link #run}, with the on-node path off ({@link #overDataPlane}). */
+  public static void runOverDataPlane(Mode mode, int np, RankProgram program) {
+    await(start(mode, overDataPlane(np), program), 120);
+  }
+
   /** Runs and waits (at most 120 s); rethrows the job's failure. */
   public static void run(Mode mode, int np, RankProgram program) {
     await(start(mode, options(np), program), 120);

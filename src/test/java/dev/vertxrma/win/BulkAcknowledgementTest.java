@@ -25,7 +25,8 @@ import org.opentest4j.AssertionFailedError;
 /**
  * Puts and accumulates to another JVM are acknowledged in bulk: sent one way, completed by one
  * acknowledgement per flush, and a failure at the target reaches the synchronization that covers
- * the operation. Embedded, the same calls go the same-JVM way and send no request at all.
+ * the operation. Embedded, the same calls go the same-JVM way and send no request at all. (Clustered
+ * with the on-node path off: the two nodes stand for JVMs of different hosts.)
  */
 class BulkAcknowledgementTest {
 
@@ -41,7 +42,7 @@ class BulkAcknowledgementTest {
   @EnumSource(Jobs.Mode.class)
   void manyPutsAndAccumulatesTakeOneRequestPerFlush(Jobs.Mode mode) {
     long[] requests = new long[2];
-    Jobs.run(mode, 2, (world, args) -> Win.allocate(world, 8L * (PUTS + ACCS), 8, Info.NULL).compose(win -> {
+    Jobs.runOverDataPlane(mode, 2, (world, args) -> Win.allocate(world, 8L * (PUTS + ACCS), 8, Info.NULL).compose(win -> {
       int r = world.rank();
       int other = 1 - r;
       var process = ((CommImpl) world).process();
@@ -89,7 +90,7 @@ class BulkAcknowledgementTest {
   @ParameterizedTest
   @EnumSource(Jobs.Mode.class)
   void aFailureAtTheTargetReachesTheFlushThatCoversIt(Jobs.Mode mode) {
-    Jobs.run(mode, 2, (world, args) -> Win.createDynamic(world, Info.NULL).compose(win -> {
+    Jobs.runOverDataPlane(mode, 2, (world, args) -> Win.createDynamic(world, Info.NULL).compose(win -> {
       int r = world.rank();
       int other = 1 - r;
       BytesStore<?, ?> region = BytesStore.nativeStoreWithFixedCapacity(64);

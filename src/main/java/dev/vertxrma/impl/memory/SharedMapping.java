@@ -10,6 +10,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -34,15 +35,59 @@ public final class SharedMapping {
     this.length = length;
   }
 
-  /** The directory shared segments are created in: {@code /dev/shm} if present, else the temp dir. */
+  /**
+   * The directory shared segments are created in: {@code vertx-rma-USER} under {@code /dev/shm} if
+   * present, else under the temp dir, created with mode 0700 (only its user may enter it: every
+   * process of that user can map the segments in it, as with MPI). Blocking file I/O on first use.
+   *
+   * @throws RmaException RMA_SHARED when the directory cannot be created, or exists but belongs to
+   *     another user or lets others in
+   */
   public static Path directory() {
     Path shm = Paths.get("/dev/shm");
-    return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Paths.get(System.getProperty("java.io.tmpdir"));
+    Path root = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Paths.get(System.getProperty("java.io.tmpdir"));
+    Path dir = root.resolve("vertx-rma-" + System.getProperty("user.name").replaceAll("[^A-Za-z0-9._-]", "_"));
+    try {
+      boolean posix = dir.getFileSystem().supportedFileAttributeViews().contains("posix");
+      if (!Files.isDirectory(dir)) {
+        try {
+          if (posix) {
+            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+          } else {
+            Files.createDirectory(dir);
+          }
+        } catch (java.nio.file.FileAlreadyExistsException raced) {
+          // another JVM of the user made it meanwhile: checked below like any other
+        }
+      }
+      if (posix) {
+        java.nio.file.attribute.PosixFileAttributes a = Files.readAttributes(dir,
+            java.nio.file.attribute.PosixFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        if (!a.isDirectory() || !a.owner().getName().equals(System.getProperty("user.name"))
+            || !a.permissions().equals(PosixFilePermissions.fromString("rwx------"))) {
+          throw RmaException.of(ErrorClass.RMA_SHARED, "segment directory %s must be a directory of user %s with mode "
+              + "0700 (it is %s, owner %s): remove it or fix its mode", dir, System.getProperty("user.name"),
+              PosixFilePermissions.toString(a.permissions()), a.owner().getName());
+        }
+      }
+      return dir;
+    } catch (IOException e) {
+      throw new RmaException(ErrorClass.RMA_SHARED, "cannot create the segment directory " + dir + ": " + e, e);
+    }
   }
 
   /** Creates the zero-filled file of {@code length} bytes (at least 8); returns its path. Blocking file I/O. */
   public static Path createFile(String name, long length) {
     Path p = directory().resolve(name);
+    try {
+      if (p.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+        Files.createFile(p, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      }
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      // sized below like a new one (a name is used once: a leftover of the same name is reused)
+    } catch (IOException e) {
+      throw new RmaException(ErrorClass.RMA_SHARED, "cannot create shared segment " + p + ": " + e, e);
+    }
     try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
       f.setLength(Math.max(length, 8));
       return p;
@@ -53,13 +98,23 @@ public final class SharedMapping {
 
   /** Maps the file at {@code path} (created by {@link #createFile}). Blocking file I/O. */
   public static SharedMapping map(Path path, long length) {
+    return map(path, 0, length);
+  }
+
+  /**
+   * Maps {@code length} bytes (at least 8) of the file at {@code path} from byte {@code offset}
+   * (a multiple of the page size, so that the mapping starts on one). Blocking file I/O.
+   *
+   * @throws RmaException RMA_SHARED when the file is shorter or cannot be mapped
+   */
+  public static SharedMapping map(Path path, long offset, long length) {
     long len = Math.max(length, 8);
     try (RandomAccessFile f = new RandomAccessFile(path.toFile(), "rw"); FileChannel ch = f.getChannel()) {
-      if (ch.size() < len) {
+      if (ch.size() < offset + len) {
         throw RmaException.of(ErrorClass.RMA_SHARED, "shared segment %s has %d bytes, expected %d (is every rank on "
-            + "the same host?)", path, ch.size(), len);
+            + "the same host?)", path, ch.size(), offset + len);
       }
-      return new SharedMapping(ch.map(FileChannel.MapMode.READ_WRITE, 0, len), len);
+      return new SharedMapping(ch.map(FileChannel.MapMode.READ_WRITE, offset, len), len);
     } catch (IOException e) {
       throw new RmaException(ErrorClass.RMA_SHARED, "cannot map shared segment " + path + " (every rank of a shared "
           + "window must run on one host): " + e, e);

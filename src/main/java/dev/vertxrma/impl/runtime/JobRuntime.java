@@ -52,6 +52,8 @@ public final class JobRuntime {
   /** The data plane's address and port (the transport options'). */
   private final String host;
   private final int dataPort;
+  /** Whether JVMs of one host share window memory ({@link dev.vertxrma.TransportOptions#isSharedMemory()}). */
+  private final boolean sharedMemory;
   private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
   /** The job's trace in this JVM, or {@code null} when it is not traced. */
   private volatile Trace trace;
@@ -66,6 +68,7 @@ public final class JobRuntime {
     this.waitTimeoutMs = options.getWaitTimeoutMs();
     this.host = options.getTransportOptions().getHost();
     this.dataPort = options.getTransportOptions().getPort();
+    this.sharedMemory = options.getTransportOptions().isSharedMemory();
     this.localRanks = new AtomicReferenceArray<>(np);
     this.transport = new Transport(jobName, this::sendRemote, this::localSink, this::inlineSink);
     this.membership = ClusterMembership.watch(vertx, this::nodeLeft);
@@ -286,6 +289,11 @@ public final class JobRuntime {
         p.context().runOnContext(v -> p.fail(cause));
       }
     }
+  }
+
+  /** Whether ranks in this JVM share window memory with the other JVMs of their host (the on-node path). */
+  public boolean sharedMemory() {
+    return sharedMemory;
   }
 
   /**

@@ -78,6 +78,8 @@ public final class CompletionTracker {
    * a synchronization waits for this prefix, never for a mere count of completions.
    */
   private final long[] completed;
+  /** By target: the last operation that went over the data plane (the on-node path waits for it). */
+  private final long[] lastViaNetwork;
   /** Per target: operations complete ahead of an earlier one still pending ({@code null} while none ever was). */
   private final java.util.TreeSet<Long>[] ahead;
   private final int[] sentInEpoch;
@@ -99,6 +101,7 @@ public final class CompletionTracker {
     this.win = win;
     this.issued = new long[size];
     this.completed = new long[size];
+    this.lastViaNetwork = new long[size];
     @SuppressWarnings("unchecked")
     java.util.TreeSet<Long>[] a = new java.util.TreeSet[size];
     this.ahead = a;
@@ -246,6 +249,19 @@ public final class CompletionTracker {
     while (next != null && !next.isEmpty() && next.first() == completed[target] + 1) {
       completed[target] = next.pollFirst();
     }
+  }
+
+  /** Operation {@code seq} to {@code target} went over the data plane (not applied in shared memory). */
+  public void viaNetwork(int target, long seq) {
+    lastViaNetwork[target] = seq;
+  }
+
+  /**
+   * Whether every operation to {@code target} that went over the data plane has completed: an
+   * operation applied by the origin in shared memory now overtakes none of them.
+   */
+  public boolean networkQuiet(int target) {
+    return completed[target] >= lastViaNetwork[target];
   }
 
   /** Counts an operation sent to {@code target} in the current fence or PSCW epoch. */

@@ -61,6 +61,8 @@ final class OriginOperations {
   /** Gets of large data to other JVMs, paced so that a target packs a few replies at a time. */
   private final PacedGets largeGets;
   private final OriginChecks checks;
+  /** The host segments of ranks in other JVMs of this host (the on-node path); none until set. */
+  private SegmentPeers segments;
   /** Same-JVM peers' target windows, resolved on first use (the fast path). */
   private final TargetWindow[] peers;
   /** The record same-JVM operations are built in (see {@link #operation}); used on the rank's context only. */
@@ -92,6 +94,7 @@ final class OriginOperations {
     this.active = active;
     this.observer = observer;
     this.peers = new TargetWindow[rp.size()];
+    this.segments = SegmentPeers.none(rp.size());
     this.largeGets = new PacedGets(rp);
     this.checks = new OriginChecks(state, dynamic, pscw, passive, active);
     this.done = RankFuture.succeeded(rp.context());
@@ -275,13 +278,13 @@ final class OriginOperations {
       switch (c.type) {
         case FrameType.PUT:
         case FrameType.ACC:
-          return write(c, issuedIn);
+          return write(c, issuedIn, true);
         case FrameType.GET:
-          return get(c, issuedIn);
+          return get(c, issuedIn, true);
         case FrameType.GET_ACC:
-          return getAccumulate(c, issuedIn);
+          return getAccumulate(c, issuedIn, true);
         case FrameType.CAS:
-          return compareAndSwap(c, issuedIn);
+          return compareAndSwap(c, issuedIn, true);
         default:
           throw new IllegalStateException("not an RMA operation: " + FrameType.name(c.type));
       }
@@ -317,6 +320,23 @@ final class OriginOperations {
     return rp.request(targetRank, OperationFrames.toFrame(op == scratch ? op.copy() : op));
   }
 
+  /** Sets the window segments of the ranks in this host's other JVMs (the on-node path); once, at creation. */
+  void segmentPeers(SegmentPeers peers) {
+    this.segments = peers;
+  }
+
+  /**
+   * Whether an operation to rank {@code r} of another JVM, issued in sync mode {@code issuedIn},
+   * may be applied by this origin in {@code r}'s host segment: {@code r}'s segment is mapped here,
+   * the epoch is not post/start (whose target counts the operations it applied), and none of this
+   * origin's operations to {@code r} that went over the data plane is still incomplete (it would
+   * be overtaken).
+   */
+  private boolean onHost(int r, int issuedIn) {
+    return segments.reaches(r) && issuedIn != RmaOperation.SYNC_PSCW && tracker.networkQuiet(r)
+        && rp.failure() == null;
+  }
+
   /** The same-JVM target window of rank {@code r} while the job runs, else {@code null}. */
   TargetWindow localPeer(int r) {
     return rp.isLocal(r) && rp.failure() == null ? peer(r) : null;
@@ -333,6 +353,12 @@ final class OriginOperations {
 
   private RmaOperation operation(RmaCall c, byte kind, int target, int issuedIn, long disp, int count, TypeMap tt,
       boolean local) {
+    return operation(c, kind, target, issuedIn, disp, count, tt, local, true);
+  }
+
+  /** {@link #operation}; {@code observe} false for an operation built a second time (after the on-node path declined it). */
+  private RmaOperation operation(RmaCall c, byte kind, int target, int issuedIn, long disp, int count, TypeMap tt,
+      boolean local, boolean observe) {
     // a same-JVM operation is built in the scratch record: applied at once it is never kept, and
     // {@link #send} copies it when it has to wait at the target
     RmaOperation op = (local ? scratch : new RmaOperation()).reset(kind, id, rank);
@@ -346,7 +372,9 @@ final class OriginOperations {
     } else {
       op.targetTypeWire = tt.wireBytes();
     }
-    observer.opIssued(id, kind, target, tt.size() * (long) count, c.seq);
+    if (observe) {
+      observer.opIssued(id, kind, target, tt.size() * (long) count, c.seq);
+    }
     return op;
   }
 
@@ -410,7 +438,7 @@ final class OriginOperations {
    * put and accumulate: the future completes at origin completion — at once when the data was
    * packed for the wire, when the target has copied it on the same-JVM path.
    */
-  private Future<Void> write(RmaCall c, int issuedIn) {
+  private Future<Void> write(RmaCall c, int issuedIn, boolean first) {
     String call = c.name;
     boolean accumulate = c.type == FrameType.ACC;
     TypeMap tt = BufferArguments.typeMap(c.targetType, accumulate ? "accumulate target" : "put target");
@@ -428,10 +456,16 @@ final class OriginOperations {
     DatatypeEngine.checkSignatures(ot, c.originCount, tt, c.targetCount, accumulate);
     checks.checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, call);
     boolean local = rp.isLocal(targetRank);
-    RmaOperation op = operation(c, c.type, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
+    boolean host = first && onHost(targetRank, issuedIn);
+    RmaOperation op = operation(c, c.type, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local || host,
+        first);
     op.opCode = c.op.code();
-    io.vertx.core.Promise<Void> packed = attachOrigin(op, local, o, ot, c.originCount, true);
+    io.vertx.core.Promise<Void> packed = attachOrigin(op, local || host, o, ot, c.originCount, true);
+    if (host) {
+      return segments.tryApply(targetRank, op) ? track(c, targetRank, issuedIn, done) : write(c, issuedIn, false);
+    }
     if (!local) {
+      tracker.viaNetwork(targetRank, c.seq);
       if (issuedIn != RmaOperation.SYNC_PASSIVE) {
         tracker.sentInEpoch(targetRank);
       }
@@ -446,7 +480,7 @@ final class OriginOperations {
     return track(c, targetRank, issuedIn, empty(send(targetRank, op, local)));
   }
 
-  private Future<Void> get(RmaCall c, int issuedIn) {
+  private Future<Void> get(RmaCall c, int issuedIn, boolean first) {
     TypeMap tt = BufferArguments.typeMap(c.targetType, "get target");
     TypeMap ot = BufferArguments.typeMap(c.resultType, "get origin");
     MemoryView o = BufferArguments.buffer(c.result, c.resultOffset, c.resultCount, ot, "get origin", resultView);
@@ -458,17 +492,25 @@ final class OriginOperations {
     DatatypeEngine.checkSignatures(tt, c.targetCount, ot, c.resultCount, false);
     checks.checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, "get");
     boolean local = rp.isLocal(targetRank);
-    RmaOperation op = operation(c, FrameType.GET, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
+    boolean host = first && onHost(targetRank, issuedIn);
+    RmaOperation op = operation(c, FrameType.GET, targetRank, issuedIn, c.targetDisp, c.targetCount, tt,
+        local || host, first);
+    if (host) { // read in place from the target's segment
+      op.resultInPlace(o.base(), o.address(), ot, c.resultCount);
+      return segments.tryApply(targetRank, op) ? track(c, targetRank, issuedIn, done) : get(c, issuedIn, false);
+    }
     MemoryRef into = local ? null : o.toRef(); // kept until the reply comes
     if (local) { // the target writes the get's buffer in place
       op.resultInPlace(o.base(), o.address(), ot, c.resultCount);
+    } else {
+      tracker.viaNetwork(targetRank, c.seq);
     }
     Future<Frame> reply = local ? send(targetRank, op, true)
         : largeGets.request(targetRank, OperationFrames.toFrame(op), DatatypeEngine.packedSize(tt, c.targetCount));
     return track(c, targetRank, issuedIn, receive(reply, into, ot, c.resultCount));
   }
 
-  private Future<Void> getAccumulate(RmaCall c, int issuedIn) {
+  private Future<Void> getAccumulate(RmaCall c, int issuedIn, boolean first) {
     TypeMap tt = BufferArguments.typeMap(c.targetType, "getAccumulate target");
     Op op = c.op;
     OriginChecks.checkOp(op, tt);
@@ -491,19 +533,28 @@ final class OriginOperations {
     DatatypeEngine.checkSignatures(tt, c.targetCount, rt, c.resultCount, true);
     checks.checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, "getAccumulate");
     boolean local = rp.isLocal(targetRank);
-    RmaOperation rma = operation(c, FrameType.GET_ACC, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local);
+    boolean host = first && onHost(targetRank, issuedIn);
+    RmaOperation rma = operation(c, FrameType.GET_ACC, targetRank, issuedIn, c.targetDisp, c.targetCount, tt,
+        local || host, first);
     rma.opCode = op.code();
     if (o != null) {
-      attachOrigin(rma, local, o, ot, c.originCount, false);
+      attachOrigin(rma, local || host, o, ot, c.originCount, false);
+    }
+    if (host) { // applied in the target's segment, the result written in place
+      rma.resultInPlace(r.base(), r.address(), rt, c.resultCount);
+      return segments.tryApply(targetRank, rma) ? track(c, targetRank, issuedIn, done)
+          : getAccumulate(c, issuedIn, false);
     }
     MemoryRef into = local ? null : r.toRef(); // kept until the reply comes
     if (local) { // the target writes the result in place
       rma.resultInPlace(r.base(), r.address(), rt, c.resultCount);
+    } else {
+      tracker.viaNetwork(targetRank, c.seq);
     }
     return track(c, targetRank, issuedIn, receive(send(targetRank, rma, local), into, rt, c.resultCount));
   }
 
-  private Future<Void> compareAndSwap(RmaCall c, int issuedIn) {
+  private Future<Void> compareAndSwap(RmaCall c, int issuedIn, boolean first) {
     TypeMap t = BufferArguments.typeMap(c.targetType, "compareAndSwap");
     DatatypeEngine.checkCompareAndSwapType(t);
     MemoryView o = BufferArguments.buffer(c.origin, c.originOffset, 1, t, "compareAndSwap origin", originView);
@@ -516,9 +567,10 @@ final class OriginOperations {
     state.checkRank(targetRank, "compareAndSwap");
     checks.checkTargetRange(targetRank, c.targetDisp, t, 1, "compareAndSwap");
     boolean local = rp.isLocal(targetRank);
-    RmaOperation op = operation(c, FrameType.CAS, targetRank, issuedIn, c.targetDisp, 1, t, local);
+    boolean host = first && onHost(targetRank, issuedIn);
+    RmaOperation op = operation(c, FrameType.CAS, targetRank, issuedIn, c.targetDisp, 1, t, local || host, first);
     MemoryRef into = null;
-    if (local) { // the target reads origin and compare, and writes the result, in place
+    if (local || host) { // the target reads origin and compare, and writes the result, in place
       op.originInPlace(o.base(), o.address(), t, 1);
       op.compareBase = cmp.base();
       op.compareAddress = cmp.address();
@@ -529,6 +581,11 @@ final class OriginOperations {
       Memory.copy(o.base(), o.address(), op.payload, Memory.ARRAY_BYTE_BASE_OFFSET, size);
       Memory.copy(cmp.base(), cmp.address(), op.payload, Memory.ARRAY_BYTE_BASE_OFFSET + size, size);
       into = r.toRef(); // kept until the reply comes
+      tracker.viaNetwork(targetRank, c.seq);
+    }
+    if (host) {
+      return segments.tryApply(targetRank, op) ? track(c, targetRank, issuedIn, done)
+          : compareAndSwap(c, issuedIn, false);
     }
     return track(c, targetRank, issuedIn, receive(send(targetRank, op, local), into, t, 1));
   }

@@ -23,7 +23,10 @@ final class SingleOwner {
   private static final int DRAIN_BATCH = 64;
   private static final System.Logger LOG = System.getLogger(SingleOwner.class.getName());
 
-  private final AtomicBoolean owned = new AtomicBoolean();
+  /** The owner word: on the heap, or in the window's segment where other JVMs' origins take it too. */
+  private final WindowControl word;
+  /** Whether threads of other JVMs may take the word (they cannot schedule this JVM's drains). */
+  private final boolean shared;
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
   private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
   private final ContextInternal home;
@@ -31,7 +34,17 @@ final class SingleOwner {
   private List<Runnable> deferred;
 
   SingleOwner(ContextInternal home) {
+    this(home, WindowControl.onHeap(0), false);
+  }
+
+  /**
+   * An owner over {@code word}; {@code shared} if origins of other JVMs take it too: a drain that
+   * finds it taken then tries again in a task of its own, since such an owner cannot schedule it.
+   */
+  SingleOwner(ContextInternal home, WindowControl word, boolean shared) {
     this.home = home;
+    this.word = word;
+    this.shared = shared;
   }
 
   /**
@@ -39,14 +52,14 @@ final class SingleOwner {
    * {@link #release} it in a {@code finally}.
    */
   boolean tryAcquire() {
-    return queue.isEmpty() && owned.compareAndSet(false, true);
+    return queue.isEmpty() && word.tryAcquire();
   }
 
   /** Gives ownership back, runs the deferred actions, and lets the home context drain the queue. */
   void release() {
     List<Runnable> after = deferred;
     deferred = null;
-    owned.set(false);
+    word.release();
     if (!queue.isEmpty()) {
       scheduleDrain();
     }
@@ -87,8 +100,13 @@ final class SingleOwner {
 
   private void drain() {
     drainScheduled.set(false);
-    if (!owned.compareAndSet(false, true)) {
-      return; // an origin owns it for one operation: its release schedules the next drain
+    if (!word.tryAcquire()) {
+      // an origin owns it for one operation: its release schedules the next drain, unless it
+      // runs in another JVM (the on-node path): then this loop tries again in a later task
+      if (shared && !queue.isEmpty()) {
+        scheduleDrain();
+      }
+      return;
     }
     try {
       for (int i = 0; i < DRAIN_BATCH; i++) {

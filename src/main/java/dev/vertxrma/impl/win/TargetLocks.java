@@ -25,7 +25,15 @@ final class TargetLocks {
   /** Owner state; read without ownership only by the same-JVM lock fast path (a stale read only sends it the slow way). */
   private volatile boolean noLocks;
 
+  /** Where origins of other JVMs read who holds a lock here (the on-node path); updated as the owner. */
+  private final WindowControl mirror;
+
   TargetLocks(int rank, boolean noLocks, Supplier<String> window) {
+    this(rank, noLocks, window, WindowControl.onHeap(0));
+  }
+
+  TargetLocks(int rank, boolean noLocks, Supplier<String> window, WindowControl mirror) {
+    this.mirror = mirror;
     this.rank = rank;
     this.noLocks = noLocks;
     this.window = window;
@@ -45,20 +53,31 @@ final class TargetLocks {
     return locks.holds(origin) || noCheckHolders.contains(origin);
   }
 
+  /** Records in the control block whether {@code origin} holds a lock here now. */
+  private void mirror(int origin) {
+    mirror.setHoldsLock(origin, admits(origin));
+  }
+
   /** Same-JVM fast path, as the owner: grants {@code src}'s lock now if compatible with those held and nothing is queued. */
   boolean tryGrant(int src, LockType type) {
-    return !noCheckHolders.contains(src) && locks.tryGrant(src, type);
+    boolean granted = !noCheckHolders.contains(src) && locks.tryGrant(src, type);
+    if (granted) {
+      mirror(src);
+    }
+    return granted;
   }
 
   /** Same-JVM fast path, as the owner: releases {@code src}'s lock now; false if it holds none here. */
   boolean tryRelease(int src) {
     if (noCheckHolders.remove(src)) {
+      mirror(src);
       return true;
     }
     if (!locks.holds(src)) {
       return false;
     }
     locks.release(src);
+    mirror(src);
     return true;
   }
 
@@ -67,11 +86,13 @@ final class TargetLocks {
     if (!noCheckHolders.remove(src)) {
       locks.release(src);
     }
+    mirror(src);
   }
 
   /** {@code src} gave up its lock request (its wait timed out): dropped, or released if granted meanwhile. */
   void cancel(int src) {
     locks.cancel(src);
+    mirror(src);
   }
 
   /**
@@ -95,12 +116,16 @@ final class TargetLocks {
         throw TargetWindow.refused(ErrorClass.RMA_SYNC, "NOCHECK lock from rank %d, which already holds a lock on "
             + "window %s at rank %d", f.src, window.get(), rank);
       }
+      mirror(f.src);
       granted.accept(f);
       return;
     }
     // the grant may run later, while an unlock is handled: always inside the owner
     // a request still queued when the window is freed is refused, not left unanswered
-    locks.request(f.src, LockType.values()[lockType], () -> granted.accept(f), () -> refused.accept(f, "window "
+    locks.request(f.src, LockType.values()[lockType], () -> {
+      mirror(f.src);
+      granted.accept(f);
+    }, () -> refused.accept(f, "window "
         + window.get() + " at rank " + rank + " was freed before rank " + f.src + "'s lock request was granted"));
   }
 
@@ -114,5 +139,6 @@ final class TargetLocks {
   void clear() {
     locks.clear(origin -> { });
     noCheckHolders.clear();
+    mirror.clearLocks();
   }
 }

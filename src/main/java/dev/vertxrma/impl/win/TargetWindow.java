@@ -37,6 +37,8 @@ final class TargetWindow {
 
   private final Endpoint endpoint;
   private final SingleOwner owner;
+  /** The owner word and the state origins of other JVMs read (fence epoch, locks held, freed). */
+  private final WindowControl control;
   private final int rank;
   private final WindowMemory memory;
   private final DynamicMemory dynamic;
@@ -54,8 +56,19 @@ final class TargetWindow {
 
   TargetWindow(Endpoint endpoint, WindowMemory memory, DynamicMemory dynamic, SharedMapping mapping, int dispUnit,
       boolean noLocks, PscwEpoch pscw, Supplier<String> name) {
+    this(endpoint, memory, dynamic, mapping, dispUnit, noLocks, pscw, name, WindowControl.onHeap(0), false);
+  }
+
+  /**
+   * A target window whose owner word and published state live in {@code control}: on the heap,
+   * or in the window's host segment ({@code shared}) where origins of the host's other JVMs take
+   * the word and read the state (the on-node path, {@link SegmentPeers}).
+   */
+  TargetWindow(Endpoint endpoint, WindowMemory memory, DynamicMemory dynamic, SharedMapping mapping, int dispUnit,
+      boolean noLocks, PscwEpoch pscw, Supplier<String> name, WindowControl control, boolean shared) {
     this.endpoint = endpoint;
-    this.owner = new SingleOwner(endpoint.context());
+    this.control = control;
+    this.owner = new SingleOwner(endpoint.context(), control, shared);
     this.rank = endpoint.rank();
     this.memory = memory;
     this.dynamic = dynamic;
@@ -63,7 +76,7 @@ final class TargetWindow {
     this.mapping = mapping;
     this.dispUnit = dispUnit;
     this.pscw = pscw;
-    this.locks = new TargetLocks(rank, noLocks, name);
+    this.locks = new TargetLocks(rank, noLocks, name, control);
     this.name = name;
     this.acks = new OneWayAcknowledgements(endpoint.size(), this::replyLater, name);
   }
@@ -364,6 +377,7 @@ final class TargetWindow {
       }, held -> answerError(held, ErrorClass.RMA_SYNC, String.format(
           "operation from rank %d belongs to fence epoch %d, which rank %d closed with NOSUCCEED (mismatched "
           + "fences)", held.origin, held.fenceEpoch, rank)));
+      control.setFence(fence.epoch(), fence.isOpen());
       return null;
     });
   }
@@ -475,6 +489,7 @@ final class TargetWindow {
       return null;
     }
     freed = true;
+    control.setFreed();
     Runnable free = null;
     if (memory != null || mapping != null) {
       // no operation touches the memory from now on (each checks freed as the owner)

@@ -69,11 +69,23 @@ final class WinImpl implements Win, RegisteredWindow {
   private final RequestOperations requests;
   /** The memory, its base, shared segments, attach and detach. */
   private final WindowMemoryCalls memoryCalls;
+  /** The segments of this window's ranks in the host's other JVMs, mapped here (the on-node path). */
+  private final SegmentPeers segmentPeers;
   /** Traces and metrics of this window ({@link RankObserver#NOOP} when neither is on). */
   private final RankObserver observer;
 
   WinImpl(WindowRegistry registry, CommImpl comm, int id, WindowMemory memory, DynamicMemory dynamic,
       SharedMapping mapping, int dispUnit, Flavor flavor, Info info) {
+    this(registry, comm, id, memory, dynamic, mapping, dispUnit, flavor, info, null, null);
+  }
+
+  /**
+   * A window whose memory at this rank may live in a host segment ({@code segment}, or
+   * {@code null}) and whose ranks in the host's other JVMs may be reached in theirs
+   * ({@code peers}, or {@code null}): the on-node path.
+   */
+  WinImpl(WindowRegistry registry, CommImpl comm, int id, WindowMemory memory, DynamicMemory dynamic,
+      SharedMapping mapping, int dispUnit, Flavor flavor, Info info, HostSegment segment, SegmentPeers peers) {
     this.registry = registry;
     this.rp = comm.endpoint(); // the communicator's ranks: targets, groups and frames' sources are its own
     this.comm = comm;
@@ -93,10 +105,12 @@ final class WinImpl implements Win, RegisteredWindow {
     PscwEpoch pscw = new PscwEpoch(rp.context(), rank, rp.size());
     this.passive = new PassiveEpoch(rank, rp.size());
     this.targetWindow = new TargetWindow(rp, memory, dynamic, mapping, dispUnit, WindowInfo.noLocks(effective), pscw,
-        state::name);
+        state::name, segment != null ? segment.control() : WindowControl.onHeap(0), segment != null);
+    this.segmentPeers = peers != null ? peers : SegmentPeers.none(rp.size());
     this.active = new ActiveTargetSync(rp, state, tracker, coll, pscw, passive, targetWindow, observer);
     this.origin = new OriginOperations(rp, comm, errors, registry, state, flavor == Flavor.DYNAMIC, tracker, pscw,
         passive, active, observer);
+    origin.segmentPeers(segmentPeers);
     tracker.ackRequests(origin::requestAck);
     active.localPeers(origin::localPeer);
     this.passiveSync = new PassiveTargetSync(rp, id, passive, tracker, origin::localPeer, tracker::reportErrors,
@@ -110,6 +124,16 @@ final class WinImpl implements Win, RegisteredWindow {
   @Override
   public int id() {
     return id;
+  }
+
+  /** How many of this window's ranks in other JVMs this rank reaches in their host segments (the on-node path). */
+  int onNodePeers() {
+    return segmentPeers.count();
+  }
+
+  /** Operations this rank has applied in other JVMs' host segments (read on the rank's context). */
+  long appliedOnNode() {
+    return segmentPeers.applied();
   }
 
   /** The observer of this window (traces, metrics). */
@@ -489,7 +513,17 @@ final class WinImpl implements Win, RegisteredWindow {
     }
     registry.unregister(this);
     coll.close();
-    return targetWindow.release();
+    Future<Void> released = targetWindow.release();
+    if (segmentPeers.count() == 0) {
+      return released;
+    }
+    // no operation of this rank reaches a peer's segment any more: its mappings go
+    return released.compose(v -> segmentPeers.unmapMayBlock()
+        ? rp.context().<Void>executeBlocking(() -> {
+          segmentPeers.close();
+          return null;
+        }, false)
+        : Future.<Void>succeededFuture().andThen(x -> segmentPeers.close()));
   }
 
   /** The job failed: fail pending synchronizations. */

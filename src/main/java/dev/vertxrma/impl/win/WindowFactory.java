@@ -11,6 +11,7 @@ import dev.vertxrma.impl.memory.SharedMapping;
 import dev.vertxrma.impl.memory.WindowMemory;
 import dev.vertxrma.impl.comm.CommImpl;
 import io.vertx.core.Future;
+import io.vertx.core.internal.ContextInternal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Function;
@@ -29,16 +30,38 @@ public final class WindowFactory {
         ? WindowMemory.allocate(0) : WindowMemory.wrap(memory)));
   }
 
-  /** MPI_Win_allocate of {@code size} zeroed bytes. */
+  /**
+   * MPI_Win_allocate of {@code size} zeroed bytes: in a host segment when ranks of the
+   * communicator live in other JVMs and the job shares memory between them ({@link HostSegment}),
+   * else in private native memory. A segment that cannot be made (a full segment directory) falls
+   * back to private memory and the data plane, with one log line.
+   */
   public static Future<Win> allocate(Comm comm, long size, int dispUnit, Info info) {
+    HostSegment[] segment = new HostSegment[1];
     return build(comm, dispUnit, info, Win.Flavor.ALLOCATE, wc -> {
+      if (HostSegment.wanted(wc, size)) {
+        int ranks = wc.size();
+        return wc.process().context().executeBlocking(() -> {
+          if (STALE_SWEPT.compareAndSet(false, true)) {
+            HostSegment.removeStale();
+          }
+          try {
+            segment[0] = HostSegment.create(size, ranks);
+            return segment[0].memory();
+          } catch (RmaException e) {
+            LOG.log(System.Logger.Level.INFO, "window of " + size + " bytes in private memory, reached over the "
+                + "data plane: " + e.getMessage());
+            return WindowMemory.allocate(size);
+          }
+        }, false);
+      }
       if (size < WindowMemory.OFF_LOOP_BYTES) {
         return Future.succeededFuture(WindowMemory.allocate(size));
       }
       // zeroing a large window would hold up the event loop: a worker does it (in steps the JVM
       // can reach a safepoint between), the future completes back on the rank's context
       return wc.process().context().executeBlocking(() -> WindowMemory.allocate(size), false);
-    });
+    }, segment);
   }
 
   /** MPI_Win_create_dynamic. */
@@ -68,8 +91,17 @@ public final class WindowFactory {
     });
   }
 
+  private static final System.Logger LOG = System.getLogger(WindowFactory.class.getName());
+  /** Whether this JVM has looked for stale segment files of dead processes yet. */
+  private static final java.util.concurrent.atomic.AtomicBoolean STALE_SWEPT = new java.util.concurrent.atomic.AtomicBoolean();
+
   private static Future<Win> build(Comm comm, int dispUnit, Info info, Win.Flavor flavor,
       Function<CommImpl, Future<WindowMemory>> memory) {
+    return build(comm, dispUnit, info, flavor, memory, null);
+  }
+
+  private static Future<Win> build(Comm comm, int dispUnit, Info info, Win.Flavor flavor,
+      Function<CommImpl, Future<WindowMemory>> memory, HostSegment[] segment) {
     return collective(comm, dispUnit, wc -> {
       WindowRegistry registry = WindowRegistry.of(wc.process());
       Future<WindowMemory> local;
@@ -81,19 +113,28 @@ public final class WindowFactory {
       return local.transform(ar -> {
         WindowMemory mem = ar.succeeded() ? ar.result() : null;
         long size = mem != null ? mem.size() : 0;
-        return agree(wc, registry, ar.cause(), size, dispUnit).transform(agreed -> {
-          if (agreed.failed()) {
-            return release(wc, mem).transform(v -> Future.failedFuture(agreed.cause()));
-          }
-          DynamicMemory dyn = flavor == Win.Flavor.DYNAMIC ? new DynamicMemory() : null;
-          return register(registry, wc, agreed.result(), mem, dyn, null, dispUnit, flavor, info);
-        });
+        HostSegment own = segment == null ? null : segment[0];
+        return agree(wc, registry, ar.cause(), size, dispUnit, own == null ? new byte[0] : own.descriptor())
+            .transform(agreed -> {
+              if (agreed.failed()) {
+                unlinkLater(wc.process().context(), own);
+                return release(wc, mem).transform(v -> Future.failedFuture(agreed.cause()));
+              }
+              DynamicMemory dyn = flavor == Win.Flavor.DYNAMIC ? new DynamicMemory() : null;
+              if (segment == null) {
+                return register(registry, wc, agreed.result(), mem, dyn, null, dispUnit, flavor, info);
+              }
+              return registerOnHost(registry, wc, agreed.result(), mem, own, dispUnit, info);
+            });
       });
     });
   }
 
-  /** What the ranks agreed on when creating a window: its id and every rank's size and unit. */
-  record Agreement(int id, long[] sizes, int[] units) {
+  /**
+   * What the ranks agreed on when creating a window: its id, every rank's size and unit, and every
+   * rank's host segment descriptor (empty for none).
+   */
+  record Agreement(int id, long[] sizes, int[] units, byte[][] segments) {
   }
 
   /**
@@ -105,44 +146,99 @@ public final class WindowFactory {
    */
   static Future<Agreement> agree(CommImpl wc, WindowRegistry registry, Throwable localFailure, long size,
       int dispUnit) {
+    return agree(wc, registry, localFailure, size, dispUnit, new byte[0]);
+  }
+
+  /** {@link #agree}, telling the others this rank's host segment descriptor ({@code segment}, empty for none). */
+  static Future<Agreement> agree(CommImpl wc, WindowRegistry registry, Throwable localFailure, long size,
+      int dispUnit, byte[] segment) {
     byte[] reason = localFailure == null ? new byte[0]
         : String.valueOf(localFailure.getMessage()).getBytes(StandardCharsets.UTF_8);
     int code = localFailure == null ? -1 : localFailure instanceof RmaException
         ? ((RmaException) localFailure).errorClass().code() : ErrorClass.INTERN.code();
     // the proposal waits for this rank's earlier creations (over any communicator) to agree
     AgreedIds.Turn turn = registry.ids().turn();
-    Future<byte[]> mine = turn.proposal().map(proposal -> ByteBuffer.allocate(20 + reason.length).putInt(proposal)
-        .putInt(code).putLong(size).putInt(dispUnit).put(reason).array());
+    Future<byte[]> mine = turn.proposal().map(proposal -> ByteBuffer.allocate(24 + segment.length + reason.length)
+        .putInt(proposal).putInt(code).putLong(size).putInt(dispUnit).putInt(segment.length).put(segment).put(reason)
+        .array());
     return wc.collectives().allgather(mine).onFailure(e -> turn.end()).compose(all -> {
       int id = 0;
       long[] sizes = new long[all.size()];
       int[] units = new int[all.size()];
+      byte[][] segments = new byte[all.size()][];
       for (int r = 0; r < all.size(); r++) {
         ByteBuffer b = ByteBuffer.wrap(all.get(r));
         int proposed = b.getInt();
         int failed = b.getInt();
         sizes[r] = b.getLong();
         units[r] = b.getInt();
+        int segmentLength = b.getInt();
+        if (segmentLength < 0 || segmentLength > b.remaining()) {
+          turn.end();
+          return Future.failedFuture(new RmaException(ErrorClass.INTERN, "window creation: rank " + r
+              + " sent a malformed agreement"));
+        }
+        segments[r] = new byte[segmentLength];
+        b.get(segments[r]);
         if (failed >= 0) {
           turn.end();
           if (r == wc.rank() && localFailure instanceof RmaException) {
             return Future.failedFuture(localFailure);
           }
-          String why = new String(all.get(r), 20, all.get(r).length - 20, StandardCharsets.UTF_8);
+          String why = new String(all.get(r), b.position(), b.remaining(), StandardCharsets.UTF_8);
           return Future.failedFuture(new RmaException(ErrorClass.ofCode(failed), "window creation failed at rank "
               + r + ": " + why, r == wc.rank() ? localFailure : null));
         }
         id = Math.max(id, proposed);
       }
       turn.claim(id);
-      return Future.succeededFuture(new Agreement(id, sizes, units));
+      return Future.succeededFuture(new Agreement(id, sizes, units, segments));
     });
   }
 
   static Future<Win> register(WindowRegistry registry, CommImpl wc, Agreement agreed, WindowMemory mem,
       DynamicMemory dyn, SharedMapping mapping, int dispUnit, Win.Flavor flavor, Info info) {
+    return register(registry, wc, agreed, mem, dyn, mapping, dispUnit, flavor, info, null, null);
+  }
+
+  /**
+   * Registers an {@code allocate} window on the on-node path: maps (on a worker) the host segments
+   * of the ranks of other JVMs that this JVM can open and that prove to be theirs, registers the
+   * window with them, and once every rank has registered (so has mapped what it could) removes
+   * this rank's segment file. Without any segment in the job, a plain registration.
+   */
+  private static Future<Win> registerOnHost(WindowRegistry registry, CommImpl wc, Agreement agreed, WindowMemory mem,
+      HostSegment own, int dispUnit, Info info) {
+    byte[][] descriptors = agreed.segments();
+    boolean any = false;
+    boolean[] local = new boolean[descriptors.length];
+    for (int r = 0; r < descriptors.length; r++) {
+      any |= descriptors[r].length > 0 && !wc.endpoint().isLocal(r);
+      local[r] = wc.endpoint().isLocal(r);
+    }
+    ContextInternal ctx = wc.process().context();
+    Future<SegmentPeers> peers = any
+        ? ctx.executeBlocking(() -> SegmentPeers.map(descriptors, local, agreed.sizes(), agreed.units()), false)
+        : Future.succeededFuture(null);
+    return peers.compose(p -> register(registry, wc, agreed, mem, null, null, dispUnit, Win.Flavor.ALLOCATE, info,
+        own, p)).andThen(ar -> unlinkLater(ctx, own));
+  }
+
+  /** Removes {@code own}'s file on a worker, if there is one. */
+  private static void unlinkLater(ContextInternal ctx, HostSegment own) {
+    if (own != null) {
+      ctx.executeBlocking(() -> {
+        own.unlink();
+        return null;
+      }, false);
+    }
+  }
+
+  private static Future<Win> register(WindowRegistry registry, CommImpl wc, Agreement agreed, WindowMemory mem,
+      DynamicMemory dyn, SharedMapping mapping, int dispUnit, Win.Flavor flavor, Info info, HostSegment own,
+      SegmentPeers peers) {
     WinImpl w = new WinImpl(registry, wc, agreed.id(), mem, dyn, mapping, dispUnit, flavor,
-        info == null ? Info.NULL : info);
+        info == null ? Info.NULL : info, own, peers);
     w.setAttributes(agreed.sizes(), agreed.units());
     registry.register(w);
     w.observer().windowCreated(agreed.id(), flavor.name(), mem == null ? 0 : mem.size());

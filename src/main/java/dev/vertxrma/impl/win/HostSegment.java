@@ -1,0 +1,178 @@
+package dev.vertxrma.impl.win;
+
+import dev.vertxrma.ErrorClass;
+import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.comm.CommImpl;
+import dev.vertxrma.impl.memory.SharedMapping;
+import dev.vertxrma.impl.memory.WindowMemory;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.UUID;
+
+/**
+ * One rank's part of an {@code allocate} window on the on-node path (ARCHITECTURE decision 16):
+ * a file in the user's segment directory holding the window's {@link WindowControl} block and,
+ * after it, the window memory, mapped by this rank and by the ranks of the host's other JVMs
+ * ({@link SegmentPeers}). Its descriptor — the file's name and a random token written in the block
+ * — travels in the window's creation agreement; a peer that can open the file and finds the token
+ * shares this rank's memory, whatever its host name. The file is removed once every rank has
+ * mapped what it could (the mappings stay valid), and names its creator's process so that a later
+ * job can remove it if that process died first.
+ */
+final class HostSegment {
+
+  private static final System.Logger LOG = System.getLogger(HostSegment.class.getName());
+  private static final SecureRandom RANDOM = new SecureRandom();
+  /** Prefix of every window segment file: {@code PREFIX + pid + "-" + uuid}. */
+  static final String PREFIX = "win-";
+  /** A file of a dead process is stale once it is this old. */
+  static final long STALE_AFTER_MS = 60_000;
+
+  /**
+   * Bytes of a segment file before its window memory: the control block, in a page of its own,
+   * mapped apart from the memory. The memory's mapping goes when the window is freed; the block's
+   * only once nothing can reach its words any more (a cleaner of the {@link WindowControl}): the
+   * owner word is still released, and late same-JVM origins may still try it, after the free.
+   */
+  static final long CONTROL_PAGE = 4096;
+  private static final java.lang.ref.Cleaner CLEANER = java.lang.ref.Cleaner.create();
+
+  private final Path path;
+  private final SharedMapping mapping;
+  private final WindowControl control;
+  private final WindowMemory memory;
+  private final long token;
+
+  private HostSegment(Path path, SharedMapping mapping, WindowControl control, WindowMemory memory, long token) {
+    this.path = path;
+    this.mapping = mapping;
+    this.control = control;
+    this.memory = memory;
+    this.token = token;
+  }
+
+  /**
+   * Whether a window of {@code size} bytes at this rank of {@code wc} takes the on-node path: the
+   * job shares memory between JVMs ({@code -Drma.shm}), some rank of the communicator lives in
+   * another JVM, and the file fits one mapping. The same answer at every rank of {@code wc} but
+   * for the size, which only decides whether this rank's part is shared.
+   */
+  static boolean wanted(CommImpl wc, long size) {
+    if (!wc.process().job().sharedMemory() || size < 0
+        || Math.max(size, 8) > SharedMapping.MAX_LENGTH) {
+      return false;
+    }
+    for (int r = 0; r < wc.size(); r++) {
+      if (!wc.endpoint().isLocal(r)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Creates and maps the file of a window of {@code size} bytes for {@code ranks} ranks. Blocking
+   * file I/O: a worker thread's job.
+   *
+   * @throws RmaException RMA_SHARED when the directory or the file cannot be made, NO_MEM when the
+   *     segment directory has less room than the window needs (the caller falls back)
+   */
+  static HostSegment create(long size, int ranks) {
+    Path dir = SharedMapping.directory();
+    long length = controlBytes(ranks) + Math.max(size, 8);
+    try {
+      long usable = Files.getFileStore(dir).getUsableSpace();
+      if (usable < length) {
+        throw RmaException.of(ErrorClass.NO_MEM, "segment directory %s has %d bytes free, a window needs %d", dir,
+            usable, length);
+      }
+    } catch (IOException e) {
+      throw new RmaException(ErrorClass.RMA_SHARED, "cannot read the free space of " + dir + ": " + e, e);
+    }
+    Path path = SharedMapping.createFile(PREFIX + ProcessHandle.current().pid() + "-" + UUID.randomUUID(), length);
+    long ctrl = controlBytes(ranks);
+    SharedMapping block;
+    SharedMapping mapping;
+    try {
+      block = SharedMapping.map(path, 0, ctrl);
+      try {
+        mapping = SharedMapping.map(path, ctrl, Math.max(size, 8));
+      } catch (RuntimeException e) {
+        block.unmap();
+        throw e;
+      }
+    } catch (RuntimeException e) {
+      unlinkQuietly(path);
+      throw e;
+    }
+    long token = RANDOM.nextLong() | 1; // never 0: an unwritten block never matches
+    WindowControl control = WindowControl.create(block.segment(0, ctrl).addressForWrite(0), ranks, token);
+    CLEANER.register(control, block::unmap);
+    WindowMemory memory = WindowMemory.segment(mapping.segment(0, Math.max(size, 8)), size, mapping::unmap);
+    return new HostSegment(path, mapping, control, memory, token);
+  }
+
+  /** Bytes before the window memory in a segment file of a window of {@code ranks} ranks: whole pages. */
+  static long controlBytes(int ranks) {
+    return (WindowControl.bytes(ranks) + CONTROL_PAGE - 1) / CONTROL_PAGE * CONTROL_PAGE;
+  }
+
+  /** The window memory in the file (released with the window; its release unmaps the file). */
+  WindowMemory memory() {
+    return memory;
+  }
+
+  /** The control block at the head of the file. */
+  WindowControl control() {
+    return control;
+  }
+
+  /** What peers need to find and trust this file: its token and name. */
+  byte[] descriptor() {
+    byte[] name = path.getFileName().toString().getBytes(StandardCharsets.UTF_8);
+    return ByteBuffer.allocate(8 + name.length).putLong(token).put(name).array();
+  }
+
+  /** Removes the file (blocking); every rank has mapped it by now, and the mappings stay. */
+  void unlink() {
+    unlinkQuietly(path);
+  }
+
+  private static void unlinkQuietly(Path path) {
+    try {
+      SharedMapping.unlink(path);
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.WARNING, "cannot remove window segment " + path + ": " + e);
+    }
+  }
+
+  /**
+   * Removes the window segment files in the segment directory whose creating process is gone
+   * (a JVM killed before it removed its own). Blocking file I/O; errors only logged.
+   */
+  static void removeStale() {
+    try (var files = Files.list(SharedMapping.directory())) {
+      files.filter(p -> p.getFileName().toString().startsWith(PREFIX)).forEach(p -> {
+        String rest = p.getFileName().toString().substring(PREFIX.length());
+        int dash = rest.indexOf('-');
+        try {
+          long pid = Long.parseLong(dash < 0 ? rest : rest.substring(0, dash));
+          // a minute old at least: a file of a live JVM in another PID namespace sharing this
+          // directory is removed by its creator within its window creation
+          if (ProcessHandle.of(pid).isEmpty()
+              && Files.getLastModifiedTime(p).toMillis() < System.currentTimeMillis() - STALE_AFTER_MS) {
+            unlinkQuietly(p);
+          }
+        } catch (NumberFormatException | IOException e) {
+          // not a name this class makes: left alone
+        }
+      });
+    } catch (IOException | RuntimeException e) {
+      LOG.log(System.Logger.Level.DEBUG, "cannot look for stale window segments: " + e);
+    }
+  }
+}

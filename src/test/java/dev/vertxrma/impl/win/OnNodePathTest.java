@@ -1,0 +1,200 @@
+package dev.vertxrma.impl.win;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.vertxrma.Buf;
+import dev.vertxrma.Comm;
+import dev.vertxrma.Datatype;
+import dev.vertxrma.Info;
+import dev.vertxrma.JobOptions;
+import dev.vertxrma.LockType;
+import dev.vertxrma.Mode;
+import dev.vertxrma.Op;
+import dev.vertxrma.Win;
+import dev.vertxrma.impl.memory.SharedMapping;
+import dev.vertxrma.testing.Jobs;
+import io.vertx.core.Future;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The on-node path between JVMs (ARCHITECTURE decision 16), with the two clustered nodes of the
+ * test JVM standing for two JVMs of one host: an {@code allocate} window's memory lives in host
+ * segments, the origin applies its operations in the target's segment under the target's epoch
+ * rules (its owner word, fence epoch and lock slots), operations that may not be applied there
+ * take the data plane in order, and no segment file is left behind. With {@code setSharedMemory(false)}
+ * everything crosses the data plane and the values are the same.
+ */
+class OnNodePathTest {
+
+  private static final int N = 400;
+
+  private static JobOptions options(int np, boolean shm) {
+    JobOptions o = Jobs.options(np);
+    o.getTransportOptions().setSharedMemory(shm);
+    return o;
+  }
+
+  /** Counts of fetch-and-op from every rank, issued without awaiting each: values and the fetched ones. */
+  private static Future<Void> racingFetchAndOps(Comm world, boolean shm) {
+    int me = world.rank();
+    int p = world.size();
+    return Win.allocate(world, 8, 8, Info.NULL).compose(win -> {
+      WinImpl w = (WinImpl) win;
+      assertEquals(shm ? p / 2 : 0, w.onNodePeers(), "ranks of the other node reached in their segments");
+      List<Future<Long>> fetched = new ArrayList<>();
+      return win.lockAll().compose(v -> {
+        for (int i = 0; i < N; i++) {
+          fetched.add(win.fetchAndOp(1L, 0, 0, Op.SUM)); // not awaited: raced from every rank
+        }
+        Future<Void> flush = win.flushAll();
+        // every fetch's future is complete when the flush that covers it completes
+        return flush.map(x -> {
+          for (Future<Long> f : fetched) {
+            assertTrue(f.succeeded(), "a fetch-and-op's future was not complete when its flush completed");
+          }
+          return null;
+        });
+      }).compose(v -> win.unlockAll()).compose(v -> world.barrier()).compose(v -> {
+        long[] mine = fetched.stream().mapToLong(Future::result).toArray();
+        long[] values = new long[N * p];
+        return world.allgather(Buf.of(mine), 0, N, Datatype.LONG, Buf.of(values), 0, N, Datatype.LONG)
+            .map(x -> values);
+      }).compose(values -> {
+        if (me == 0) {
+          assertEquals((long) N * p, win.memory().readLong(0), "every fetch-and-op was applied once");
+          Arrays.sort(values);
+          for (int i = 0; i < values.length; i++) {
+            assertEquals(i, values[i], "the fetched values are 0 .. N*P-1, each once (element-wise atomic)");
+          }
+        }
+        return win.free();
+      });
+    });
+  }
+
+  @Test
+  void fetchAndOpsRacedFromBothNodesAreAtomicOnTheOnNodePath() {
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(4, true), (world, args) -> racingFetchAndOps(world, true)), 120);
+  }
+
+  @Test
+  void withoutSharedMemoryTheSameJobCrossesTheDataPlane() {
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(4, false), (world, args) -> racingFetchAndOps(world, false)),
+        120);
+  }
+
+  /**
+   * Without contention every operation of every kind to a rank of the other node is applied by the
+   * origin in the target's segment, and lands as it would over the data plane.
+   */
+  @Test
+  void uncontendedOperationsOfEveryKindTakeTheOnNodePath() {
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(2, true), (world, args) ->
+        Win.allocate(world, 8 * 8, 8, Info.NULL).compose(win -> {
+          if (world.rank() == 0) {
+            return world.barrier().map(v -> {
+              assertEquals(7L, win.memory().readLong(0), "put");
+              assertEquals(5L + 10, win.memory().readLong(8), "accumulate");
+              assertEquals(20L + 1, win.memory().readLong(16), "fetch-and-op");
+              assertEquals(99L, win.memory().readLong(24), "compare-and-swap");
+              return null;
+            }).compose(v -> win.free());
+          }
+          WinImpl w = (WinImpl) win;
+          long[] got = new long[1];
+          long[] old = new long[1];
+          long[] fetched = new long[1];
+          return win.lockAll()
+              .compose(v -> win.put(Buf.of(new long[] {7}), 0, 1, Datatype.LONG, 0, 0))
+              .compose(v -> win.put(Buf.of(new long[] {5}), 0, 1, Datatype.LONG, 0, 1))
+              .compose(v -> win.accumulate(Buf.of(new long[] {10}), 0, 1, Datatype.LONG, 0, 1, Op.SUM))
+              .compose(v -> win.put(Buf.of(new long[] {20}), 0, 1, Datatype.LONG, 0, 2))
+              .compose(v -> win.fetchAndOp(Buf.of(new long[] {1}), 0, Buf.of(fetched), 0, Datatype.LONG, 0, 2, Op.SUM))
+              .compose(v -> win.compareAndSwap(Buf.of(new long[] {99}), 0, Buf.of(new long[] {0}), 0, Buf.of(old), 0,
+                  Datatype.LONG, 0, 3))
+              .compose(v -> win.get(Buf.of(got), 0, 1, Datatype.LONG, 0, 1))
+              .compose(v -> win.flushAll())
+              .map(v -> {
+                assertEquals(15L, got[0], "get after accumulate");
+                assertEquals(20L, fetched[0], "fetch-and-op's old value");
+                assertEquals(0L, old[0], "compare-and-swap's old value");
+                assertEquals(7L, w.appliedOnNode(), "operations applied in the target's segment");
+                return null;
+              })
+              .compose(v -> win.unlockAll()).compose(v -> world.barrier()).compose(v -> win.free());
+        })), 120);
+  }
+
+  /** A read-modify-write under an exclusive lock, from every rank: the lock excludes the on-node origins too. */
+  @Test
+  void exclusiveLocksExcludeOriginsOfBothNodes() {
+    int rounds = 50;
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(4, true), (world, args) ->
+        Win.allocate(world, 8, 8, Info.NULL).compose(win -> {
+          long[] cell = new long[1];
+          Buf b = Buf.of(cell);
+          return dev.vertxrma.Rma.repeat(rounds, i -> win.lock(LockType.EXCLUSIVE, 1)
+              .compose(v -> win.get(b, 0, 1, Datatype.LONG, 1, 0))
+              .compose(v -> win.flush(1))
+              .compose(v -> {
+                cell[0]++;
+                return win.put(b, 0, 1, Datatype.LONG, 1, 0);
+              })
+              .compose(v -> win.unlock(1)))
+              .compose(v -> world.barrier())
+              .map(v -> {
+                if (world.rank() == 1) {
+                  assertEquals((long) rounds * world.size(), win.memory().readLong(0), "a lost update: the "
+                      + "exclusive lock did not exclude every origin");
+                }
+                return null;
+              }).compose(v -> win.free());
+        })), 120);
+  }
+
+  /**
+   * Fence epochs, with puts issued right after a fence with NOPRECEDE that a target may not have
+   * entered yet: they wait for it (over the data plane) instead of landing in the previous epoch.
+   */
+  @Test
+  void fenceEpochsKeepTheirOrderOnTheOnNodePath() {
+    int epochs = 30;
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(4, true), (world, args) -> {
+      int me = world.rank();
+      int p = world.size();
+      int next = (me + 1) % p;
+      return Win.allocate(world, 8L * epochs, 8, Info.NULL).compose(win -> win.fence(Mode.NOPRECEDE)
+          .compose(v -> dev.vertxrma.Rma.repeat(epochs, e -> {
+            // what this rank's previous neighbour put in the previous epoch is visible now
+            if (e > 0) {
+              long got = win.memory().readLong(8L * (e - 1));
+              assertEquals(1000L * e + (me + p - 1) % p, got, "epoch " + (e - 1) + " at rank " + me);
+            }
+            return win.put(Buf.of(new long[] {1000L * (e + 1) + me}), 0, 1, Datatype.LONG, next, e)
+                .compose(x -> win.fence());
+          }))
+          .compose(v -> win.fence(Mode.NOSUCCEED))
+          .compose(v -> win.free()));
+    }), 120);
+  }
+
+  @Test
+  void noSegmentFileOfThisJvmIsLeftAfterTheWindowsAreFreed() throws Exception {
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(2, true), (world, args) ->
+        Win.allocate(world, 1 << 16, 1, Info.NULL).compose(Win::free)), 120);
+    String mine = HostSegment.PREFIX + ProcessHandle.current().pid() + "-";
+    try (Stream<java.nio.file.Path> files = Files.list(SharedMapping.directory())) {
+      List<String> left = files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith(mine)).toList();
+      assertEquals(List.of(), left, "segment files of this JVM left behind");
+    }
+    String perms = java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(
+        SharedMapping.directory()));
+    assertEquals("rwx------", perms, "only the user enters the segment directory");
+  }
+}
