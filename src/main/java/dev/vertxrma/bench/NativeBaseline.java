@@ -9,8 +9,10 @@ import java.util.Map;
 /**
  * The native MPICH baseline: {@code bench/native/rmabench_native} (built by {@code bin/rmabench}
  * with {@code mpicc.mpich}) started with {@code mpiexec.mpich -n NP}, once per bench and size
- * with the same iteration counts as the vertx-rma side. One JVM compares with MPICH over shared
- * memory; several JVMs with MPICH over TCP on loopback ({@link #TCP}).
+ * with the same iteration counts as the vertx-rma side. One JVM, or several JVMs of this host
+ * sharing memory (the on-node path, the default), compare with MPICH over shared memory (what an
+ * MPI user gets between processes of one host); several JVMs with the on-node path off
+ * ({@code -Drma.shm=false}) with MPICH over TCP on loopback ({@link #TCP}), as both then cross a network.
  */
 final class NativeBaseline {
 
@@ -37,13 +39,18 @@ final class NativeBaseline {
       List<String> cmd = List.of(mpiexec, "-n", String.valueOf(np), binary.toString(), "-b", p.bench().id,
           "-s", p.sync().id, "-z", String.valueOf(p.bytes()), "-i", String.valueOf(iters),
           "-w", String.valueOf(plan.warmup(iters)), "-j", String.valueOf(plan.jvms()));
-      rows.addAll(MeasuringProcess.run("mpich", cmd, plan.jvms() > 1 ? TCP : Map.of(), timeoutSeconds, 1, progress));
+      rows.addAll(MeasuringProcess.run("mpich", cmd, plan.jvms() > 1 && !onNode() ? TCP : Map.of(), timeoutSeconds, 1, progress));
     }
     return rows;
   }
 
+  /** Whether this JVM's jobs share memory between JVMs of the host ({@code -Drma.shm}), as rmabench's JVMs do. */
+  static boolean onNode() {
+    return new dev.vertxrma.TransportOptions().isSharedMemory();
+  }
+
   /** How the baseline reached the target in a configuration of {@code jvms} JVMs. */
   static String transport(int jvms) {
-    return jvms > 1 ? "MPICH over TCP loopback" : "MPICH over shared memory";
+    return jvms > 1 && !onNode() ? "MPICH over TCP loopback" : "MPICH over shared memory";
   }
 }

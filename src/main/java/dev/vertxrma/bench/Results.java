@@ -53,7 +53,8 @@ final class Results {
     rows.forEach(r -> configs.add(r.jvms()));
     for (int jvms : configs) {
       out.println();
-      out.printf(Locale.ROOT, "## %s%s%s%n", jvms == 1 ? "1 JVM (embedded)" : jvms + " JVMs (clustered, loopback)",
+      out.printf(Locale.ROOT, "## %s%s%s%n", jvms == 1 ? "1 JVM (embedded)" : jvms + " JVMs (clustered, loopback"
+          + (NativeBaseline.onNode() ? ", on-node path: shared memory)" : ", on-node path off: data plane)"),
           baselines.contains("mpich") ? "; " + NativeBaseline.transport(jvms) : "",
           baselines.contains("hazelcast") ? "; Hazelcast with " + jvms + (jvms == 1 ? " member" : " members") : "");
       StringBuilder head = new StringBuilder(String.format(Locale.ROOT, "%-16s %-8s %8s %10s %10s %9s",

@@ -43,12 +43,25 @@ class RmaBenchTest {
   }
 
   static Outcome rmabench(String... args) throws Exception {
+    return rmabench(true, args);
+  }
+
+  /** rmabench, with the on-node path on or off ({@code -Drma.shm}) for itself and the job's JVMs. */
+  static Outcome rmabench(boolean onNode, String... args) throws Exception {
     List<String> cmd = RmaRun.javaCommand(RmaBench.class.getName());
     cmd.add(cmd.size() - 1, "-Drma.home=" + HOME.toAbsolutePath());
     cmd.add(cmd.size() - 1, "-Djava.awt.headless=true");
+    if (!onNode) {
+      cmd.add(cmd.size() - 1, "-Drma.shm=false");
+    }
     cmd.addAll(Arrays.asList(args));
     Path err = Files.createTempFile("rmabench", ".err");
-    Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(err.toFile());
+    if (!onNode) {
+      pb.environment().put("RMA_JAVA_OPTS", (System.getenv().getOrDefault("RMA_JAVA_OPTS", "") + " -Drma.shm=false")
+          .trim());
+    }
+    Process p = pb.start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(600, TimeUnit.SECONDS), "rmabench did not finish");
     String errText = Files.readString(err);
@@ -131,12 +144,12 @@ class RmaBenchTest {
   @Test
   void twoJvmsBesideMpichOverTcpAndHazelcastWithAChart(@TempDir Path dir) throws Exception {
     Path png = dir.resolve("sub/bench.png");
-    Outcome o = rmabench("--jvms", "2", "--iterations", "30", "--warmup", "5", "--sizes", "8,65536",
+    Outcome o = rmabench(false, "--jvms", "2", "--iterations", "30", "--warmup", "5", "--sizes", "8,65536",
         "--baseline", "mpich,hazelcast", "--plot", png.toString(), "put-latency", "fop-latency", "put-bw", "net-latency");
     assertEquals(0, o.status(), "rmabench failed:\n" + o.err());
     String table = o.out();
-    assertTrue(table.contains("## 2 JVMs (clustered, loopback); MPICH over TCP loopback; Hazelcast with 2 members"),
-        table);
+    assertTrue(table.contains("## 2 JVMs (clustered, loopback, on-node path off: data plane); MPICH over TCP loopback; "
+        + "Hazelcast with 2 members"), table);
     // every vertx-rma row has its MPICH ratio; put and fop rows also a Hazelcast one
     List<String> data = table.lines().filter(l -> l.matches("^(put-latency|fop-latency|put-bw|net-latency) .*")).toList();
     assertEquals(7, data.size(), table);

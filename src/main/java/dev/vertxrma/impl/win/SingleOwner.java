@@ -27,6 +27,11 @@ final class SingleOwner {
   private final WindowControl word;
   /** Whether threads of other JVMs may take the word (they cannot schedule this JVM's drains). */
   private final boolean shared;
+  /**
+   * Whether the job has failed: a drain then stops trying for a word that a JVM may have died
+   * holding (the window's pending work fails with the job instead).
+   */
+  private final java.util.function.BooleanSupplier failed;
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
   private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
   private final ContextInternal home;
@@ -34,17 +39,18 @@ final class SingleOwner {
   private List<Runnable> deferred;
 
   SingleOwner(ContextInternal home) {
-    this(home, WindowControl.onHeap(0), false);
+    this(home, WindowControl.onHeap(0), false, () -> false);
   }
 
   /**
    * An owner over {@code word}; {@code shared} if origins of other JVMs take it too: a drain that
    * finds it taken then tries again in a task of its own, since such an owner cannot schedule it.
    */
-  SingleOwner(ContextInternal home, WindowControl word, boolean shared) {
+  SingleOwner(ContextInternal home, WindowControl word, boolean shared, java.util.function.BooleanSupplier failed) {
     this.home = home;
     this.word = word;
     this.shared = shared;
+    this.failed = failed;
   }
 
   /**
@@ -103,7 +109,7 @@ final class SingleOwner {
     if (!word.tryAcquire()) {
       // an origin owns it for one operation: its release schedules the next drain, unless it
       // runs in another JVM (the on-node path): then this loop tries again in a later task
-      if (shared && !queue.isEmpty()) {
+      if (shared && !queue.isEmpty() && !failed.getAsBoolean()) {
         scheduleDrain();
       }
       return;

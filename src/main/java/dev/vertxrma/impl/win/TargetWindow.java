@@ -68,7 +68,7 @@ final class TargetWindow {
       boolean noLocks, PscwEpoch pscw, Supplier<String> name, WindowControl control, boolean shared) {
     this.endpoint = endpoint;
     this.control = control;
-    this.owner = new SingleOwner(endpoint.context(), control, shared);
+    this.owner = new SingleOwner(endpoint.context(), control, shared, () -> endpoint.failure() != null);
     this.rank = endpoint.rank();
     this.memory = memory;
     this.dynamic = dynamic;
