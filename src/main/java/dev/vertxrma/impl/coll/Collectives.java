@@ -16,10 +16,7 @@ import java.util.List;
  * Collective algorithms of one rank over packed byte blocks, built on point-to-point messages in
  * a context of their own (so they never match user messages): dissemination barrier, binomial
  * broadcast (log2 P rounds), linear gather/scatter at the root and pairwise all-to-all; the
- * reductions are {@link Reductions}'. Where the ranks live decides how barrier, broadcast and
- * allreduce run ({@link JvmGroups}): all in this JVM, they meet in shared memory; spread over JVMs
- * with several ranks in some, the ranks of a JVM meet in memory and one per JVM crosses
- * ({@link Hierarchical}); else by messages between all ranks. A broadcast or scatter whose root failed to produce its
+ * reductions are {@link Reductions}'. A broadcast or scatter whose root failed to produce its
  * data sends the failure down instead, so no rank waits for it until its timeout. Each call takes
  * the next number of a per-communicator
  * sequence when it is made and tags its messages with it, so collectives started back to back
@@ -33,11 +30,8 @@ public final class Collectives {
   private final Endpoint ep;
   private final Channel ch;
   private final int ctx;
-  /** The job's shared-memory barriers in this JVM, or {@code null} (messages only). */
+  /** The job's shared-memory barriers when every rank of the job lives in this JVM, else {@code null}. */
   private final SharedMemoryBarriers sharedBarriers;
-  /** Where the ranks live, found on the first collective (the job's placement is known by then). */
-  private JvmGroups groups;
-  private Hierarchical hierarchical;
   private SharedMemoryBarrier shared;
   private long sharedNumber;
   private Future<Void> lastShared;
@@ -55,8 +49,8 @@ public final class Collectives {
   }
 
   /**
-   * @param sharedBarriers the job's shared-memory barriers in this JVM (the ranks of this JVM then
-   *     meet in memory instead of exchanging messages), or {@code null}
+   * @param sharedBarriers the job's shared-memory barriers if every rank of the job lives in this
+   *     JVM (barriers then meet in memory instead of exchanging messages), or {@code null}
    */
   public Collectives(Endpoint ep, PointToPoint p2p, int ctx, SharedMemoryBarriers sharedBarriers) {
     this.ep = ep;
@@ -79,55 +73,20 @@ public final class Collectives {
     return ep.rank();
   }
 
-  /** Where this communicator's ranks live. */
-  JvmGroups groups() {
-    if (groups == null) {
-      JvmGroups known = JvmGroups.of(ep, sharedBarriers);
-      if (known == null) {
-        return JvmGroups.of(ep, null);
-      }
-      groups = known;
-    }
-    return groups;
-  }
-
-  /** The in-memory-then-across collectives, when the ranks are spread so ({@link JvmGroups.Layout#HIERARCHICAL}), else {@code null}. */
-  Hierarchical hierarchical() {
-    JvmGroups g = groups();
-    if (g.layout != JvmGroups.Layout.HIERARCHICAL) {
-      return null;
-    }
-    if (hierarchical == null) {
-      int[] here = new int[g.local.length];
-      for (int i = 0; i < here.length; i++) {
-        here[i] = ep.jobRank(g.local[i]);
-      }
-      hierarchical = new Hierarchical(ep, ch, this, g, sharedBarriers.barrier(ctx, true, here));
-    }
-    return hierarchical;
-  }
-
-  /** Whether every rank lives in this JVM (and there are several): they meet in shared memory. */
-  boolean allHere() {
-    return groups().layout == JvmGroups.Layout.ALL_HERE;
-  }
-
   private int size() {
     return ep.size();
   }
 
   /**
    * MPI_Barrier: in shared memory when every rank lives in this JVM ({@link SharedMemoryBarrier}),
-   * in memory then across JVMs when they are spread with several in a JVM ({@link Hierarchical}),
    * else by dissemination: ceil(log2 P) rounds of one send and one receive.
    */
   public Future<Void> barrier() {
     int tag = nextCall(); // taken either way: the calls' tags stay the same at every rank
-    if (allHere()) {
+    if (sharedBarriers != null && size() > 1) {
       return ep.withTimeout(sharedBarrier(), "barrier");
     }
-    Hierarchical h = hierarchical();
-    return ep.withTimeout(h != null ? h.barrier(tag) : barrierRound(tag, 0, 1), "barrier");
+    return ep.withTimeout(barrierRound(tag, 0, 1), "barrier");
   }
 
   /** This rank's next shared-memory barrier, after its previous one (barriers called back to back). */
@@ -151,10 +110,6 @@ public final class Collectives {
     if (shared != null) {
       shared.close();
       shared = null;
-    }
-    if (hierarchical != null) {
-      hierarchical.close();
-      hierarchical = null;
     }
     reductions.close();
   }
@@ -185,24 +140,12 @@ public final class Collectives {
   }
 
   /**
-   * Broadcast with the tag of an already reserved call: binomial, or in memory then across JVMs
-   * ({@link Hierarchical}); the root's data may still be coming, and if it fails, every rank's
-   * broadcast fails with that failure.
+   * Binomial broadcast with the tag of an already reserved call; the root's data may still be
+   * coming, and if it fails, every rank's broadcast fails with that failure.
    */
   Future<byte[]> bcast(int tag, Future<byte[]> rootData, int root) {
-    Hierarchical h = hierarchical();
-    return ep.withTimeout(h != null ? h.bcast(tag, rootData, root) : binomialBcast(tag, rootData, null, rank(), root),
-        "bcast");
-  }
-
-  /**
-   * Binomial broadcast among {@code members} (communicator ranks; {@code null}: all ranks, member
-   * {@code i} being rank {@code i}), of which this rank is number {@code me} and
-   * {@code members[root]} the root.
-   */
-  Future<byte[]> binomialBcast(int tag, Future<byte[]> rootData, int[] members, int me, int root) {
-    int p = members == null ? size() : members.length;
-    int vr = (me - root + p) % p;
+    int p = size();
+    int vr = (rank() - root + p) % p;
     Future<byte[]> received;
     int mask = 1;
     if (vr == 0) {
@@ -215,24 +158,23 @@ public final class Collectives {
         mask <<= 1;
       }
       int parent = ((vr - mask) + root) % p;
-      received = ch.recvBytes(members == null ? parent : members[parent], tag);
+      received = ch.recvBytes(parent, tag);
     }
     int top = mask;
-    return received.transform(ar -> {
+    return ep.withTimeout(received.transform(ar -> {
       // the block, or the failure of root's data or of the receive, goes down the tree: no child waits in vain
       RmaException failure = ar.failed() ? asRma(ar.cause()) : null;
       for (int m = top >> 1; m > 0; m >>= 1) {
         if (vr + m < p) {
-          int child = (vr + m + root) % p;
           if (failure == null) {
-            ch.sendBytes(members == null ? child : members[child], tag, ar.result());
+            ch.sendBytes((vr + m + root) % p, tag, ar.result());
           } else {
-            ch.sendFailure(members == null ? child : members[child], tag, failure);
+            ch.sendFailure((vr + m + root) % p, tag, failure);
           }
         }
       }
       return failure == null ? ep.context().succeededFuture(ar.result()) : ep.context().failedFuture(failure);
-    });
+    }), "bcast");
   }
 
   /** {@code t} as an RmaException: itself, or INTERN naming it. */

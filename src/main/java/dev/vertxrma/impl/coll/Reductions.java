@@ -15,15 +15,13 @@ import java.util.List;
 /**
  * The reducing collectives of one communicator, over packed blocks combined by a
  * {@link Combiner}: binomial reduce, allreduce (in shared memory when every rank lives in this
- * JVM, in memory then across JVMs when they are spread with several in a JVM ({@link Hierarchical}),
- * else recursive doubling on any number of ranks ({@link DoublingAllreduce})), reduce + scatter
- * for reduce-scatter, recursive doubling for scan and exscan.
+ * JVM, else recursive doubling on a power-of-two number of ranks, else reduce + broadcast),
+ * reduce + scatter for reduce-scatter, recursive doubling for scan and exscan.
  *
  * <p><b>Order.</b> Every algorithm combines a block of lower ranks with a block of higher ranks
  * as {@code lower op higher}, so a non-commutative (user-defined) op gets the result MPI defines,
  * {@code x0 op x1 op ... op x(P-1)}; the reduce to a root other than 0 of such an op runs the
- * tree rooted at 0 and sends the result on to root, and its allreduce goes in memory then across
- * JVMs only when every JVM's ranks are consecutive (else by recursive doubling over all ranks).
+ * tree rooted at 0 and sends the result on to root.
  *
  * <p><b>Failures.</b> A rank whose part fails (a block of the wrong length, the op's function
  * throwing, a failed receive) sends the failure ({@link Channel#sendFailure}) to
@@ -38,7 +36,7 @@ final class Reductions {
   private final Endpoint ep;
   private final Channel ch;
   private final int ctx;
-  /** The job's shared-memory barriers in this JVM, or {@code null}. */
+  /** The job's shared-memory barriers when every rank of the job lives in this JVM, else {@code null}. */
   private final SharedMemoryBarriers sharedBarriers;
   private SharedMemoryBarrier exchange;
   private long exchangeNumber;
@@ -76,34 +74,23 @@ final class Reductions {
   }
 
   /**
-   * MPI_Allreduce: in shared memory when every rank lives in this JVM; in memory then across JVMs
-   * when they are spread with several in a JVM (for a non-commutative op, only if each JVM's ranks
-   * are consecutive); else by recursive doubling over all ranks (the calls' tags are reserved
-   * alike in every case).
+   * MPI_Allreduce: in shared memory in an embedded job; else by recursive doubling on a
+   * power-of-two number of ranks, or a reduce to rank 0 and a broadcast (the calls' tags are
+   * reserved either way).
    */
   Future<byte[]> allreduce(byte[] data, Combiner op) {
-    int tag = coll.nextCall();
-    coll.nextCall(); // reserved: the call takes as many tags as it always did
+    int reduceTag = coll.nextCall();
+    int bcastTag = coll.nextCall();
     int agreeTag = coll.nextCall();
     Future<byte[]> result;
-    Hierarchical h = coll.hierarchical();
-    if (coll.allHere()) {
-      result = sharedAllreduce(data, op);
-    } else if (h != null && (op.isCommutative() || coll.groups().contiguous)) {
-      result = h.allreduce(tag, data, op);
+    if (sharedBarriers != null && size() > 1) {
+      result = ep.withTimeout(sharedAllreduce(data, op), "allreduce");
+    } else if (Integer.bitCount(size()) == 1) {
+      result = ep.withTimeout(doublingRound(reduceTag, data, op, 0, 1), "allreduce");
     } else {
-      result = DoublingAllreduce.run(ep, ch, tag, everyRank(), rank(), ep.context().succeededFuture(data), op);
+      result = coll.bcast(bcastTag, reduce(reduceTag, data, op, 0, "allreduce"), 0);
     }
-    return agreed(agreeTag, op, ep.withTimeout(result, "allreduce"), "allreduce");
-  }
-
-  /** 0, 1, ..., P - 1. */
-  private int[] everyRank() {
-    int[] all = new int[size()];
-    for (int i = 0; i < all.length; i++) {
-      all[i] = i;
-    }
-    return all;
+    return agreed(agreeTag, op, result, "allreduce");
   }
 
   /**
@@ -213,6 +200,33 @@ final class Reductions {
           + "datatype must describe the same data at every rank", what, from, in.length, rank(), mine.length);
     }
     return in;
+  }
+
+  /**
+   * Recursive doubling (MPICH's allreduce of short data on a power-of-two number of ranks): in
+   * round {@code k} each rank exchanges its partial result with rank {@code rank ^ 2^k} and both
+   * combine the two as (lower rank's) op (higher rank's), so partners hold the same bits after
+   * every round and all ranks the same result after log2 P rounds. A block once sent is never
+   * written again (a same-JVM receiver may see the very array). A rank whose round fails sends
+   * the failure to its partners of the later rounds.
+   */
+  private Future<byte[]> doublingRound(int tag, byte[] acc, Combiner op, int round, int mask) {
+    if (mask >= size()) {
+      return ep.context().succeededFuture(acc);
+    }
+    int partner = rank() ^ mask;
+    ch.sendBytes(partner, tag + round, acc);
+    Future<byte[]> combined = ch.recvBytes(partner, tag + round).map(theirs -> {
+      checked(theirs, acc, partner, "allreduce");
+      return rank() < partner ? op.intoLower(acc.clone(), theirs) : op.intoLower(theirs.clone(), acc);
+    });
+    return combined.transform(ar -> {
+      if (ar.failed()) {
+        failLaterRounds(tag, round + 1, mask << 1, ar.cause());
+        return ep.context().failedFuture(ar.cause());
+      }
+      return doublingRound(tag, ar.result(), op, round + 1, mask << 1);
+    });
   }
 
   /** Sends {@code cause} to the peers of rounds {@code round, round + 1, ...} (mask {@code mask} on) that exist. */

@@ -36,8 +36,8 @@ final class SharedMemoryBarrier {
   private final AtomicReferenceArray<Waiter> waiting;
   private final boolean spin;
   private final AtomicInteger closed = new AtomicInteger();
-  /** Items deposited for an exchange, by barrier number parity (two rounds in flight at most); null for a plain barrier. */
-  private final AtomicReferenceArray<Object>[] blocks;
+  /** Blocks deposited for an exchange, by barrier number parity (two rounds in flight at most); null for a plain barrier. */
+  private final AtomicReferenceArray<byte[]>[] blocks;
   private final Runnable onAllClosed;
 
   private static final class Waiter {
@@ -75,8 +75,8 @@ final class SharedMemoryBarrier {
 
   @SuppressWarnings("unchecked")
   SharedMemoryBarrier(int parties, boolean exchange, Runnable onAllClosed) {
-    this.blocks = exchange ? new AtomicReferenceArray[] {new AtomicReferenceArray<Object>(parties),
-        new AtomicReferenceArray<Object>(parties)} : null;
+    this.blocks = exchange ? new AtomicReferenceArray[] {new AtomicReferenceArray<byte[]>(parties),
+        new AtomicReferenceArray<byte[]>(parties)} : null;
     this.reached = new AtomicLongArray(parties);
     this.waiting = new AtomicReferenceArray<>(parties);
     this.spin = parties <= CORES;
@@ -119,26 +119,10 @@ final class SharedMemoryBarrier {
    * there before every party has reached round {@code number + 1}.
    */
   Future<byte[][]> exchange(int party, long number, byte[] block, ContextInternal ctx) {
-    return meet(party, number, block, ctx).map(items -> {
-      byte[][] all = new byte[items.length][];
-      for (int i = 0; i < all.length; i++) {
-        all[i] = (byte[]) items[i];
-      }
-      return all;
-    });
-  }
-
-  /**
-   * As {@link #exchange} for any item ({@code null} included): party {@code party} deposits
-   * {@code item} and reaches barrier {@code number}; once every party has, the result gives every
-   * party's item of that round, in party order, under the same rule on reading them before the
-   * next round.
-   */
-  Future<Object[]> meet(int party, long number, Object item, ContextInternal ctx) {
-    AtomicReferenceArray<Object> round = blocks[(int) (number & 1)];
-    round.set(party, item);
+    AtomicReferenceArray<byte[]> round = blocks[(int) (number & 1)];
+    round.set(party, block);
     return arrive(party, number, ctx).map(v -> {
-      Object[] all = new Object[round.length()];
+      byte[][] all = new byte[round.length()][];
       for (int i = 0; i < all.length; i++) {
         all[i] = round.get(i);
       }

@@ -41,7 +41,7 @@ public final class JobRuntime {
   private final JobSecret secret;
   /** Frames to and from the ranks of other JVMs; {@code null} when not clustered. */
   private final DataPlane dataPlane;
-  /** Where the job's ranks of this JVM meet in shared memory (collectives). */
+  /** Barriers in shared memory, when every rank of the job lives in this JVM (no data plane). */
   private final dev.vertxrma.impl.coll.SharedMemoryBarriers sharedBarriers;
   private final RejectedInput rejected;
   private Future<String> dataPlaneAddress;
@@ -74,9 +74,7 @@ public final class JobRuntime {
     this.membership = ClusterMembership.watch(vertx, this::nodeLeft);
     this.rejected = new RejectedInput("job " + jobName + " in this JVM", (ms, task) -> vertx.setTimer(ms, id -> task.run()),
         RejectedInput.DEFAULT_INTERVAL_MS);
-    // clustered, a rank's JVM is the node the handshake placed it on (known before any rank runs)
-    this.sharedBarriers = vertx.isClustered() ? new dev.vertxrma.impl.coll.SharedMemoryBarriers(this::nodeOf)
-        : new dev.vertxrma.impl.coll.SharedMemoryBarriers();
+    this.sharedBarriers = vertx.isClustered() ? null : new dev.vertxrma.impl.coll.SharedMemoryBarriers();
     this.dataPlane = vertx.isClustered() ? new DataPlane(vertx, jobName, secret, nodeId(), new DataPlane.Job() {
       @Override
       public void receive(String node, io.netty.buffer.ByteBuf record) {
@@ -395,7 +393,7 @@ public final class JobRuntime {
 
   /**
    * Shared-memory barriers in use by job {@code jobName} on a Vert.x instance, -1 if no such job
-   * runs (tests check freed windows release theirs).
+   * runs or its barriers exchange messages (tests check freed windows release theirs).
    */
   public static int sharedBarriersInUse(Vertx vertx, String jobName) {
     JobRuntime job = find(vertx, jobName);
@@ -457,7 +455,7 @@ public final class JobRuntime {
     localRanks.compareAndSet(rank.rank(), rank, null);
   }
 
-  /** The job's shared-memory barriers in this JVM (where its ranks here meet; the others' JVMs are known to it). */
+  /** The job's shared-memory barriers if every rank lives in this JVM, else {@code null}. */
   public dev.vertxrma.impl.coll.SharedMemoryBarriers sharedBarriers() {
     return sharedBarriers;
   }
