@@ -4,8 +4,6 @@ import dev.vertxrma.ErrorClass;
 import dev.vertxrma.LockType;
 import dev.vertxrma.RmaException;
 import java.util.ArrayDeque;
-import java.util.HashSet;
-import java.util.Set;
 import java.util.function.IntConsumer;
 
 /**
@@ -32,13 +30,19 @@ public final class LockManager {
   }
 
   private final int rank;
-  private final Set<Integer> shared = new HashSet<>();
-  private int exclusive = -1;
+  /** The holders: on the heap, or in the window's host segment. */
+  private final LockWords holders;
   private final ArrayDeque<Request> queue = new ArrayDeque<>();
 
   /** The lock of a window at {@code rank}. */
   public LockManager(int rank) {
+    this(rank, LockWords.onHeap());
+  }
+
+  /** The lock of a window at {@code rank}, its holders kept in {@code holders}. */
+  public LockManager(int rank, LockWords holders) {
     this.rank = rank;
+    this.holders = holders;
   }
 
   /** Queues a lock request from {@code origin}; {@code grant} runs when it is granted (maybe at once). */
@@ -56,6 +60,7 @@ public final class LockManager {
           origin, rank);
     }
     queue.addLast(new Request(origin, type, grant, dropped));
+    holders.queued(queue.size());
     grantWaiting();
   }
 
@@ -69,24 +74,26 @@ public final class LockManager {
       return false;
     }
     if (type == LockType.SHARED) {
-      if (exclusive >= 0) {
+      if (holders.exclusive() >= 0) {
         return false;
       }
-      shared.add(origin);
+      holders.shared(origin, true);
     } else {
-      if (exclusive >= 0 || !shared.isEmpty()) {
+      if (holders.exclusive() >= 0 || holders.sharedCount() > 0) {
         return false;
       }
-      exclusive = origin;
+      holders.exclusive(origin);
     }
     return true;
   }
 
   /** Releases {@code origin}'s lock; RMA_SYNC if it holds none. */
   public void release(int origin) {
-    if (exclusive == origin) {
-      exclusive = -1;
-    } else if (!shared.remove(origin)) {
+    if (holders.exclusive() == origin) {
+      holders.exclusive(-1);
+    } else if (holders.shared(origin)) {
+      holders.shared(origin, false);
+    } else {
       throw RmaException.of(ErrorClass.RMA_SYNC, "unlock from rank %d, which holds no lock on the window at rank %d",
           origin, rank);
     }
@@ -99,6 +106,7 @@ public final class LockManager {
    */
   public void cancel(int origin) {
     if (queue.removeIf(r -> r.origin == origin)) {
+      holders.queued(queue.size());
       grantWaiting(); // an exclusive request at the head may have held back shared ones behind it
       return;
     }
@@ -107,15 +115,14 @@ public final class LockManager {
     }
   }
 
-  /** Whether {@code origin} holds a lock (shared or exclusive). */
   /** Whether no rank holds or waits for a lock. */
   public boolean idle() {
-    return exclusive < 0 && shared.isEmpty() && queue.isEmpty();
+    return holders.exclusive() < 0 && holders.sharedCount() == 0 && queue.isEmpty();
   }
 
   /** Whether {@code origin} holds a lock. */
   public boolean holds(int origin) {
-    return exclusive == origin || shared.contains(origin);
+    return holders.exclusive() == origin || holders.shared(origin);
   }
 
   private boolean queued(int origin) {
@@ -130,15 +137,17 @@ public final class LockManager {
   private void grantWaiting() {
     while (!queue.isEmpty()) {
       Request head = queue.peekFirst();
-      boolean ok = head.type == LockType.SHARED ? exclusive < 0 : exclusive < 0 && shared.isEmpty();
+      boolean ok = head.type == LockType.SHARED ? holders.exclusive() < 0
+          : holders.exclusive() < 0 && holders.sharedCount() == 0;
       if (!ok) {
         return;
       }
       queue.pollFirst();
+      holders.queued(queue.size());
       if (head.type == LockType.SHARED) {
-        shared.add(head.origin);
+        holders.shared(head.origin, true);
       } else {
-        exclusive = head.origin;
+        holders.exclusive(head.origin);
       }
       head.grant.run();
     }
@@ -154,7 +163,7 @@ public final class LockManager {
       r.dropped.run();
       onDropped.accept(r.origin);
     }
-    shared.clear();
-    exclusive = -1;
+    holders.queued(0);
+    holders.clearHolders();
   }
 }

@@ -28,16 +28,13 @@ final class TargetLocks {
   /** Where origins of other JVMs read who holds a lock here (the on-node path); updated as the owner. */
   private final WindowControl mirror;
 
-  TargetLocks(int rank, boolean noLocks, Supplier<String> window) {
-    this(rank, noLocks, window, WindowControl.onHeap(0));
-  }
-
   TargetLocks(int rank, boolean noLocks, Supplier<String> window, WindowControl mirror) {
     this.mirror = mirror;
     this.rank = rank;
     this.noLocks = noLocks;
     this.window = window;
-    this.locks = new LockManager(rank);
+    this.locks = new LockManager(rank, mirror);
+    mirror.setNoLocks(noLocks);
   }
 
   boolean noLocks() {
@@ -46,6 +43,7 @@ final class TargetLocks {
 
   void setNoLocks(boolean value) {
     noLocks = value;
+    mirror.setNoLocks(value);
   }
 
   /** Whether {@code origin} holds a lock here, queued or NOCHECK: what admits its passive-target operations. */

@@ -56,7 +56,8 @@ final class TargetWindow {
 
   TargetWindow(Endpoint endpoint, WindowMemory memory, DynamicMemory dynamic, SharedMapping mapping, int dispUnit,
       boolean noLocks, PscwEpoch pscw, Supplier<String> name) {
-    this(endpoint, memory, dynamic, mapping, dispUnit, noLocks, pscw, name, WindowControl.onHeap(0), false);
+    this(endpoint, memory, dynamic, mapping, dispUnit, noLocks, pscw, name,
+        WindowControl.onHeap(endpoint.size()), false);
   }
 
   /**

@@ -105,7 +105,8 @@ final class WinImpl implements Win, RegisteredWindow {
     PscwEpoch pscw = new PscwEpoch(rp.context(), rank, rp.size());
     this.passive = new PassiveEpoch(rank, rp.size());
     this.targetWindow = new TargetWindow(rp, memory, dynamic, mapping, dispUnit, WindowInfo.noLocks(effective), pscw,
-        state::name, segment != null ? segment.control() : WindowControl.onHeap(0), segment != null);
+        state::name, segment != null ? segment.control() : WindowControl.onHeap(rp.size()),
+        segment != null);
     this.segmentPeers = peers != null ? peers : SegmentPeers.none(rp.size());
     this.active = new ActiveTargetSync(rp, state, tracker, coll, pscw, passive, targetWindow, observer);
     this.origin = new OriginOperations(rp, comm, errors, registry, state, flavor == Flavor.DYNAMIC, tracker, pscw,

@@ -14,8 +14,14 @@ import dev.vertxrma.impl.memory.Memory;
  *   4  int   freed: 1 once the window is freed at this rank
  *   8  long  fence: (epoch &lt;&lt; 1) | open, the fence epoch the target admits operations of
  *  16  long  token: random, written by the creator, proves which file a peer mapped
- *  24  int   ranks: the number of lock slots that follow
- *  64  byte  held[ranks]: 1 while that origin rank holds a lock (or a NOCHECK lock) here
+ *  24  int   ranks: the number of slots in each table that follows
+ *  28  int   exclusive: 1 + the rank holding the lock exclusively, 0 for none
+ *  32  int   shared: how many ranks hold the lock shared
+ *  36  int   queued: how many lock requests wait in the target's queue
+ *  40  int   noLocks: 1 if the window was created (or set) with no_locks
+ *  64  byte  shared[ranks]: 1 while that rank holds the lock shared
+ *  64 + S  byte  admitted[ranks]: 1 while that origin holds any lock here (NOCHECK ones too),
+ *                what admits its passive-target operations (S: ranks rounded up to 8)
  * </pre>
  *
  * <p>The owner word is taken with a compare-and-set and given back with a volatile store
@@ -24,28 +30,39 @@ import dev.vertxrma.impl.memory.Memory;
  * read only at indices below the number of ranks the caller knows, and a word holding an
  * unexpected value only makes the origin send its operation the safe way.
  */
-final class WindowControl {
+final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
 
   private static final int OWNER = 0;
   private static final int FREED = 4;
   private static final int FENCE = 8;
   private static final int TOKEN = 16;
   private static final int RANKS = 24;
-  private static final int HELD = 64;
+  private static final int EXCLUSIVE = 28;
+  private static final int SHARED_COUNT = 32;
+  private static final int QUEUED = 36;
+  private static final int NO_LOCKS = 40;
+  private static final int SHARED = 64;
 
   private final Object base;
   private final long address;
   private final int ranks;
+  /** Offset of the admitted table. */
+  private final long admitted;
 
   private WindowControl(Object base, long address, int ranks) {
     this.base = base;
     this.address = address;
     this.ranks = ranks;
+    this.admitted = SHARED + table(ranks);
   }
 
-  /** Bytes the block of a window of {@code ranks} ranks takes: a multiple of 64 (window memory follows it). */
+  private static long table(int ranks) {
+    return (ranks + 7L) & ~7L;
+  }
+
+  /** Bytes the block of a window of {@code ranks} ranks takes: a multiple of 64. */
   static long bytes(int ranks) {
-    return (HELD + ranks + 63) & ~63L;
+    return (SHARED + 2 * table(ranks) + 63) & ~63L;
   }
 
   /** A block on the heap, for a window no other JVM maps. */
@@ -105,18 +122,76 @@ final class WindowControl {
 
   /** Whether origin {@code rank} holds a lock here. Owner only; false for a rank outside the block. */
   boolean holdsLock(int rank) {
-    return rank >= 0 && rank < ranks && Memory.getByte(base, address + HELD + rank) != 0;
+    return rank >= 0 && rank < ranks && Memory.getByte(base, address + admitted + rank) != 0;
   }
 
   /** Records that no origin holds a lock here (the window is freed). Owner only. */
   void clearLocks() {
-    Memory.zero(base, address + HELD, ranks);
+    Memory.zero(base, address + admitted, ranks);
   }
 
   /** Records whether origin {@code rank} holds a lock here. Owner only. */
   void setHoldsLock(int rank, boolean held) {
     if (rank >= 0 && rank < ranks) {
-      Memory.putByte(base, address + HELD + rank, (byte) (held ? 1 : 0));
+      Memory.putByte(base, address + admitted + rank, (byte) (held ? 1 : 0));
     }
+  }
+
+  /** Whether the window takes no locks ({@code no_locks}). Owner only. */
+  boolean noLocks() {
+    return Memory.getInt(base, address + NO_LOCKS) != 0;
+  }
+
+  /** Publishes the window's {@code no_locks} setting. Owner only. */
+  void setNoLocks(boolean value) {
+    Memory.putInt(base, address + NO_LOCKS, value ? 1 : 0);
+  }
+
+  /** How many lock requests wait in the target's queue. Owner only. */
+  int queued() {
+    return Memory.getInt(base, address + QUEUED);
+  }
+
+  // ------------------------------------------------------------------ LockWords: owner only
+
+  @Override
+  public int exclusive() {
+    return Memory.getInt(base, address + EXCLUSIVE) - 1;
+  }
+
+  @Override
+  public void exclusive(int rank) {
+    Memory.putInt(base, address + EXCLUSIVE, rank + 1);
+  }
+
+  @Override
+  public boolean shared(int rank) {
+    return rank >= 0 && rank < ranks && Memory.getByte(base, address + SHARED + rank) != 0;
+  }
+
+  @Override
+  public void shared(int rank, boolean held) {
+    if (rank < 0 || rank >= ranks || shared(rank) == held) {
+      return;
+    }
+    Memory.putByte(base, address + SHARED + rank, (byte) (held ? 1 : 0));
+    Memory.putInt(base, address + SHARED_COUNT, sharedCount() + (held ? 1 : -1));
+  }
+
+  @Override
+  public int sharedCount() {
+    return Memory.getInt(base, address + SHARED_COUNT);
+  }
+
+  @Override
+  public void queued(int n) {
+    Memory.putInt(base, address + QUEUED, n);
+  }
+
+  @Override
+  public void clearHolders() {
+    Memory.zero(base, address + SHARED, ranks);
+    Memory.putInt(base, address + SHARED_COUNT, 0);
+    exclusive(-1);
   }
 }
