@@ -44,7 +44,9 @@ final class PassiveTargetSync {
    * @param name the window's name, for messages
    */
   PassiveTargetSync(Endpoint rp, int id, PassiveEpoch passive, CompletionTracker tracker,
-      IntFunction<TargetWindow> localPeer, Function<long[], Future<Void>> errors, Supplier<String> name) {
+      IntFunction<TargetWindow> localPeer, Function<long[], Future<Void>> errors, Supplier<String> name,
+      SegmentPeers segments) {
+    this.segments = segments;
     this.rp = rp;
     this.rank = rp.rank();
     this.id = id;
@@ -55,6 +57,9 @@ final class PassiveTargetSync {
     this.name = name;
     this.done = RankFuture.succeeded(rp.context());
   }
+
+  /** The segments of the window's ranks in the host's other JVMs: their locks are taken there when free. */
+  private final SegmentPeers segments;
 
   /** MPI_Win_lock on {@code targetRank}; RMA_SYNC inside lockAll or if already held. */
   Future<Void> lock(LockType type, int targetRank, boolean noCheck) {
@@ -182,6 +187,9 @@ final class PassiveTargetSync {
         if (peer != null && peer.tryLockNow(rank, type)) {
           return rp.context().succeededFuture(); // same JVM, lock free: granted on this thread
         }
+        if (peer == null && segments.tryLock(targetRank, rank, type)) {
+          return rp.context().succeededFuture(); // same host, lock free: granted in its segment
+        }
         Frame f = SyncFrames.lockRequest(rank, id, type, false);
         return rp.withTimeout(rp.request(targetRank, f).<Void>mapEmpty(), type + " lock on rank " + targetRank)
             .onFailure(e -> {
@@ -220,6 +228,9 @@ final class PassiveTargetSync {
         TargetWindow peer = localPeer.apply(targetRank);
         if (peer != null && peer.tryUnlockNow(rank)) {
           return rp.context().<Void>succeededFuture(); // same JVM, window free: released on this thread
+        }
+        if (peer == null && segments.tryUnlock(targetRank, rank)) {
+          return rp.context().<Void>succeededFuture(); // same host, nobody waiting: released in its segment
         }
         return rp.request(targetRank, Frame.of(FrameType.UNLOCK, rank, id)).<Void>mapEmpty();
       });

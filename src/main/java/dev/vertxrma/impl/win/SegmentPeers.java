@@ -160,6 +160,65 @@ final class SegmentPeers {
   }
 
   /**
+   * MPI_Win_lock of rank {@code r}'s window by {@code origin}, taken in its segment: granted at once
+   * if the window takes locks, no request waits in its queue (FIFO fairness) and the lock is
+   * compatible with those held; the target is not involved. False if the caller must request it
+   * over the data plane (queued there, or refused with the error the target gives).
+   */
+  boolean tryLock(int r, int origin, dev.vertxrma.LockType type) {
+    Peer p = peers[r];
+    if (p == null || !acquire(p.control)) {
+      return false;
+    }
+    try {
+      WindowControl c = p.control;
+      if (c.freed() || c.noLocks() || c.queued() != 0 || c.holdsLock(origin) || c.exclusive() >= 0) {
+        return false;
+      }
+      if (type == dev.vertxrma.LockType.SHARED) {
+        c.shared(origin, true);
+      } else if (c.sharedCount() == 0) {
+        c.exclusive(origin);
+      } else {
+        return false;
+      }
+      c.setHoldsLock(origin, true);
+      return true;
+    } finally {
+      p.control.release();
+    }
+  }
+
+  /**
+   * MPI_Win_unlock of rank {@code r}'s window by {@code origin} (its operations complete), given
+   * back in its segment if no request waits for it (a waiter needs the target to grant it: the
+   * caller then unlocks over the data plane). False if the caller must send the unlock.
+   */
+  boolean tryUnlock(int r, int origin) {
+    Peer p = peers[r];
+    if (p == null || !acquire(p.control)) {
+      return false;
+    }
+    try {
+      WindowControl c = p.control;
+      if (c.freed() || c.queued() != 0) {
+        return false;
+      }
+      if (c.exclusive() == origin) {
+        c.exclusive(-1);
+      } else if (c.shared(origin)) {
+        c.shared(origin, false);
+      } else {
+        return false; // a NOCHECK lock, or none: the target records or refuses it
+      }
+      c.setHoldsLock(origin, false);
+      return true;
+    } finally {
+      p.control.release();
+    }
+  }
+
+  /**
    * Takes {@code c}'s owner word, spinning at most {@link #SPIN_NANOS} while another thread (of any
    * JVM) holds it for its one operation: cheaper than the data plane, and an origin that sent one
    * operation over it must send the next ones after it too until it completes.

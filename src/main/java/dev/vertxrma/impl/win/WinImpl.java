@@ -115,7 +115,7 @@ final class WinImpl implements Win, RegisteredWindow {
     tracker.ackRequests(origin::requestAck);
     active.localPeers(origin::localPeer);
     this.passiveSync = new PassiveTargetSync(rp, id, passive, tracker, origin::localPeer, tracker::reportErrors,
-        state::name);
+        state::name, segmentPeers);
     this.hints = new WindowInfo(effective, rp, state, targetWindow, passive, coll);
     this.sync = new SynchronizationCalls(this, rp, state, registry, hints, active, passiveSync, observer);
     this.requests = new RequestOperations(this, comm, errors, rp, state, passiveSync, observer);

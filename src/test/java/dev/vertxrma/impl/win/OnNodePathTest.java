@@ -131,6 +131,34 @@ class OnNodePathTest {
         })), 120);
   }
 
+  /**
+   * lock, put, unlock to a rank of the other node, uncontended: the lock is taken and given back
+   * in the target's segment, and no request leaves the origin.
+   */
+  @Test
+  void uncontendedLocksAreTakenInTheSegmentWithoutAMessage() {
+    int rounds = 50;
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(2, true), (world, args) ->
+        Win.allocate(world, 8, 8, Info.NULL).compose(win -> {
+          if (world.rank() == 0) {
+            return world.barrier().map(v -> {
+              assertEquals(rounds - 1L, win.memory().readLong(0), "the last put");
+              return null;
+            }).compose(v -> win.free());
+          }
+          var process = ((dev.vertxrma.impl.comm.CommImpl) world).process();
+          long before = process.requestsSent();
+          return dev.vertxrma.Rma.repeat(rounds, i -> win.lock(LockType.EXCLUSIVE, 0)
+              .compose(v -> win.put(Buf.of(new long[] {i}), 0, 1, Datatype.LONG, 0, 0))
+              .compose(v -> win.unlock(0)))
+              .map(v -> {
+                assertEquals(0L, process.requestsSent() - before, "requests sent for " + rounds + " lock, put, unlock");
+                return null;
+              })
+              .compose(v -> world.barrier()).compose(v -> win.free());
+        })), 120);
+  }
+
   /** A read-modify-write under an exclusive lock, from every rank: the lock excludes the on-node origins too. */
   @Test
   void exclusiveLocksExcludeOriginsOfBothNodes() {
