@@ -7,6 +7,7 @@ import dev.vertxrma.Rma;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.World;
 import dev.vertxrma.WorldProgram;
+import dev.vertxrma.impl.runtime.ClusterSupport;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -24,6 +25,9 @@ import java.util.concurrent.TimeoutException;
  * that {@code mpiexec} or {@code srun} started ({@link ProcessManagerRun}).
  */
 final class RankRun {
+
+  /** How long the master of a job's cluster waits for the other JVMs to leave it first. */
+  static final long MASTER_WAIT_MS = 2_000;
 
   private RankRun() {
   }
@@ -65,6 +69,7 @@ final class RankRun {
     long limitMs = 2 * d.getWaitTimeoutMs() + 120_000;
     try {
       Future<Void> job = program.instance() instanceof WorldProgram ? runWorld(options, (WorldProgram) program.instance())
+          : options.isClustered() ? runClustered(options, (RankProgram) program.instance())
           : Rma.run(options, (RankProgram) program.instance());
       job.toCompletionStage().toCompletableFuture().get(limitMs, TimeUnit.MILLISECONDS);
       return 0;
@@ -80,6 +85,39 @@ final class RankRun {
     } finally {
       me.setContextClassLoader(before);
     }
+  }
+
+  /**
+   * {@link Rma#run(JobOptions, RankProgram)} for this JVM's part of a job over JVMs, on a clustered
+   * Vert.x instance of its own that leaves the cluster as {@link #close} says.
+   */
+  static Future<Void> runClustered(JobOptions options, RankProgram program) {
+    Future<Vertx> started;
+    try {
+      started = Rma.clusteredVertx(options.getJobName(), new VertxOptions(), options.getClusterOptions(),
+          options.getProgress());
+    } catch (RmaException e) {
+      return Future.failedFuture(e);
+    }
+    Promise<Void> result = Promise.promise();
+    started.onComplete(s -> {
+      if (s.failed()) {
+        result.fail(new RmaException(ErrorClass.INTERN, "cannot start Vert.x: " + s.cause(), s.cause()));
+        return;
+      }
+      Vertx vertx = s.result();
+      Rma.run(vertx, options, program).onComplete(outcome -> close(vertx).onComplete(closed -> result.handle(outcome)));
+    });
+    return result.future();
+  }
+
+  /**
+   * Closes this JVM's Vert.x instance at the end of its job; clustered, the cluster's master
+   * leaves after the job's other JVMs (at most {@value #MASTER_WAIT_MS} ms later), so that no
+   * JVM waits a second in Hazelcast's shutdown ({@link ClusterSupport#masterLeavesLast}).
+   */
+  private static Future<Void> close(Vertx vertx) {
+    return ClusterSupport.masterLeavesLast(vertx, MASTER_WAIT_MS).transform(ar -> vertx.close());
   }
 
   /**
@@ -105,7 +143,7 @@ final class RankRun {
       }
       Vertx vertx = s.result();
       Rma.world(vertx, options).compose(world -> runAndClose(vertx, world, options, program))
-          .onComplete(outcome -> vertx.close().onComplete(closed -> result.handle(outcome)));
+          .onComplete(outcome -> close(vertx).onComplete(closed -> result.handle(outcome)));
     });
     return result.future();
   }

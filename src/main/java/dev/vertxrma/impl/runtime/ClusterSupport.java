@@ -98,6 +98,59 @@ public final class ClusterSupport {
   }
 
   /**
+   * Completes when the node {@code vertx} may leave its cluster without waiting: at once on a
+   * node that is not the cluster's master (its oldest member) or not clustered with Hazelcast; on
+   * the master, once the other members have handed it their partitions (which a member's
+   * graceful shutdown does first) or left, or after {@code maxMs}. For the JVMs of a job that all
+   * end together: Hazelcast's graceful shutdown asks the master to take over a leaving member's
+   * partitions and checks for the answer once a second, so a member whose master leaves at the
+   * same moment waits a whole second for a new master, and a master that leaves while another
+   * member's partitions are migrating waits for its next check. The others leaving first and the
+   * master last, the job's JVMs are gone about 0.5 s after its end instead of 1 s (the master
+   * still waits about 0.3 s for Hazelcast to drop the members that left, after three failed
+   * reconnections 100 ms apart). Never fails.
+   */
+  public static Future<Void> masterLeavesLast(Vertx vertx, long maxMs) {
+    if (!vertx.isClustered()
+        || !(((io.vertx.core.internal.VertxInternal) vertx).clusterManager() instanceof HazelcastClusterManager)) {
+      return Future.succeededFuture();
+    }
+    com.hazelcast.core.HazelcastInstance hz =
+        ((HazelcastClusterManager) ((io.vertx.core.internal.VertxInternal) vertx).clusterManager()).getHazelcastInstance();
+    long deadline = System.nanoTime() + maxMs * 1_000_000;
+    io.vertx.core.Promise<Void> free = io.vertx.core.Promise.promise();
+    checkLast(vertx, hz, true, deadline, free);
+    return free.future();
+  }
+
+  /** How often {@link #masterLeavesLast} looks at the cluster. */
+  private static final long LEAVE_POLL_MS = 10;
+
+  private static void checkLast(Vertx vertx, com.hazelcast.core.HazelcastInstance hz, boolean first, long deadline,
+      io.vertx.core.Promise<Void> free) {
+    // Hazelcast's calls are not made on an event loop
+    vertx.executeBlocking(() -> {
+      java.util.Set<com.hazelcast.cluster.Member> members = hz.getCluster().getMembers();
+      com.hazelcast.cluster.Member master = members.iterator().next();
+      if (members.size() <= 1 || !master.localMember()) {
+        return true;
+      }
+      for (com.hazelcast.partition.Partition p : hz.getPartitionService().getPartitions()) {
+        if (p.getOwner() != null && !p.getOwner().localMember()) {
+          return false;
+        }
+      }
+      return !first; // on the first look, the others may not have been given partitions yet: look again
+    }).onComplete(ar -> {
+      if (ar.failed() || ar.result() || System.nanoTime() - deadline >= 0) {
+        free.tryComplete();
+      } else {
+        vertx.setTimer(LEAVE_POLL_MS, id -> checkLast(vertx, hz, false, deadline, free));
+      }
+    });
+  }
+
+  /**
    * Makes {@code config} join the cluster that the JVM at {@code leader} ({@code host:port}, or
    * {@code null}: nothing changes) forms: Hazelcast's required member; the JVM whose
    * {@code clusterPort} (0: not chosen) is the leader's port is the leader itself and binds
