@@ -29,6 +29,8 @@ final class ActiveTargetSync {
   private final int rank;
   private final CompletionTracker tracker;
   private final Collectives coll;
+  /** The barrier of a fence: the window's message-based one, or its host barrier ({@link HostBarrier}). */
+  private java.util.function.Supplier<Future<Void>> barrier;
   private final PscwEpoch pscw;
   private final PassiveEpoch passive;
   private final TargetWindow targetWindow;
@@ -56,6 +58,7 @@ final class ActiveTargetSync {
     this.rank = state.rank;
     this.tracker = tracker;
     this.coll = coll;
+    this.barrier = coll::barrier;
     this.pscw = pscw;
     this.passive = passive;
     this.targetWindow = targetWindow;
@@ -98,7 +101,7 @@ final class ActiveTargetSync {
     fenceOpen = !noSucceed;
     tracker.resetEpochCounts();
     Future<Void> closing = noPrecede ? rp.context().succeededFuture()
-        : tracker.await(issuedBefore).compose(v -> coll.barrier());
+        : tracker.await(issuedBefore).compose(v -> barrier.get());
     Future<Void> previous = lastFenceAdvance;
     Future<Void> advanced = withdrawnOnTimeout(rp.withTimeout(closing, "fence"))
         .compose(v -> previous.transform(p -> targetWindow.advanceFence(!noSucceed)));
@@ -132,6 +135,11 @@ final class ActiveTargetSync {
       Future.join(withdrawn).onComplete(ar -> rp.context().runOnContext(v -> after.complete()));
       return after.future().transform(ar -> closing);
     });
+  }
+
+  /** Fences meet in {@code hostBarrier} from now on (every rank of the window switches at creation). */
+  void useHostBarrier(HostBarrier hostBarrier) {
+    this.barrier = hostBarrier::arrive;
   }
 
   /** Where this window's same-JVM peers are ({@code null} for a rank of another JVM); set once. */

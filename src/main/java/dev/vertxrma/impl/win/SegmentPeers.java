@@ -110,6 +110,12 @@ final class SegmentPeers {
     return count > 0 && peers[r] != null;
   }
 
+  /** Rank {@code r}'s control block as mapped here, or {@code null}. */
+  WindowControl control(int r) {
+    Peer p = peers[r];
+    return p == null ? null : p.control;
+  }
+
   /** Operations this origin has applied in its peers' segments (read on the origin's context). */
   long applied() {
     return applied;

@@ -86,6 +86,11 @@ final class TargetWindow {
     return target.size();
   }
 
+  /** The control block: owner word, published state, host barrier slot. */
+  WindowControl control() {
+    return control;
+  }
+
   // ------------------------------------------------------------------ operations
 
   /**

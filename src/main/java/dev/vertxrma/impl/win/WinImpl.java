@@ -43,6 +43,8 @@ import net.openhft.chronicle.bytes.BytesStore;
 final class WinImpl implements Win, RegisteredWindow {
 
   private static final int WINDOW_CTX_BASE = 1 << 20;
+  /** Context ids of host barriers' wake messages: {@code HOST_BARRIER_CTX_BASE + window id}. */
+  private static final int HOST_BARRIER_CTX_BASE = 1 << 21;
 
   private final WindowRegistry registry;
   private final Endpoint rp;
@@ -125,6 +127,33 @@ final class WinImpl implements Win, RegisteredWindow {
   @Override
   public int id() {
     return id;
+  }
+
+  /**
+   * Whether every rank of this window is reached in memory: in this JVM or in a host segment
+   * mapped here (then its fences can meet in shared memory, {@link HostBarrier}).
+   */
+  boolean reachesEveryRankInMemory() {
+    for (int r = 0; r < rp.size(); r++) {
+      if (r != rank && !rp.isLocal(r) && segmentPeers.control(r) == null) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Makes this window's fences meet in shared memory: called at every rank once all agreed that
+   * each reaches every rank in memory ({@link #reachesEveryRankInMemory}).
+   */
+  void useHostBarrier() {
+    WindowControl[] slots = new WindowControl[rp.size()];
+    for (int r = 0; r < slots.length; r++) {
+      slots[r] = r == rank ? targetWindow.control() : rp.isLocal(r) ? origin.localPeer(r).control()
+          : segmentPeers.control(r);
+    }
+    active.useHostBarrier(new HostBarrier(slots, rank, comm.p2p().channel(HOST_BARRIER_CTX_BASE + id, rp),
+        rp.context()));
   }
 
   /** How many of this window's ranks in other JVMs this rank reaches in their host segments (the on-node path). */

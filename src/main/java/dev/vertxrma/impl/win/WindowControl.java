@@ -19,6 +19,8 @@ import dev.vertxrma.impl.memory.Memory;
  *  32  int   shared: how many ranks hold the lock shared
  *  36  int   queued: how many lock requests wait in the target's queue
  *  40  int   noLocks: 1 if the window was created (or set) with no_locks
+ *  48  long  arrived: the last host barrier this rank reached ({@link HostBarrier})
+ *  56  long  parked: n while this rank sleeps in host barrier n, -n once a rank wakes it, else 0
  *  64  byte  shared[ranks]: 1 while that rank holds the lock shared
  *  64 + S  byte  admitted[ranks]: 1 while that origin holds any lock here (NOCHECK ones too),
  *                what admits its passive-target operations (S: ranks rounded up to 8)
@@ -41,6 +43,8 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
   private static final int SHARED_COUNT = 32;
   private static final int QUEUED = 36;
   private static final int NO_LOCKS = 40;
+  private static final int ARRIVED = 48;
+  private static final int PARKED = 56;
   private static final int SHARED = 64;
 
   private final Object base;
@@ -150,6 +154,28 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
   /** How many lock requests wait in the target's queue. Owner only. */
   int queued() {
     return Memory.getInt(base, address + QUEUED);
+  }
+
+  // ------------------------------------------------------------------ host barrier: any thread
+
+  /** The last host barrier this rank reached (an acquire load). */
+  long arrived() {
+    return Memory.getLongVolatile(base, address + ARRIVED);
+  }
+
+  /** This rank reached host barrier {@code n} (a volatile store: what it wrote before is visible with it). */
+  void arrive(long n) {
+    Memory.putLongVolatile(base, address + ARRIVED, n);
+  }
+
+  /** The parked word: n while this rank sleeps in host barrier n, -n once woken, else 0. */
+  long parked() {
+    return Memory.getLongVolatile(base, address + PARKED);
+  }
+
+  /** Compare-and-set of the parked word. */
+  boolean casParked(long expect, long update) {
+    return Memory.compareAndSwapLong(base, address + PARKED, expect, update);
   }
 
   // ------------------------------------------------------------------ LockWords: owner only

@@ -244,7 +244,22 @@ public final class WindowFactory {
     w.observer().windowCreated(agreed.id(), flavor.name(), mem == null ? 0 : mem.size());
     // no rank uses the window before every rank has registered it (an operation for an
     // unregistered window id is refused at the target)
-    return wc.collectives().barrier().<Win>map(w).onFailure(e -> w.releaseNow());
+    if (peers == null) {
+      return wc.collectives().barrier().<Win>map(w).onFailure(e -> w.releaseNow());
+    }
+    // on the host path the same step agrees whether every rank reaches every other in memory:
+    // then the window's fences meet in shared memory
+    byte[] mine = {(byte) (w.reachesEveryRankInMemory() ? 1 : 0)};
+    return wc.collectives().allgather(mine).<Win>map(all -> {
+      boolean everyone = true;
+      for (byte[] b : all) {
+        everyone &= b.length == 1 && b[0] == 1;
+      }
+      if (everyone) {
+        w.useHostBarrier();
+      }
+      return w;
+    }).onFailure(e -> w.releaseNow());
   }
 
   /**

@@ -1,0 +1,126 @@
+package dev.vertxrma.impl.win;
+
+import dev.vertxrma.Comm;
+import dev.vertxrma.impl.p2p.Channel;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.internal.ContextInternal;
+
+/**
+ * The barrier of a window whose ranks all live on one host, across its JVMs, in shared memory
+ * (ARCHITECTURE decision 16): every rank publishes in its own {@link WindowControl} block the last
+ * barrier it reached, and barrier {@code n} is passed once every rank's block says {@code n} or
+ * more. No message on the fast path: an arrival is one volatile store and a scan of the blocks.
+ * The fence of such a window uses it instead of a message-based barrier.
+ *
+ * <p>A rank that finds the others not there yet polls for {@link #POLL_NANOS}, each check a task
+ * of its own (its event loop never blocks), then parks: it writes the barrier's number in its
+ * parked word and waits for a wake message. Whoever sees the barrier passed wakes every rank
+ * parked in it, with a compare-and-set of the parked word (so exactly one message per parked
+ * rank) and a message over the point-to-point engine. A rank that parks and then sees the
+ * barrier passed takes its parked word back the same way, or, if a waker took it first, waits
+ * for the message that is already under way. So no wake message is ever left unreceived.
+ */
+final class HostBarrier {
+
+  /** How long a rank polls the others' blocks before it parks. */
+  static final long POLL_NANOS = 50_000;
+
+  private final WindowControl[] slots;
+  private final int rank;
+  private final Channel wake;
+  private final ContextInternal ctx;
+  private long number;
+  private Future<Void> last;
+
+  /**
+   * @param slots every rank's control block, by window rank (this rank's own among them)
+   * @param rank this rank
+   * @param wake the point-to-point channel wake messages travel on (a context of their own)
+   * @param ctx this rank's context
+   */
+  HostBarrier(WindowControl[] slots, int rank, Channel wake, ContextInternal ctx) {
+    this.slots = slots;
+    this.rank = rank;
+    this.wake = wake;
+    this.ctx = ctx;
+  }
+
+  /** This rank's next barrier, after its previous one (barriers called back to back keep their order). */
+  Future<Void> arrive() {
+    long n = ++number;
+    Future<Void> previous = last;
+    Future<Void> f = previous == null || previous.isComplete() ? run(n) : previous.transform(ar -> run(n));
+    last = f;
+    return f;
+  }
+
+  private static int tag(long n) {
+    return (int) (n & 0x3FFF_FFFF);
+  }
+
+  private boolean passed(long n) {
+    for (WindowControl c : slots) {
+      if (c.arrived() < n) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Barrier {@code n} is passed: wakes every rank parked in it or an earlier one. */
+  private void wakeParked(long n) {
+    for (int r = 0; r < slots.length; r++) {
+      if (r == rank) {
+        continue;
+      }
+      long p = slots[r].parked();
+      if (p > 0 && p <= n && slots[r].casParked(p, -p)) {
+        wake.sendBytes(r, tag(p), new byte[0]);
+      }
+    }
+  }
+
+  private Future<Void> run(long n) {
+    slots[rank].arrive(n);
+    if (passed(n)) {
+      wakeParked(n);
+      return ctx.succeededFuture();
+    }
+    Promise<Void> done = ctx.promise();
+    poll(n, System.nanoTime() + POLL_NANOS, done);
+    return done.future();
+  }
+
+  private void poll(long n, long deadline, Promise<Void> done) {
+    if (passed(n)) {
+      wakeParked(n);
+      done.complete();
+      return;
+    }
+    if (System.nanoTime() - deadline < 0) {
+      ctx.runOnContext(v -> poll(n, deadline, done));
+      return;
+    }
+    WindowControl own = slots[rank];
+    own.casParked(0, n);
+    // parked first, then looked again (Dekker): a late arriver sees the parked word, or this rank
+    // sees its arrival
+    if (passed(n)) {
+      if (own.casParked(n, 0)) {
+        wakeParked(n);
+        done.complete();
+        return;
+      }
+      // a waker took the word first: its message is under way
+    }
+    wake.recvBytes(Comm.ANY_SOURCE, tag(n)).onComplete(ar -> {
+      own.casParked(-n, 0);
+      if (ar.succeeded()) {
+        done.complete();
+      } else {
+        done.fail(ar.cause());
+      }
+    });
+  }
+}
