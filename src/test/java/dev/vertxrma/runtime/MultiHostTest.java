@@ -31,15 +31,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Jobs over three "hosts": network namespaces of this machine ({@link NetNamespaces}), each with
- * an address of its own and its own loopback, so that the job only works if every JVM binds and
- * advertises its namespace's address and the clustered path really crosses a network. Three ways
- * to start the JVMs, each a real sample with 6 ranks over the 3 hosts:
+ * an address of its own, its own loopback and its own {@code /dev/shm}, so that the job only works
+ * if every JVM binds and advertises its namespace's address, and the clustered path really crosses
+ * a network: the on-node path between JVMs (window memory in the user's segment directory under
+ * {@code /dev/shm}) cannot join JVMs of two hosts. Four ways to start the JVMs, each a real sample
+ * with 6 ranks over the 3 hosts:
  * <ul>
  * <li>{@code bin/rmarun --hostfile} with its default launch, ssh: an {@code ssh} on the PATH that
  *     does what ssh does (runs the command line it is given with a shell) inside the namespace
  *     named by the host, with the job secret on standard input;</li>
  * <li>{@code bin/rmarun --launch print}: the printed commands, each run in its namespace by the
- *     test with the secret file rmarun wrote;</li>
+ *     test with the secret file rmarun wrote, for {@code counter} (fetch-and-op on an
+ *     {@code allocate} window from every rank): each host's JVM makes its segment directory in
+ *     its own {@code /dev/shm}, so that the operations between hosts take the network;</li>
  * <li>{@code docker/entrypoint.sh} in each namespace, configured by environment variables alone,
  *     as in three containers (fixed ports 5701-5703);</li>
  * <li>MPICH's {@code mpiexec}, one rank per process ({@code bin/rmarun} without {@code -np}), its
@@ -192,6 +196,27 @@ class MultiHostTest {
   }
 
   /**
+   * Each host has its own {@code /dev/shm}: a file one host's command makes there is seen by
+   * another command of that host and by no other host, nor on this machine's {@code /dev/shm}.
+   */
+  @Test
+  void eachHostHasItsOwnDevShm() throws Exception {
+    String probe = "/dev/shm/probe-" + ProcessHandle.current().pid();
+    List<String> names = new ArrayList<>();
+    List<Process> steps = new ArrayList<>();
+    names.add("shm-make");
+    steps.add(start("shm-make", ns.exec(0, List.of("touch", probe)), tmp, Map.of()));
+    assertEquals(0, await(names, steps).exit(), "touch " + probe + " on host 0");
+    for (int k = 0; k < HOSTS; k++) {
+      String step = "shm-look" + k;
+      Outcome o = await(List.of(step), List.of(start(step, ns.exec(k, List.of("test", "-e", probe)), tmp, Map.of())));
+      assertEquals(k == 0 ? 0 : 1, o.exit(), "the probe made on host 0 seen on host " + k + "? " + o);
+    }
+    assertTrue(Files.exists(ns.shm(0).resolve(probe.substring("/dev/shm/".length()))), "host 0's /dev/shm");
+    assertFalse(Files.exists(java.nio.file.Paths.get(probe)), "this machine's /dev/shm is not host 0's");
+  }
+
+  /**
    * {@code bin/rmarun --hostfile} with the default launch, ssh. The {@code ssh} on the PATH does
    * what ssh does with {@code ssh -o BatchMode=yes HOST WORDS...} (the remote shell runs the words
    * joined by blanks, and standard input is forwarded), in the namespace HOST names; it also
@@ -209,8 +234,8 @@ class MultiHostTest {
         [ "$1" = "-o" ] && shift 2
         host="$1"
         shift
-        exec ip netns exec "$host" sh -c "$*"
-        """.formatted(calls));
+        exec '%s' "$host" sh -c "$*"
+        """.formatted(calls, ns.runner()));
     Files.setPosixFilePermissions(ssh, PosixFilePermissions.fromString("rwx------"));
     StringBuilder hostfile = new StringBuilder("# three namespaces of this machine, as hosts\n");
     for (int k = 0; k < HOSTS; k++) {
@@ -254,7 +279,7 @@ class MultiHostTest {
     StringBuilder cases = new StringBuilder();
     List<String> hosts = new ArrayList<>();
     for (int k = 0; k < HOSTS; k++) {
-      cases.append("  ").append(ns.address(k)).append(") exec ip netns exec ").append(ns.name(k))
+      cases.append("  ").append(ns.address(k)).append(") exec '").append(ns.runner()).append("' ").append(ns.name(k))
           .append(" sh -c \"$*\" ;;\n");
       hosts.add(ns.address(k) + ":" + (k == 0 ? 2 : 1));
     }
@@ -293,7 +318,7 @@ class MultiHostTest {
    * The failure model across hosts: the JVM of ranks 4..5 is killed in its namespace while rank 5
    * holds a lock; the survivors on the other hosts fail with PROC_FAILED naming those ranks,
    * rmarun names the JVM and its host and exits 1, and nothing of the job is left running on any
-   * host. The JVMs are started by a launch template ({@code ip netns exec}).
+   * host. The JVMs are started by a launch template ({@link NetNamespaces#runner()}).
    */
   @Test
   void aJvmKilledOnOneHostFailsTheJobOnEveryHost() throws Exception {
@@ -303,7 +328,7 @@ class MultiHostTest {
     }
     Path hosts = Files.writeString(tmp.resolve("hostfile-fault"), hostfile.toString());
     try (Rmarun run = Rmarun.start("-q", "-np", String.valueOf(NP), "--hostfile", hosts.toString(), "--launch",
-        "ip netns exec {host} sh -c {command}", FaultPoints.class.getName(), "--hold-at", "lock")) {
+        ns.runner() + " {host} sh -c {command}", FaultPoints.class.getName(), "--hold-at", "lock")) {
       run.await(run.line("holds an exclusive lock on rank 0"), WAIT_SECONDS, "rank 5 holding its lock");
       ProcessHandle victim = run.await(run.rankJvm(4, 2), 10, "finding the JVM of ranks 4..5");
       assertTrue(ns.pids(2).contains(victim.pid()), "the JVM of ranks 4..5 runs in " + ns.name(2));
@@ -323,7 +348,10 @@ class MultiHostTest {
   /**
    * {@code bin/rmarun --launch print}: nothing starts; the job secret is written to
    * {@code JOB.secret} (mode 0600) and each host's command printed; run in the namespaces, the
-   * commands make the job.
+   * commands make the job. Its sample, {@code counter}, races fetch-and-ops from every rank on an
+   * {@code allocate} window: each host's JVM makes the user's segment directory in that host's own
+   * {@code /dev/shm} (and leaves no window file there), so no JVM could open another host's window
+   * memory and every operation between hosts crossed the network.
    */
   @Test
   void printedCommandsRunOnTheirHosts() throws Exception {
@@ -331,7 +359,7 @@ class MultiHostTest {
     String job = "print-" + ProcessHandle.current().pid();
     String hostList = String.join(",", ns.address(0), ns.address(1), ns.address(2));
     Process printer = start("printer", List.of(home().resolve("bin/rmarun").toString(), "--launch", "print", "--host",
-        hostList, "-np", String.valueOf(NP), "--job", job, "--conf", conf.toString(), "twisted"), dir, Map.of());
+        hostList, "-np", String.valueOf(NP), "--job", job, "--conf", conf.toString(), "counter"), dir, Map.of());
     Outcome printed = await(List.of("printer"), List.of(printer));
     assertEquals(0, printed.exit(), printed.toString());
     Path secret = dir.resolve(job + ".secret");
@@ -356,8 +384,16 @@ class MultiHostTest {
     }
     Outcome o = await(names, jvms);
     assertEquals(0, o.exit(), o.toString());
-    assertTrue(o.out().contains("twisted: verified mx=60 my=60 nprocs=6"), o.toString());
+    assertTrue(o.out().contains("counter: verified " + NP + " ranks x 1000 fetch-and-op(SUM) increments"), o.toString());
     assertNamespaceAddresses(o, -1, -1);
+    for (int k = 0; k < HOSTS; k++) {
+      Path segments = ns.shm(k).resolve("vertx-rma-" + System.getProperty("user.name"));
+      assertTrue(Files.isDirectory(segments), "host " + k + "'s JVM made its segment directory in its own /dev/shm");
+      try (java.util.stream.Stream<Path> left = Files.list(segments)) {
+        assertEquals(List.of(), left.map(Path::getFileName).map(Path::toString).filter(f -> f.startsWith("win-"))
+            .toList(), "no window file left on host " + k);
+      }
+    }
     Files.delete(secret);
   }
 

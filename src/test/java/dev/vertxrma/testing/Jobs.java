@@ -58,11 +58,25 @@ public final class Jobs {
     }
   }
 
-  /** Fresh job options with a unique job name, {@code np} ranks and a short wait timeout. */
+  /**
+   * Whether jobs of {@link #options} take the on-node path between the two clustered nodes
+   * ({@code -Dvertxrma.test.onNode}, default true). The {@code data-plane} execution of surefire
+   * runs the core RMA suites with it false, so that their clustered runs cross the data plane.
+   */
+  public static final boolean ON_NODE = !"false".equals(System.getProperty("vertxrma.test.onNode"));
+
+  /**
+   * Fresh job options with a unique job name, {@code np} ranks and a short wait timeout; the
+   * on-node path as {@link #ON_NODE} says.
+   */
   public static JobOptions options(int np) {
-    return new JobOptions().setNp(np).setJobName("t" + JOBS.incrementAndGet() + "-" + UUID.randomUUID().toString()
-        .substring(0, 6)).setWaitTimeoutMs(30_000).setStartupTimeoutMs(60_000)
+    JobOptions o = new JobOptions().setNp(np).setJobName("t" + JOBS.incrementAndGet() + "-" + UUID.randomUUID()
+        .toString().substring(0, 6)).setWaitTimeoutMs(30_000).setStartupTimeoutMs(60_000)
         .setSecret(dev.vertxrma.impl.transport.JobSecret.random().text());
+    if (!ON_NODE) {
+      o.getTransportOptions().setSharedMemory(false);
+    }
+    return o;
   }
 
   /**

@@ -1,6 +1,10 @@
 package dev.vertxrma.testing;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,10 +16,19 @@ import java.util.concurrent.TimeUnit;
  * namespace, each with an address of its own in a fresh {@code 10.X.Y.0/24} and its own loopback,
  * so that a job whose ranks live in them crosses a network (nothing bound to 127.0.0.1 is seen by
  * the others). The names are unique per run ({@code rma-ID-K}, bridge {@code rmab-ID}); the root
- * namespace's side is {@code 10.X.Y.1}, namespace K has {@code 10.X.Y.(K+2)}. Needs root (or
- * CAP_NET_ADMIN and CAP_SYS_ADMIN) and {@code ip}: {@link #create} says why it cannot be done.
- * {@link #close} kills what runs in them and removes them; it also runs at JVM exit if a test
- * run is cut short.
+ * namespace's side is {@code 10.X.Y.1}, namespace K has {@code 10.X.Y.(K+2)}.
+ *
+ * <p>Each host also has a {@code /dev/shm} of its own, as separate machines do: a command runs
+ * there through {@link #runner()}, which enters the network namespace with {@code ip netns exec}
+ * (that makes a mount namespace for the command) and bind-mounts the host's directory
+ * {@link #shm(int)} (under this machine's {@code /dev/shm}) on {@code /dev/shm}. Every command of
+ * one host sees the same directory, and no other host sees it, so the on-node path between JVMs
+ * (window memory in the user's segment directory under {@code /dev/shm}) joins only JVMs of one
+ * host and operations between hosts cross the network.
+ *
+ * <p>Needs root (or CAP_NET_ADMIN and CAP_SYS_ADMIN) and {@code ip}: {@link #create} says why it
+ * cannot be done. {@link #close} kills what runs in them and removes them; it also runs at JVM
+ * exit if a test run is cut short.
  */
 public final class NetNamespaces implements AutoCloseable {
 
@@ -33,6 +46,10 @@ public final class NetNamespaces implements AutoCloseable {
   private final List<String> names = new ArrayList<>();
   private final List<String> made = new ArrayList<>();
   private boolean bridge;
+  /** The hosts' {@code /dev/shm} directories are in it. */
+  private Path files;
+  /** The {@link #runner()} script (not in {@code /dev/shm}: it may be mounted noexec, as Docker does). */
+  private Path runner;
   private final Thread atExit = new Thread(this::removeQuietly, "netns-cleanup");
 
   private NetNamespaces(String id, String prefix) {
@@ -67,6 +84,7 @@ public final class NetNamespaces implements AutoCloseable {
       } catch (IOException e) {
         // an older ip: the firewall decides
       }
+      n.makeRunner();
       n.must("ip", "addr", "add", n.prefix + ".1/24", "dev", br);
       n.must("ip", "link", "set", br, "up");
       for (int k = 0; k < count; k++) {
@@ -74,6 +92,7 @@ public final class NetNamespaces implements AutoCloseable {
         String veth = "rmav-" + id + "-" + k;
         n.must("ip", "netns", "add", ns);
         n.made.add(ns);
+        n.must("mkdir", "-m", "1777", n.files.resolve(ns).toString());
         n.must("ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns);
         n.must("ip", "link", "set", veth, "master", br, "up");
         n.must("ip", "-n", ns, "addr", "add", n.address(k) + "/24", "dev", "eth0");
@@ -85,6 +104,33 @@ public final class NetNamespaces implements AutoCloseable {
     } catch (Unavailable | RuntimeException e) {
       n.close();
       throw e;
+    }
+  }
+
+  /**
+   * Makes the directory of the hosts' {@code /dev/shm}s, on this machine's {@code /dev/shm} (a
+   * tmpfs, as the hosts' own would be), and the {@link #runner()} script.
+   */
+  private void makeRunner() throws Unavailable {
+    Path shm = Paths.get("/dev/shm");
+    if (!Files.isDirectory(shm)) {
+      throw new Unavailable("no /dev/shm to give each host a directory of its own in");
+    }
+    files = shm.resolve("rma-hosts-" + id);
+    try {
+      Files.createDirectory(files, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      runner = Files.createTempFile("rma-in-host-", ".sh",
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      Files.writeString(runner, """
+          #!/bin/sh
+          # in-host NAME COMMAND...: run COMMAND "on" host NAME: in network namespace NAME (ip netns exec
+          # makes a mount namespace for it), with NAME's own directory mounted on /dev/shm
+          name="$1"
+          shift
+          exec ip netns exec "$name" sh -c 'mount --bind "$0" /dev/shm && exec "$@"' '%s/'"$name" "$@"
+          """.formatted(files));
+    } catch (IOException e) {
+      throw new Unavailable("cannot make the hosts' /dev/shm directories in " + files + ": " + e.getMessage());
     }
   }
 
@@ -134,9 +180,26 @@ public final class NetNamespaces implements AutoCloseable {
     return "rmab-" + id;
   }
 
-  /** {@code cmd} run in namespace {@code k}: {@code ip netns exec NAME cmd...}. */
+  /**
+   * The command that runs a command on a host: {@code RUNNER NAME COMMAND...} runs COMMAND in
+   * namespace NAME with that host's {@code /dev/shm} ({@link #shm(int)}). For shell scripts and
+   * launch templates; {@link #exec} makes such a command line.
+   */
+  public String runner() {
+    return runner.toString();
+  }
+
+  /**
+   * Host {@code k}'s {@code /dev/shm} as this machine sees it (empty but for what the host's
+   * processes make there, e.g. the user's segment directory {@code vertx-rma-USER}).
+   */
+  public Path shm(int k) {
+    return files.resolve(name(k));
+  }
+
+  /** {@code cmd} run on host {@code k}: in its namespace, with its {@code /dev/shm} ({@link #runner()}). */
   public List<String> exec(int k, List<String> cmd) {
-    List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", name(k)));
+    List<String> c = new ArrayList<>(List.of(runner(), name(k)));
     c.addAll(cmd);
     return c;
   }
@@ -215,6 +278,22 @@ public final class NetNamespaces implements AutoCloseable {
         // best effort
       }
       bridge = false;
+    }
+    if (files != null) {
+      try {
+        run("rm", "-rf", "--one-file-system", files.toString());
+      } catch (IOException e) {
+        // best effort
+      }
+      files = null;
+    }
+    if (runner != null) {
+      try {
+        Files.deleteIfExists(runner);
+      } catch (IOException e) {
+        // best effort
+      }
+      runner = null;
     }
   }
 }
