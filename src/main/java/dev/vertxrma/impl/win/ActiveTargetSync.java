@@ -29,7 +29,7 @@ final class ActiveTargetSync {
   private final int rank;
   private final CompletionTracker tracker;
   private final Collectives coll;
-  /** The barrier of a fence: the window's message-based one, or its host barrier ({@link HostBarrier}). */
+  /** The barrier of a fence: the window's message-based one, or its host barrier ({@link dev.vertxrma.impl.coll.HostBarrier}). */
   private java.util.function.Supplier<Future<Void>> barrier;
   private final PscwEpoch pscw;
   private final PassiveEpoch passive;
@@ -138,7 +138,7 @@ final class ActiveTargetSync {
   }
 
   /** Fences meet in {@code hostBarrier} from now on (every rank of the window switches at creation). */
-  void useHostBarrier(HostBarrier hostBarrier) {
+  void useHostBarrier(dev.vertxrma.impl.coll.HostBarrier hostBarrier) {
     this.barrier = hostBarrier::arrive;
   }
 

@@ -112,6 +112,10 @@ final class HostSegment {
     long token = RANDOM.nextLong() | 1; // never 0: an unwritten block never matches
     WindowControl control = WindowControl.create(block.segment(0, ctrl).addressForWrite(0), ranks, token);
     CLEANER.register(control, block::unmap);
+    // the file reads zero already; writing the zeroes touches every page now, on this worker, as
+    // a private window's are: the first stores into the window then fault no page on an event loop
+    dev.vertxrma.impl.memory.Memory.zero(null, mapping.segment(0, Math.max(size, 8)).addressForWrite(0),
+        Math.max(size, 8));
     WindowMemory memory = WindowMemory.segment(mapping.segment(0, Math.max(size, 8)), size, mapping::unmap);
     return new HostSegment(path, mapping, control, memory, token);
   }

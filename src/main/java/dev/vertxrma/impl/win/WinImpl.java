@@ -131,7 +131,7 @@ final class WinImpl implements Win, RegisteredWindow {
 
   /**
    * Whether every rank of this window is reached in memory: in this JVM or in a host segment
-   * mapped here (then its fences can meet in shared memory, {@link HostBarrier}).
+   * mapped here (then its fences can meet in shared memory, {@link dev.vertxrma.impl.coll.HostBarrier}).
    */
   boolean reachesEveryRankInMemory() {
     for (int r = 0; r < rp.size(); r++) {
@@ -147,13 +147,14 @@ final class WinImpl implements Win, RegisteredWindow {
    * each reaches every rank in memory ({@link #reachesEveryRankInMemory}).
    */
   void useHostBarrier() {
-    WindowControl[] slots = new WindowControl[rp.size()];
+    dev.vertxrma.impl.coll.BarrierSlot[] slots = new dev.vertxrma.impl.coll.BarrierSlot[rp.size()];
     for (int r = 0; r < slots.length; r++) {
       slots[r] = r == rank ? targetWindow.control() : rp.isLocal(r) ? origin.localPeer(r).control()
           : segmentPeers.control(r);
     }
-    active.useHostBarrier(new HostBarrier(slots, rank, comm.p2p().channel(HOST_BARRIER_CTX_BASE + id, rp),
-        rp.context()));
+    active.useHostBarrier(new dev.vertxrma.impl.coll.HostBarrier(slots, rank,
+        comm.p2p().channel(HOST_BARRIER_CTX_BASE + id, rp), n -> (int) (n & 0x3FFF_FFFF), rp.context(),
+        rp::failure));
   }
 
   /** How many of this window's ranks in other JVMs this rank reaches in their host segments (the on-node path). */

@@ -19,7 +19,7 @@ import dev.vertxrma.impl.memory.Memory;
  *  32  int   shared: how many ranks hold the lock shared
  *  36  int   queued: how many lock requests wait in the target's queue
  *  40  int   noLocks: 1 if the window was created (or set) with no_locks
- *  48  long  arrived: the last host barrier this rank reached ({@link HostBarrier})
+ *  48  long  arrived: the last host barrier this rank reached ({@link dev.vertxrma.impl.coll.HostBarrier})
  *  56  long  parked: n while this rank sleeps in host barrier n, -n once a rank wakes it, else 0
  *  64  byte  shared[ranks]: 1 while that rank holds the lock shared
  *  64 + S  byte  admitted[ranks]: 1 while that origin holds any lock here (NOCHECK ones too),
@@ -32,7 +32,7 @@ import dev.vertxrma.impl.memory.Memory;
  * read only at indices below the number of ranks the caller knows, and a word holding an
  * unexpected value only makes the origin send its operation the safe way.
  */
-final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
+final class WindowControl implements dev.vertxrma.impl.sync.LockWords, dev.vertxrma.impl.coll.BarrierSlot {
 
   private static final int OWNER = 0;
   private static final int FREED = 4;
@@ -158,23 +158,23 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
 
   // ------------------------------------------------------------------ host barrier: any thread
 
-  /** The last host barrier this rank reached (an acquire load). */
-  long arrived() {
+  @Override
+  public long arrived() {
     return Memory.getLongVolatile(base, address + ARRIVED);
   }
 
-  /** This rank reached host barrier {@code n} (a volatile store: what it wrote before is visible with it). */
-  void arrive(long n) {
+  @Override
+  public void arrive(long n) {
     Memory.putLongVolatile(base, address + ARRIVED, n);
   }
 
-  /** The parked word: n while this rank sleeps in host barrier n, -n once woken, else 0. */
-  long parked() {
+  @Override
+  public long parked() {
     return Memory.getLongVolatile(base, address + PARKED);
   }
 
-  /** Compare-and-set of the parked word. */
-  boolean casParked(long expect, long update) {
+  @Override
+  public boolean casParked(long expect, long update) {
     return Memory.compareAndSwapLong(base, address + PARKED, expect, update);
   }
 

@@ -110,24 +110,32 @@ public final class WindowFactory {
       } catch (RuntimeException e) {
         local = Future.failedFuture(e);
       }
-      return local.transform(ar -> {
-        WindowMemory mem = ar.succeeded() ? ar.result() : null;
-        long size = mem != null ? mem.size() : 0;
+      // the agreement takes its place in the communicator's collective order now, whenever this
+      // rank's memory is ready (a worker may make it): creations issued back to back stay matched
+      Future<WindowMemory> made = local;
+      Future<LocalPart> part = made.transform(ar -> {
         HostSegment own = segment == null ? null : segment[0];
-        return agree(wc, registry, ar.cause(), size, dispUnit, own == null ? new byte[0] : own.descriptor())
-            .transform(agreed -> {
-              if (agreed.failed()) {
-                unlinkLater(wc.process().context(), own);
-                return release(wc, mem).transform(v -> Future.failedFuture(agreed.cause()));
-              }
-              DynamicMemory dyn = flavor == Win.Flavor.DYNAMIC ? new DynamicMemory() : null;
-              if (segment == null) {
-                return register(registry, wc, agreed.result(), mem, dyn, null, dispUnit, flavor, info);
-              }
-              return registerOnHost(registry, wc, agreed.result(), mem, own, dispUnit, info);
-            });
+        return Future.succeededFuture(new LocalPart(ar.cause(), ar.succeeded() && ar.result() != null
+            ? ar.result().size() : 0, own == null ? new byte[0] : own.descriptor()));
+      });
+      return agree(wc, registry, part, dispUnit).transform(agreed -> {
+        WindowMemory mem = made.succeeded() ? made.result() : null;
+        HostSegment own = segment == null ? null : segment[0];
+        if (agreed.failed()) {
+          unlinkLater(wc.process().context(), own);
+          return release(wc, mem).transform(v -> Future.failedFuture(agreed.cause()));
+        }
+        DynamicMemory dyn = flavor == Win.Flavor.DYNAMIC ? new DynamicMemory() : null;
+        if (segment == null) {
+          return register(registry, wc, agreed.result(), mem, dyn, null, dispUnit, flavor, info);
+        }
+        return registerOnHost(registry, wc, agreed.result(), mem, own, dispUnit, info);
       });
     });
+  }
+
+  /** What this rank brings to a window's creation: its local failure, or its size and host segment descriptor. */
+  record LocalPart(Throwable failure, long size, byte[] segment) {
   }
 
   /**
@@ -152,15 +160,23 @@ public final class WindowFactory {
   /** {@link #agree}, telling the others this rank's host segment descriptor ({@code segment}, empty for none). */
   static Future<Agreement> agree(CommImpl wc, WindowRegistry registry, Throwable localFailure, long size,
       int dispUnit, byte[] segment) {
-    byte[] reason = localFailure == null ? new byte[0]
-        : String.valueOf(localFailure.getMessage()).getBytes(StandardCharsets.UTF_8);
-    int code = localFailure == null ? -1 : localFailure instanceof RmaException
-        ? ((RmaException) localFailure).errorClass().code() : ErrorClass.INTERN.code();
+    return agree(wc, registry, Future.succeededFuture(new LocalPart(localFailure, size, segment)), dispUnit);
+  }
+
+  /** {@link #agree}, for a local part that may not be ready yet: the collective's place is taken now. */
+  static Future<Agreement> agree(CommImpl wc, WindowRegistry registry, Future<LocalPart> part, int dispUnit) {
     // the proposal waits for this rank's earlier creations (over any communicator) to agree
     AgreedIds.Turn turn = registry.ids().turn();
-    Future<byte[]> mine = turn.proposal().map(proposal -> ByteBuffer.allocate(24 + segment.length + reason.length)
-        .putInt(proposal).putInt(code).putLong(size).putInt(dispUnit).putInt(segment.length).put(segment).put(reason)
-        .array());
+    Future<byte[]> mine = part.compose(local -> turn.proposal().map(proposal -> {
+      Throwable localFailure = local.failure();
+      byte[] reason = localFailure == null ? new byte[0]
+          : String.valueOf(localFailure.getMessage()).getBytes(StandardCharsets.UTF_8);
+      int code = localFailure == null ? -1 : localFailure instanceof RmaException
+          ? ((RmaException) localFailure).errorClass().code() : ErrorClass.INTERN.code();
+      byte[] segment = local.segment();
+      return ByteBuffer.allocate(24 + segment.length + reason.length).putInt(proposal).putInt(code)
+          .putLong(local.size()).putInt(dispUnit).putInt(segment.length).put(segment).put(reason).array();
+    }));
     return wc.collectives().allgather(mine).onFailure(e -> turn.end()).compose(all -> {
       int id = 0;
       long[] sizes = new long[all.size()];
@@ -182,6 +198,7 @@ public final class WindowFactory {
         b.get(segments[r]);
         if (failed >= 0) {
           turn.end();
+          Throwable localFailure = part.result().failure();
           if (r == wc.rank() && localFailure instanceof RmaException) {
             return Future.failedFuture(localFailure);
           }
@@ -213,15 +230,39 @@ public final class WindowFactory {
     boolean any = false;
     boolean[] local = new boolean[descriptors.length];
     for (int r = 0; r < descriptors.length; r++) {
-      any |= descriptors[r].length > 0 && !wc.endpoint().isLocal(r);
+      any |= descriptors[r].length > 0; // the same answer at every rank: they all take the same steps
       local[r] = wc.endpoint().isLocal(r);
     }
     ContextInternal ctx = wc.process().context();
-    Future<SegmentPeers> peers = any
-        ? ctx.executeBlocking(() -> SegmentPeers.map(descriptors, local, agreed.sizes(), agreed.units()), false)
-        : Future.succeededFuture(null);
-    return peers.compose(p -> register(registry, wc, agreed, mem, null, null, dispUnit, Win.Flavor.ALLOCATE, info,
-        own, p)).andThen(ar -> unlinkLater(ctx, own));
+    if (!any) {
+      return register(registry, wc, agreed, mem, null, null, dispUnit, Win.Flavor.ALLOCATE, info, own, null)
+          .andThen(ar -> unlinkLater(ctx, own));
+    }
+    // the closing allgather takes its place in the communicator's collective order now, before
+    // the mapping's hop to a worker: window creations issued back to back stay matched
+    io.vertx.core.Promise<byte[]> reached = io.vertx.core.Promise.promise();
+    Future<java.util.List<byte[]>> everyone = wc.collectives().allgather(reached.future());
+    return ctx.executeBlocking(() -> SegmentPeers.map(descriptors, local, agreed.sizes(), agreed.units()), false)
+        .compose(peers -> {
+          WinImpl w = newWindow(registry, wc, agreed, mem, null, null, dispUnit, Win.Flavor.ALLOCATE, info, own, peers);
+          // no rank uses the window before every rank has registered it; the same step agrees
+          // whether every rank reaches every other in memory: then its fences meet in shared memory
+          reached.complete(new byte[] {(byte) (w.reachesEveryRankInMemory() ? 1 : 0)});
+          return everyone.<Win>map(all -> {
+            boolean inMemory = true;
+            for (byte[] b : all) {
+              inMemory &= b.length == 1 && b[0] == 1;
+            }
+            if (inMemory) {
+              w.useHostBarrier();
+            }
+            return w;
+          }).onFailure(e -> w.releaseNow());
+        }, e -> {
+          reached.tryFail(e);
+          return Future.failedFuture(e);
+        })
+        .andThen(ar -> unlinkLater(ctx, own));
   }
 
   /** Removes {@code own}'s file on a worker, if there is one. */
@@ -237,29 +278,22 @@ public final class WindowFactory {
   private static Future<Win> register(WindowRegistry registry, CommImpl wc, Agreement agreed, WindowMemory mem,
       DynamicMemory dyn, SharedMapping mapping, int dispUnit, Win.Flavor flavor, Info info, HostSegment own,
       SegmentPeers peers) {
+    WinImpl w = newWindow(registry, wc, agreed, mem, dyn, mapping, dispUnit, flavor, info, own, peers);
+    // no rank uses the window before every rank has registered it (an operation for an
+    // unregistered window id is refused at the target)
+    return wc.collectives().barrier().<Win>map(w).onFailure(e -> w.releaseNow());
+  }
+
+  /** Makes and registers this rank's window (the others may not have registered theirs yet). */
+  private static WinImpl newWindow(WindowRegistry registry, CommImpl wc, Agreement agreed, WindowMemory mem,
+      DynamicMemory dyn, SharedMapping mapping, int dispUnit, Win.Flavor flavor, Info info, HostSegment own,
+      SegmentPeers peers) {
     WinImpl w = new WinImpl(registry, wc, agreed.id(), mem, dyn, mapping, dispUnit, flavor,
         info == null ? Info.NULL : info, own, peers);
     w.setAttributes(agreed.sizes(), agreed.units());
     registry.register(w);
     w.observer().windowCreated(agreed.id(), flavor.name(), mem == null ? 0 : mem.size());
-    // no rank uses the window before every rank has registered it (an operation for an
-    // unregistered window id is refused at the target)
-    if (peers == null) {
-      return wc.collectives().barrier().<Win>map(w).onFailure(e -> w.releaseNow());
-    }
-    // on the host path the same step agrees whether every rank reaches every other in memory:
-    // then the window's fences meet in shared memory
-    byte[] mine = {(byte) (w.reachesEveryRankInMemory() ? 1 : 0)};
-    return wc.collectives().allgather(mine).<Win>map(all -> {
-      boolean everyone = true;
-      for (byte[] b : all) {
-        everyone &= b.length == 1 && b[0] == 1;
-      }
-      if (everyone) {
-        w.useHostBarrier();
-      }
-      return w;
-    }).onFailure(e -> w.releaseNow());
+    return w;
   }
 
   /**

@@ -1,4 +1,4 @@
-package dev.vertxrma.impl.win;
+package dev.vertxrma.impl.coll;
 
 import dev.vertxrma.Comm;
 import dev.vertxrma.impl.p2p.Channel;
@@ -7,11 +7,11 @@ import io.vertx.core.Promise;
 import io.vertx.core.internal.ContextInternal;
 
 /**
- * The barrier of a window whose ranks all live on one host, across its JVMs, in shared memory
- * (ARCHITECTURE decision 16): every rank publishes in its own {@link WindowControl} block the last
- * barrier it reached, and barrier {@code n} is passed once every rank's block says {@code n} or
- * more. No message on the fast path: an arrival is one volatile store and a scan of the blocks.
- * The fence of such a window uses it instead of a message-based barrier.
+ * A barrier of ranks that all live on one host, across its JVMs, in shared memory (ARCHITECTURE
+ * decision 16): every rank publishes in its own {@link BarrierSlot} the last barrier it reached,
+ * and barrier {@code n} is passed once every rank's slot says {@code n} or more. No message on the
+ * fast path: an arrival is one volatile store and a scan of the slots. The fence of a window whose
+ * ranks all share memory meets in one over the windows' control pages.
  *
  * <p>A rank that finds the others not there yet polls for {@link #POLL_NANOS}, each check a task
  * of its own (its event loop never blocks), then parks: it writes the barrier's number in its
@@ -21,25 +21,33 @@ import io.vertx.core.internal.ContextInternal;
  * barrier passed takes its parked word back the same way, or, if a waker took it first, waits
  * for the message that is already under way. So no wake message is ever left unreceived.
  */
-final class HostBarrier {
+public final class HostBarrier {
 
   /** How long a rank polls the others' blocks before it parks. */
   static final long POLL_NANOS = 50_000;
 
-  private final WindowControl[] slots;
+  private final BarrierSlot[] slots;
   private final int rank;
   private final Channel wake;
   private final ContextInternal ctx;
+  private final java.util.function.LongToIntFunction tag;
+  /** The job's failure, once it has failed (then no rank waits in a barrier any more). */
+  private final java.util.function.Supplier<dev.vertxrma.RmaException> failure;
   private long number;
   private Future<Void> last;
 
   /**
    * @param slots every rank's control block, by window rank (this rank's own among them)
    * @param rank this rank
-   * @param wake the point-to-point channel wake messages travel on (a context of their own)
+   * @param wake the point-to-point channel wake messages travel on
+   * @param tag the tag of barrier n's wake message on {@code wake} (one no other message there has)
    * @param ctx this rank's context
+   * @param failure the job's failure, or {@code null} while it runs
    */
-  HostBarrier(WindowControl[] slots, int rank, Channel wake, ContextInternal ctx) {
+  public HostBarrier(BarrierSlot[] slots, int rank, Channel wake, java.util.function.LongToIntFunction tag,
+      ContextInternal ctx, java.util.function.Supplier<dev.vertxrma.RmaException> failure) {
+    this.tag = tag;
+    this.failure = failure;
     this.slots = slots;
     this.rank = rank;
     this.wake = wake;
@@ -47,7 +55,7 @@ final class HostBarrier {
   }
 
   /** This rank's next barrier, after its previous one (barriers called back to back keep their order). */
-  Future<Void> arrive() {
+  public Future<Void> arrive() {
     long n = ++number;
     Future<Void> previous = last;
     Future<Void> f = previous == null || previous.isComplete() ? run(n) : previous.transform(ar -> run(n));
@@ -55,12 +63,8 @@ final class HostBarrier {
     return f;
   }
 
-  private static int tag(long n) {
-    return (int) (n & 0x3FFF_FFFF);
-  }
-
   private boolean passed(long n) {
-    for (WindowControl c : slots) {
+    for (BarrierSlot c : slots) {
       if (c.arrived() < n) {
         return false;
       }
@@ -76,7 +80,7 @@ final class HostBarrier {
       }
       long p = slots[r].parked();
       if (p > 0 && p <= n && slots[r].casParked(p, -p)) {
-        wake.sendBytes(r, tag(p), new byte[0]);
+        wake.sendBytes(r, tag.applyAsInt(p), new byte[0]);
       }
     }
   }
@@ -98,11 +102,15 @@ final class HostBarrier {
       done.complete();
       return;
     }
+    if (failure.get() != null) {
+      done.fail(failure.get()); // a rank is lost: it will never arrive
+      return;
+    }
     if (System.nanoTime() - deadline < 0) {
       ctx.runOnContext(v -> poll(n, deadline, done));
       return;
     }
-    WindowControl own = slots[rank];
+    BarrierSlot own = slots[rank];
     own.casParked(0, n);
     // parked first, then looked again (Dekker): a late arriver sees the parked word, or this rank
     // sees its arrival
@@ -114,7 +122,7 @@ final class HostBarrier {
       }
       // a waker took the word first: its message is under way
     }
-    wake.recvBytes(Comm.ANY_SOURCE, tag(n)).onComplete(ar -> {
+    wake.recvBytes(Comm.ANY_SOURCE, tag.applyAsInt(n)).onComplete(ar -> {
       own.casParked(-n, 0);
       if (ar.succeeded()) {
         done.complete();
