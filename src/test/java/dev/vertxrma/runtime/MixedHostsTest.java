@@ -142,11 +142,12 @@ class MixedHostsTest {
 
   /**
    * Samples on allocate windows verify over the mix: fetch-and-op from every rank (counter),
-   * exclusive locks (cas-mutex), fence epochs (fence-put), request-based operations under lockAll
-   * (request-pipeline).
+   * exclusive locks (cas-mutex), fence epochs (fence-put). (request-pipeline's request-based
+   * operations take the same path as put and get, which {@link MixedJobChecks} covers: left out
+   * for the suite's time.)
    */
   @ParameterizedTest
-  @ValueSource(strings = {"counter", "cas-mutex", "fence-put", "request-pipeline"})
+  @ValueSource(strings = {"counter", "cas-mutex", "fence-put"})
   void sampleVerifiesOverAMixedJob(String sample) throws Exception {
     Outcome o = rmarun(sample, sample);
     assertEquals(0, o.exit(), o.toString());
