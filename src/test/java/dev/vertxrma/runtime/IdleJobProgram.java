@@ -25,7 +25,7 @@ public class IdleJobProgram implements RankProgram {
   public static final String LINE = "idle-cpu: rank ";
 
   /** From the first barrier to the window. */
-  private static final long SETTLE_MS = 2_000;
+  private static final long SETTLE_MS = 5_000;
 
   /** Needed by rmarun: one instance per rank. */
   public IdleJobProgram() {
