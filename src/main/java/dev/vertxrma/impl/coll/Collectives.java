@@ -36,6 +36,8 @@ public final class Collectives {
   private long sharedNumber;
   private Future<Void> lastShared;
   private final Reductions reductions;
+  /** The barriers of a communicator spanning JVMs (in memory when its ranks share it), else {@code null}. */
+  private final CommHostBarrier hostBarrier;
   private int sequence;
 
   /**
@@ -53,11 +55,47 @@ public final class Collectives {
    *     JVM (barriers then meet in memory instead of exchanging messages), or {@code null}
    */
   public Collectives(Endpoint ep, PointToPoint p2p, int ctx, SharedMemoryBarriers sharedBarriers) {
+    this(ep, p2p, ctx, sharedBarriers, false);
+  }
+
+  /**
+   * The collectives of a communicator: as above, and when its ranks span JVMs, its barriers meet in
+   * shared memory if they all share it ({@link CommHostBarrier}).
+   *
+   * @param sharedMemory whether this JVM takes the on-node path ({@code rma.shm}); its ranks take
+   *     part in finding out either way, so that every rank decides alike
+   */
+  public Collectives(Endpoint ep, PointToPoint p2p, int ctx, SharedMemoryBarriers sharedBarriers,
+      boolean sharedMemory) {
     this.ep = ep;
     this.ch = p2p.channel(ctx, ep);
     this.ctx = ctx;
     this.sharedBarriers = sharedBarriers;
     this.reductions = new Reductions(this, ep, ch, ctx, sharedBarriers);
+    this.hostBarrier = sharedBarriers == null && spansJvms(ep)
+        ? new CommHostBarrier(ep, ch, p2p.channel(HOST_WAKE_CTX_BASE + ctx, ep), sharedMemory, this::nextCall)
+        : null;
+  }
+
+  /**
+   * Context ids of the wake messages of communicators' host barriers: {@code HOST_WAKE_CTX_BASE +}
+   * the collective context (negative: apart from every context a communicator or window takes).
+   */
+  private static final int HOST_WAKE_CTX_BASE = Integer.MIN_VALUE;
+
+  /** Whether some rank of the communicator lives in another JVM (the same answer at every rank). */
+  private static boolean spansJvms(Endpoint ep) {
+    for (int r = 0; r < ep.size(); r++) {
+      if (!ep.isLocal(r)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether this communicator's barriers meet in shared memory (known after its first barrier). */
+  public boolean barriersInMemory() {
+    return hostBarrier != null && hostBarrier.inMemory();
   }
 
   /**
@@ -78,13 +116,17 @@ public final class Collectives {
   }
 
   /**
-   * MPI_Barrier: in shared memory when every rank lives in this JVM ({@link SharedMemoryBarrier}),
+   * MPI_Barrier: in shared memory when every rank lives in this JVM ({@link SharedMemoryBarrier})
+   * or when the ranks' JVMs share memory ({@link CommHostBarrier}),
    * else by dissemination: ceil(log2 P) rounds of one send and one receive.
    */
   public Future<Void> barrier() {
     int tag = nextCall(); // taken either way: the calls' tags stay the same at every rank
     if (sharedBarriers != null && size() > 1) {
       return ep.withTimeout(sharedBarrier(), "barrier");
+    }
+    if (hostBarrier != null) {
+      return ep.withTimeout(hostBarrier.barrier(tag, t -> barrierRound(t, 0, 1)), "barrier");
     }
     return ep.withTimeout(barrierRound(tag, 0, 1), "barrier");
   }

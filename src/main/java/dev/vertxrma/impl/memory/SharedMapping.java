@@ -131,6 +131,33 @@ public final class SharedMapping {
     Files.deleteIfExists(path);
   }
 
+  /**
+   * Removes the files in the segment directory named {@code prefix}, a pid, a dash and more, whose
+   * process is gone and which are at least {@code minAgeMillis} old (a file of a live JVM in
+   * another PID namespace sharing the directory is removed by its creator in that time). Blocking
+   * file I/O; errors only logged, names of another form left alone.
+   */
+  public static void removeStale(String prefix, long minAgeMillis) {
+    try (var files = Files.list(directory())) {
+      files.filter(p -> p.getFileName().toString().startsWith(prefix)).forEach(p -> {
+        String rest = p.getFileName().toString().substring(prefix.length());
+        int dash = rest.indexOf('-');
+        try {
+          long pid = Long.parseLong(dash < 0 ? rest : rest.substring(0, dash));
+          if (ProcessHandle.of(pid).isEmpty()
+              && Files.getLastModifiedTime(p).toMillis() < System.currentTimeMillis() - minAgeMillis) {
+            unlink(p);
+          }
+        } catch (NumberFormatException | IOException e) {
+          // not a name made this way, or gone meanwhile: left alone
+        }
+      });
+    } catch (IOException | RuntimeException e) {
+      System.getLogger(SharedMapping.class.getName()).log(System.Logger.Level.DEBUG,
+          "cannot look for stale segments " + prefix + "*: " + e);
+    }
+  }
+
   /** Bytes mapped. */
   public long length() {
     return length;

@@ -155,28 +155,10 @@ final class HostSegment {
   }
 
   /**
-   * Removes the window segment files in the segment directory whose creating process is gone
-   * (a JVM killed before it removed its own). Blocking file I/O; errors only logged.
+   * Removes the window segment files whose creating process is gone (a JVM killed before it
+   * removed its own). Blocking file I/O; errors only logged.
    */
   static void removeStale() {
-    try (var files = Files.list(SharedMapping.directory())) {
-      files.filter(p -> p.getFileName().toString().startsWith(PREFIX)).forEach(p -> {
-        String rest = p.getFileName().toString().substring(PREFIX.length());
-        int dash = rest.indexOf('-');
-        try {
-          long pid = Long.parseLong(dash < 0 ? rest : rest.substring(0, dash));
-          // a minute old at least: a file of a live JVM in another PID namespace sharing this
-          // directory is removed by its creator within its window creation
-          if (ProcessHandle.of(pid).isEmpty()
-              && Files.getLastModifiedTime(p).toMillis() < System.currentTimeMillis() - STALE_AFTER_MS) {
-            unlinkQuietly(p);
-          }
-        } catch (NumberFormatException | IOException e) {
-          // not a name this class makes: left alone
-        }
-      });
-    } catch (IOException | RuntimeException e) {
-      LOG.log(System.Logger.Level.DEBUG, "cannot look for stale window segments: " + e);
-    }
+    SharedMapping.removeStale(PREFIX, STALE_AFTER_MS);
   }
 }

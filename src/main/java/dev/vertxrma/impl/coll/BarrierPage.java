@@ -1,0 +1,146 @@
+package dev.vertxrma.impl.coll;
+
+import dev.vertxrma.impl.memory.Memory;
+import dev.vertxrma.impl.memory.SharedMapping;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/**
+ * One rank's slot of a communicator's {@link HostBarrier}, in a page of its own that the other
+ * ranks of the host map: a flyweight over a small file in the memory segment directory
+ * ({@link SharedMapping#directory()}), made by its rank on the communicator's first barrier.
+ *
+ * <pre>
+ *   0  long  token: random, written by the creator, proves which file a peer mapped
+ *  64  long  arrived: the last host barrier this rank reached
+ * 128  long  parked: n while this rank sleeps in host barrier n, -n once a rank wakes it, else 0
+ * </pre>
+ *
+ * <p>The words sit on cache lines of their own. A peer's page is untrusted input: a name that is
+ * not one this class makes, a file of another size or a token that does not match proves nothing,
+ * and a word holding an unexpected value can only make a barrier wait (until the job's timeout) or
+ * pass early for the rank that wrote it. A mapping is released by a cleaner once nothing can reach
+ * the page any more, so a barrier still polling it never reads unmapped memory. All file work is
+ * blocking: a worker thread's job.
+ */
+final class BarrierPage implements BarrierSlot {
+
+  /** File names start with this, then the creating process's pid, a dash and a UUID. */
+  static final String PREFIX = "barrier-";
+  static final long BYTES = 4096;
+  /** A page left by a JVM that is gone is removed once it is this old. */
+  static final long STALE_AFTER_MS = 60_000;
+  private static final Pattern NAME = Pattern.compile(PREFIX + "\\d{1,19}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-"
+      + "[0-9a-f]{4}-[0-9a-f]{12}");
+  private static final int TOKEN = 0;
+  private static final int ARRIVED = 64;
+  private static final int PARKED = 128;
+  private static final SecureRandom RANDOM = new SecureRandom();
+  private static final java.lang.ref.Cleaner CLEANER = java.lang.ref.Cleaner.create();
+
+  private final long address;
+  private final Path path;
+  private final long token;
+
+  private BarrierPage(SharedMapping mapping, Path path, long token) {
+    this.address = mapping.segment(0, BYTES).addressForWrite(0);
+    this.path = path;
+    this.token = token;
+    CLEANER.register(this, mapping::unmap);
+  }
+
+  /**
+   * Creates and maps this rank's page, zeroed but for a new token.
+   *
+   * @throws dev.vertxrma.RmaException RMA_SHARED when the directory or the file cannot be made
+   */
+  static BarrierPage create() {
+    SharedMapping.removeStale(PREFIX, STALE_AFTER_MS);
+    Path path = SharedMapping.createFile(PREFIX + ProcessHandle.current().pid() + "-" + UUID.randomUUID(), BYTES);
+    SharedMapping mapping;
+    try {
+      mapping = SharedMapping.map(path, BYTES);
+    } catch (RuntimeException e) {
+      unlinkQuietly(path);
+      throw e;
+    }
+    long token = RANDOM.nextLong() | 1; // never 0: an unwritten page never matches
+    BarrierPage page = new BarrierPage(mapping, path, token);
+    Memory.putLongVolatile(null, page.address + TOKEN, token);
+    return page;
+  }
+
+  /**
+   * Maps the page a peer describes ({@link #descriptor()}), or returns {@code null} when it does
+   * not prove itself: a malformed descriptor, a name this class does not make, a file missing from
+   * this rank's directory (another host), of another size, or holding another token.
+   */
+  static BarrierPage map(byte[] descriptor) {
+    if (descriptor.length < 9 || descriptor.length > 8 + 64) {
+      return null;
+    }
+    ByteBuffer b = ByteBuffer.wrap(descriptor);
+    long token = b.getLong();
+    String name = new String(descriptor, 8, descriptor.length - 8, StandardCharsets.UTF_8);
+    if (token == 0 || !NAME.matcher(name).matches()) {
+      return null;
+    }
+    try {
+      Path path = SharedMapping.directory().resolve(name);
+      if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS) || Files.size(path) != BYTES) {
+        return null;
+      }
+      BarrierPage page = new BarrierPage(SharedMapping.map(path, BYTES), path, token);
+      return Memory.getLongVolatile(null, page.address + TOKEN) == token ? page : null;
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** What peers need to find and trust this page: its token, then its file name. */
+  byte[] descriptor() {
+    byte[] name = path.getFileName().toString().getBytes(StandardCharsets.UTF_8);
+    return ByteBuffer.allocate(8 + name.length).putLong(token).put(name).array();
+  }
+
+  /** Removes the file (blocking); the mappings stay valid. */
+  void unlink() {
+    unlinkQuietly(path);
+  }
+
+  private static void unlinkQuietly(Path path) {
+    try {
+      SharedMapping.unlink(path);
+    } catch (IOException e) {
+      System.getLogger(BarrierPage.class.getName()).log(System.Logger.Level.WARNING,
+          "cannot remove barrier page " + path + ": " + e);
+    }
+  }
+
+  @Override
+  public long arrived() {
+    return Memory.getLongVolatile(null, address + ARRIVED);
+  }
+
+  @Override
+  public void arrive(long n) {
+    Memory.putLongVolatile(null, address + ARRIVED, n);
+  }
+
+  @Override
+  public long parked() {
+    return Memory.getLongVolatile(null, address + PARKED);
+  }
+
+  @Override
+  public boolean casParked(long expect, long update) {
+    return Memory.compareAndSwapLong(null, address + PARKED, expect, update);
+  }
+}

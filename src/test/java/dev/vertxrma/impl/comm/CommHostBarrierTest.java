@@ -1,0 +1,126 @@
+package dev.vertxrma.impl.comm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.vertxrma.Comm;
+import dev.vertxrma.JobOptions;
+import dev.vertxrma.impl.memory.SharedMapping;
+import dev.vertxrma.testing.Jobs;
+import io.vertx.core.Future;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Barriers of a communicator whose ranks span JVMs meet in shared memory when the JVMs share it
+ * (ARCHITECTURE decision 16), with the clustered nodes of the test JVM standing for JVMs of one
+ * host: the first barrier finds out and every later one meets in the ranks' barrier pages; they
+ * keep MPI's meaning (no rank leaves barrier k before every rank entered it) and their call order
+ * when issued without awaiting; a communicator split off the world takes the path on its own; with
+ * the on-node path off the same program meets by messages; no page file is left behind.
+ */
+class CommHostBarrierTest {
+
+  private static final int BARRIERS = 300;
+
+  private static JobOptions options(int np, boolean shm) {
+    JobOptions o = Jobs.options(np);
+    o.getTransportOptions().setSharedMemory(shm);
+    return o;
+  }
+
+  /**
+   * Each rank enters barrier k after writing k in its slot of {@code entered} and, when barrier k
+   * completes, checks that every rank has entered it. All barriers are issued at once.
+   */
+  private static Future<Void> barriersIssuedAtOnce(Comm comm, AtomicIntegerArray entered, int base) {
+    int me = comm.rank();
+    List<Future<Void>> done = new ArrayList<>();
+    List<Integer> completed = new ArrayList<>();
+    Future<Void> chain = comm.barrier(); // the first: finds out which path
+    for (int k = 1; k <= BARRIERS; k++) {
+      int n = k;
+      // a rank enters barrier k only when its k-1 is done: the slot says what it entered
+      Future<Void> prev = chain;
+      Future<Void> b = prev.compose(v -> {
+        entered.set(base + me, n);
+        return Future.succeededFuture();
+      }).compose(v -> comm.barrier());
+      done.add(b.map(v -> {
+        completed.add(n);
+        for (int r = 0; r < comm.size(); r++) {
+          assertTrue(entered.get(base + r) >= n, "rank " + r + " had not entered barrier " + n + " when rank " + me
+              + " left it");
+        }
+        return null;
+      }));
+      chain = b;
+    }
+    // and barriers issued back to back, none awaited, complete in call order
+    List<Future<Void>> burst = new ArrayList<>();
+    List<Integer> order = new ArrayList<>();
+    for (int k = 0; k < 50; k++) {
+      int n = k;
+      burst.add(comm.barrier().onSuccess(v -> order.add(n)));
+    }
+    return Future.all(done).compose(v -> Future.all(burst)).map(v -> {
+      for (int k = 0; k < order.size(); k++) {
+        assertEquals(k, order.get(k), "back-to-back barriers completed out of call order: " + order);
+      }
+      assertEquals(BARRIERS, completed.size());
+      return null;
+    });
+  }
+
+  private static boolean inMemory(Comm comm) {
+    return ((CommImpl) comm).collectives().barriersInMemory();
+  }
+
+  @Test
+  void barriersOfTheWorldAndOfASplitMeetInSharedMemory() throws Exception {
+    AtomicIntegerArray entered = new AtomicIntegerArray(8);
+    ConcurrentHashMap<String, Boolean> paths = new ConcurrentHashMap<>();
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(4, true), (world, args) ->
+        barriersIssuedAtOnce(world, entered, 0).compose(v -> {
+          paths.put("world@" + world.rank(), inMemory(world));
+          return world.split(world.rank() % 2, world.rank());
+        }).map(java.util.Optional::get).compose(half -> barriersIssuedAtOnce(half, entered, 4 + 2 * (world.rank() % 2))
+            .map(v -> {
+              paths.put("split@" + world.rank(), inMemory(half));
+              return half;
+            })).compose(Comm::free)), 120);
+    for (var e : paths.entrySet()) {
+      // clustered: world rank i runs on node i % 2, so each half of the split spans both nodes
+      assertTrue(e.getValue(), e.getKey() + " met by messages, not in shared memory: " + paths);
+    }
+    assertEquals(8, paths.size());
+    assertNoPageOfThisJvmLeft();
+  }
+
+  @Test
+  void withoutSharedMemoryTheSameBarriersMeetByMessages() throws Exception {
+    AtomicIntegerArray entered = new AtomicIntegerArray(4);
+    ConcurrentHashMap<Integer, Boolean> paths = new ConcurrentHashMap<>();
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(4, false), (world, args) ->
+        barriersIssuedAtOnce(world, entered, 0).map(v -> {
+          paths.put(world.rank(), inMemory(world));
+          return null;
+        })), 120);
+    assertEquals(4, paths.size());
+    assertTrue(paths.values().stream().noneMatch(b -> b), "with rma.shm off: " + paths);
+    assertNoPageOfThisJvmLeft();
+  }
+
+  private static void assertNoPageOfThisJvmLeft() throws Exception {
+    String mine = "barrier-" + ProcessHandle.current().pid() + "-";
+    try (Stream<java.nio.file.Path> files = Files.list(SharedMapping.directory())) {
+      List<String> left = files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith(mine)).toList();
+      assertEquals(List.of(), left, "barrier page files of this JVM left behind");
+    }
+  }
+}
