@@ -21,6 +21,8 @@ import java.util.regex.Pattern;
  *   0  long  token: random, written by the creator, proves which file a peer mapped
  *  64  long  arrived: the last host barrier this rank reached
  * 128  long  parked: n while this rank sleeps in host barrier n, -n once a rank wakes it, else 0
+ * 256  int   length, then the bytes, of the block this rank deposited for an even-numbered barrier
+ * 2176 int   length, then the bytes, of its block for an odd-numbered barrier
  * </pre>
  *
  * <p>The words sit on cache lines of their own. A peer's page is untrusted input: a name that is
@@ -42,6 +44,10 @@ final class BarrierPage implements BarrierSlot {
   private static final int TOKEN = 0;
   private static final int ARRIVED = 64;
   private static final int PARKED = 128;
+  private static final int BLOCKS = 256;
+  private static final int BLOCK_AREA = 1920;
+  /** The largest block a rank deposits for an exchange ({@link CommHostBarrier#exchange}). */
+  static final int MAX_BLOCK = BLOCK_AREA - 4;
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final java.lang.ref.Cleaner CLEANER = java.lang.ref.Cleaner.create();
 
@@ -122,6 +128,31 @@ final class BarrierPage implements BarrierSlot {
       System.getLogger(BarrierPage.class.getName()).log(System.Logger.Level.WARNING,
           "cannot remove barrier page " + path + ": " + e);
     }
+  }
+
+  /**
+   * Writes {@code block} ({@link #MAX_BLOCK} bytes at most) in the area of barriers of
+   * {@code number}'s parity; published by the arrival that follows it.
+   */
+  void deposit(long number, byte[] block) {
+    long at = address + BLOCKS + (number & 1) * BLOCK_AREA;
+    Memory.putInt(null, at, block.length);
+    Memory.copy(block, Memory.ARRAY_BYTE_BASE_OFFSET, null, at + 4, block.length);
+  }
+
+  /**
+   * The block deposited for a barrier of {@code number}'s parity, read after that barrier passed;
+   * {@code null} if its length is out of bounds (untrusted input).
+   */
+  byte[] block(long number) {
+    long at = address + BLOCKS + (number & 1) * BLOCK_AREA;
+    int length = Memory.getInt(null, at);
+    if (length < 0 || length > MAX_BLOCK) {
+      return null;
+    }
+    byte[] b = new byte[length];
+    Memory.copy(null, at + 4, b, Memory.ARRAY_BYTE_BASE_OFFSET, length);
+    return b;
   }
 
   @Override

@@ -93,6 +93,11 @@ public final class Collectives {
     return false;
   }
 
+  /** The barriers of a communicator spanning JVMs, or {@code null}. */
+  CommHostBarrier hostBarrier() {
+    return hostBarrier;
+  }
+
   /** Whether this communicator's barriers meet in shared memory (known after its first barrier). */
   public boolean barriersInMemory() {
     return hostBarrier != null && hostBarrier.inMemory();

@@ -6,8 +6,10 @@ import dev.vertxrma.impl.transport.Endpoint;
 import io.vertx.core.Future;
 import io.vertx.core.internal.ContextInternal;
 import java.nio.ByteBuffer;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 /**
  * MPI_Barrier of a communicator whose ranks span JVMs: in shared memory ({@link HostBarrier} over
@@ -37,6 +39,8 @@ final class CommHostBarrier {
   private final IntSupplier nextCall;
   /** The barrier the communicator takes from its second barrier on: in memory, or {@code null} for messages. */
   private Future<HostBarrier> path;
+  /** Every rank's page, by rank, once barriers meet in memory. */
+  private BarrierPage[] pages;
 
   /**
    * @param ep this rank's view of the communicator
@@ -62,10 +66,12 @@ final class CommHostBarrier {
       path = establish(tag, nextCall.getAsInt());
       return path.mapEmpty();
     }
-    if (path.isComplete()) {
-      return next(tag, byMessages);
-    }
-    return path.transform(ar -> next(tag, byMessages));
+    return onPath(HostBarrier::arrive, () -> byMessages.apply(tag));
+  }
+
+  /** Whether this rank has called the communicator's first barrier (which finds out the path). */
+  boolean started() {
+    return path != null;
   }
 
   /** Whether barriers meet in memory (known once the first barrier is done). */
@@ -73,9 +79,38 @@ final class CommHostBarrier {
     return path != null && path.succeeded() && path.result() != null;
   }
 
-  private Future<Void> next(int tag, IntFunction<Future<Void>> byMessages) {
-    HostBarrier host = path.succeeded() ? path.result() : null;
-    return host != null ? host.arrive() : byMessages.apply(tag);
+  /**
+   * Once the path is known (after {@link #started()}), in call order: {@code inMemory} with the
+   * host barrier, or {@code byMessages}.
+   */
+  <T> Future<T> onPath(Function<HostBarrier, Future<T>> inMemory, Supplier<Future<T>> byMessages) {
+    if (path.isComplete()) {
+      HostBarrier host = path.succeeded() ? path.result() : null;
+      return host != null ? inMemory.apply(host) : byMessages.get();
+    }
+    return path.transform(ar -> ar.succeeded() && ar.result() != null ? inMemory.apply(ar.result())
+        : byMessages.get());
+  }
+
+  /**
+   * A barrier of {@code host} at which each rank deposits {@code block} ({@link BarrierPage#MAX_BLOCK}
+   * bytes at most) in its page: every rank's block, by rank, once all have arrived. The blocks of
+   * a barrier are read before this rank's next barrier is entered, and a rank deposits in the
+   * same area two barriers later only, so no block is overwritten while it may be read.
+   */
+  Future<byte[][]> exchange(HostBarrier host, byte[] block) {
+    long n = host.number() + 1;
+    BarrierPage own = pages[ep.rank()];
+    return host.arrive(() -> own.deposit(n, block)).map(v -> {
+      byte[][] blocks = new byte[pages.length][];
+      for (int r = 0; r < blocks.length; r++) {
+        blocks[r] = pages[r].block(n);
+        if (blocks[r] == null) {
+          throw RmaException.of(dev.vertxrma.ErrorClass.INTERN, "rank %d's barrier page holds a malformed block", r);
+        }
+      }
+      return blocks;
+    });
   }
 
   private Future<HostBarrier> establish(int tag, int verdictTag) {
@@ -94,6 +129,7 @@ final class CommHostBarrier {
               return (HostBarrier) null;
             }
           }
+          pages = slots;
           return new HostBarrier(slots, ep.rank(), wake, n -> (int) (n & 0x3FFF_FFFF), ctx, ep::failure);
         }))
         .onComplete(done -> {
@@ -107,11 +143,11 @@ final class CommHostBarrier {
   }
 
   /** Every rank's page by rank (this rank's own among them), or {@code null} if one does not prove itself. */
-  private BarrierSlot[] mapAll(BarrierPage own, byte[][] descriptors) {
+  private BarrierPage[] mapAll(BarrierPage own, byte[][] descriptors) {
     if (own == null) {
       return null;
     }
-    BarrierSlot[] slots = new BarrierSlot[descriptors.length];
+    BarrierPage[] slots = new BarrierPage[descriptors.length];
     for (int r = 0; r < slots.length; r++) {
       slots[r] = r == ep.rank() ? own : BarrierPage.map(descriptors[r]);
       if (slots[r] == null) {
@@ -137,7 +173,7 @@ final class CommHostBarrier {
       return ep.context().succeededFuture(known);
     }
     ch.sendBytes((ep.rank() + dist) % p, tag + round, encode(known));
-    return ch.recvBytes((ep.rank() - dist + p) % p, tag + round).compose(bytes -> {
+    return ch.recvBytesUntilMatched((ep.rank() - dist + p) % p, tag + round).compose(bytes -> {
       decode(bytes, known);
       return round(tag, round + 1, dist << 1, known);
     });

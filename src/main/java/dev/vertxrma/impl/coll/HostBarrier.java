@@ -20,6 +20,9 @@ import io.vertx.core.internal.ContextInternal;
  * rank) and a message over the point-to-point engine. A rank that parks and then sees the
  * barrier passed takes its parked word back the same way, or, if a waker took it first, waits
  * for the message that is already under way. So no wake message is ever left unreceived.
+ *
+ * <p>No wait here is bounded by the job's timeout (its callers bound theirs): a rank whose caller
+ * gave up on barrier n is still in it when a late rank arrives, and its barrier n + 1 follows it.
  */
 public final class HostBarrier {
 
@@ -56,9 +59,24 @@ public final class HostBarrier {
 
   /** This rank's next barrier, after its previous one (barriers called back to back keep their order). */
   public Future<Void> arrive() {
+    return arrive(null);
+  }
+
+  /** The number of this rank's last barrier (0 before its first). */
+  long number() {
+    return number;
+  }
+
+  /**
+   * This rank's next barrier, {@code deposit} run just before it arrives (after its previous
+   * barrier completed, and its listeners ran): what it writes is visible to every rank that sees
+   * the barrier passed.
+   */
+  Future<Void> arrive(Runnable deposit) {
     long n = ++number;
     Future<Void> previous = last;
-    Future<Void> f = previous == null || previous.isComplete() ? run(n) : previous.transform(ar -> run(n));
+    Future<Void> f = previous == null || previous.isComplete() ? run(n, deposit)
+        : previous.transform(ar -> run(n, deposit));
     last = f;
     return f;
   }
@@ -85,7 +103,10 @@ public final class HostBarrier {
     }
   }
 
-  private Future<Void> run(long n) {
+  private Future<Void> run(long n, Runnable deposit) {
+    if (deposit != null) {
+      deposit.run();
+    }
     slots[rank].arrive(n);
     if (passed(n)) {
       wakeParked(n);
@@ -122,7 +143,7 @@ public final class HostBarrier {
       }
       // a waker took the word first: its message is under way
     }
-    wake.recvBytes(Comm.ANY_SOURCE, tag.applyAsInt(n)).onComplete(ar -> {
+    wake.recvBytesUntilMatched(Comm.ANY_SOURCE, tag.applyAsInt(n)).onComplete(ar -> {
       own.casParked(-n, 0);
       if (ar.succeeded()) {
         done.complete();

@@ -74,7 +74,8 @@ final class Reductions {
   }
 
   /**
-   * MPI_Allreduce: in shared memory in an embedded job; else by recursive doubling on a
+   * MPI_Allreduce: in shared memory in an embedded job, or when the ranks' JVMs share memory and
+   * the block fits a barrier page; else by recursive doubling on a
    * power-of-two number of ranks, or a reduce to rank 0 and a broadcast (the calls' tags are
    * reserved either way).
    */
@@ -83,14 +84,28 @@ final class Reductions {
     int bcastTag = coll.nextCall();
     int agreeTag = coll.nextCall();
     Future<byte[]> result;
+    CommHostBarrier host = coll.hostBarrier();
     if (sharedBarriers != null && size() > 1) {
       result = ep.withTimeout(sharedAllreduce(data, op), "allreduce");
-    } else if (Integer.bitCount(size()) == 1) {
-      result = ep.withTimeout(doublingRound(reduceTag, data, op, 0, 1), "allreduce");
+    } else if (host != null && host.started() && data.length <= BarrierPage.MAX_BLOCK) {
+      // the same choice at every rank: the same barriers were called before, and the same count
+      result = ep.withTimeout(host.onPath(h -> host.exchange(h, data).map(blocks -> combined(blocks, op)),
+          () -> byMessages(reduceTag, bcastTag, data, op)), "allreduce");
     } else {
-      result = coll.bcast(bcastTag, reduce(reduceTag, data, op, 0, "allreduce"), 0);
+      result = byMessages(reduceTag, bcastTag, data, op);
     }
     return agreed(agreeTag, op, result, "allreduce");
+  }
+
+  /**
+   * Allreduce by messages: recursive doubling on a power-of-two number of ranks, else a reduce to
+   * rank 0 and a broadcast.
+   */
+  private Future<byte[]> byMessages(int reduceTag, int bcastTag, byte[] data, Combiner op) {
+    if (Integer.bitCount(size()) == 1) {
+      return ep.withTimeout(doublingRound(reduceTag, data, op, 0, 1), "allreduce");
+    }
+    return coll.bcast(bcastTag, reduce(reduceTag, data, op, 0, "allreduce"), 0);
   }
 
   /**
@@ -289,13 +304,16 @@ final class Reductions {
   }
 
   private Future<byte[]> reduceShared(long number, byte[] data, Combiner op) {
-    return exchange.exchange(rank(), number, data, ep.context()).map(blocks -> {
-      byte[] acc = blocks[0].clone();
-      for (int r = 1; r < blocks.length; r++) {
-        acc = op.intoLower(acc, checked(blocks[r], acc, r, "allreduce"));
-      }
-      return acc;
-    });
+    return exchange.exchange(rank(), number, data, ep.context()).map(blocks -> combined(blocks, op));
+  }
+
+  /** Every rank's block reduced in rank order (so every rank gets the same bits). */
+  private byte[] combined(byte[][] blocks, Combiner op) {
+    byte[] acc = blocks[0].clone();
+    for (int r = 1; r < blocks.length; r++) {
+      acc = op.intoLower(acc, checked(blocks[r], acc, r, "allreduce"));
+    }
+    return acc;
   }
 
   // ------------------------------------------------------------------ agreement (user-defined ops)

@@ -97,6 +97,16 @@ public final class Channel {
     return p2p.recvBytes(this, job(source), tag);
   }
 
+  /**
+   * Receives raw bytes like {@link #recvBytes}, but without the job's wait timeout: it ends when
+   * a message matches or the job fails. For the inner steps of a collective whose caller bounds
+   * its own wait, and which must still meet a rank that arrives after that caller gave up (one
+   * such receive per step: nothing piles up).
+   */
+  public Future<byte[]> recvBytesUntilMatched(int source, int tag) {
+    return p2p.recvBytes(this, job(source), tag, false);
+  }
+
   /** MPI_Buffer_attach: the rank's one buffer (errors name this communicator's rank). */
   public Future<Void> bufferAttach(dev.vertxrma.Buf buffer, int size) {
     return p2p.buffered().attach(buffer, size, comm.rank());

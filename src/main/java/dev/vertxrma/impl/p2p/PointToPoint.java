@@ -188,8 +188,13 @@ public final class PointToPoint {
 
   /** Receives a raw message from job rank {@code source} (collective algorithms). */
   Future<byte[]> recvBytes(Channel ch, int source, int tag) {
+    return recvBytes(ch, source, tag, true);
+  }
+
+  /** As above; {@code bounded}: whether the job's wait timeout ends the receive. */
+  Future<byte[]> recvBytes(Channel ch, int source, int tag, boolean bounded) {
     Promise<byte[]> p = ep.context().promise();
-    post(new PostedRecv(ch, source, tag, null, null, 0, null, p));
+    post(new PostedRecv(ch, source, tag, null, null, 0, null, p), bounded);
     return p.future();
   }
 
@@ -284,6 +289,10 @@ public final class PointToPoint {
   }
 
   private void post(PostedRecv r) {
+    post(r, true);
+  }
+
+  private void post(PostedRecv r, boolean bounded) {
     RmaException failure = ep.failure();
     if (failure != null) {
       r.fail(failure);
@@ -298,6 +307,9 @@ public final class PointToPoint {
       }
     }
     posted.addLast(r);
+    if (!bounded) {
+      return;
+    }
     long ms = ep.waitTimeoutMs();
     ep.atDeadline(() -> r.ended, () -> {
       if (posted.remove(r)) {

@@ -3,7 +3,10 @@ package dev.vertxrma.impl.comm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
+import dev.vertxrma.Datatype;
+import dev.vertxrma.Op;
 import dev.vertxrma.JobOptions;
 import dev.vertxrma.impl.memory.SharedMapping;
 import dev.vertxrma.testing.Jobs;
@@ -114,6 +117,46 @@ class CommHostBarrierTest {
     assertEquals(4, paths.size());
     assertTrue(paths.values().stream().noneMatch(b -> b), "with rma.shm off: " + paths);
     assertNoPageOfThisJvmLeft();
+  }
+
+  /**
+   * Allreduces issued back to back without awaiting, between barriers, small ones (in the pages)
+   * and large ones (by messages) mixed: each gets the sum of its own round.
+   */
+  @Test
+  void allreducesIssuedAtOnceEachSumTheirOwnRound() throws Exception {
+    ConcurrentHashMap<Integer, Boolean> paths = new ConcurrentHashMap<>();
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(4, true), (world, args) -> {
+      int me = world.rank();
+      int p = world.size();
+      List<Future<Void>> all = new ArrayList<>();
+      all.add(world.barrier());
+      for (int k = 0; k < 200; k++) {
+        int n = k % 20 == 7 ? 600 : 1 + k % 5; // 600 longs: 4800 bytes, more than a page's block
+        long[] in = new long[n];
+        long[] out = new long[n];
+        for (int i = 0; i < n; i++) {
+          in[i] = 1_000L * k + 10L * i + me;
+        }
+        int round = k;
+        all.add(world.allreduce(Buf.of(in), 0, Buf.of(out), 0, n, Datatype.LONG, Op.SUM).map(v -> {
+          for (int i = 0; i < n; i++) {
+            long expected = p * (1_000L * round + 10L * i) + (long) p * (p - 1) / 2;
+            assertEquals(expected, out[i], "allreduce " + round + " element " + i + " at rank " + me);
+          }
+          return null;
+        }));
+        if (k % 9 == 0) {
+          all.add(world.barrier());
+        }
+      }
+      return Future.all(all).map(v -> {
+        paths.put(me, inMemory(world));
+        return null;
+      });
+    }), 120);
+    assertEquals(4, paths.size());
+    assertTrue(paths.values().stream().allMatch(b -> b), "the world's barriers met in memory: " + paths);
   }
 
   private static void assertNoPageOfThisJvmLeft() throws Exception {
