@@ -43,9 +43,14 @@ class FaultsTest {
       "lock, holds an exclusive lock on rank 0",
       "flush, holds while the others put and flush"})
   void killedJvmIsNamedByEverySurvivorWithinTwoSeconds(String point, String marker) throws Exception {
-    try (Rmarun run = Rmarun.start("-np", "4", "--jvms", "2", FaultPoints.class.getName(), "--hold-at", point)) {
+    String job = "faults-" + point + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+    try (Rmarun run = Rmarun.start("-np", "4", "--jvms", "2", "--job", job, FaultPoints.class.getName(), "--hold-at",
+        point)) {
       run.await(run.line(marker), 120, "the job reaching its " + point + " point");
       ProcessHandle victim = run.await(run.rankJvm(2, 2), 10, "finding the JVM of ranks 2..3");
+      // what the victim leaves when it is killed while it makes a window: a segment file of the job
+      java.nio.file.Path leftover = dev.vertxrma.impl.memory.SharedMapping.createFile("win-" + victim.pid() + "-" + job
+          + "-" + java.util.UUID.randomUUID(), 4096);
       long killed = System.nanoTime();
       Rmarun.signal(victim, "KILL");
       Rmarun.Line survivor = run.await(run.line("PROC_FAILED: rank(s) [2, 3]"), 30, "a survivor's PROC_FAILED");
@@ -61,6 +66,11 @@ class FaultsTest {
       System.out.printf("FaultsTest: kill -9 at %s: survivors saw PROC_FAILED after %d ms, rmarun exited after %d ms%n",
           point, detectedMs, exitMs);
       assertTrue(exitMs <= EXIT_MS, "rmarun exited " + exitMs + " ms after the kill\n" + out);
+      assertTrue(java.nio.file.Files.notExists(leftover), "rmarun removes the files of its killed job: " + leftover);
+      try (var files = java.nio.file.Files.list(dev.vertxrma.impl.memory.SharedMapping.directory())) {
+        assertEquals(java.util.List.of(), files.map(f -> f.getFileName().toString()).filter(n -> n.contains("-" + job
+            + "-")).toList(), "files of the job left in the segment directory");
+      }
     }
   }
 

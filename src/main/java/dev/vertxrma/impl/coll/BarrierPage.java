@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.util.UUID;
 import java.util.regex.Pattern;
 
 /**
@@ -34,12 +33,15 @@ import java.util.regex.Pattern;
  */
 final class BarrierPage implements BarrierSlot {
 
-  /** File names start with this, then the creating process's pid, a dash and a UUID. */
+  /** File names start with this ({@link SharedMapping#fileName}). */
   static final String PREFIX = "barrier-";
   static final long BYTES = 4096;
   /** A page left by a JVM that is gone is removed once it is this old. */
   static final long STALE_AFTER_MS = 60_000;
-  private static final Pattern NAME = Pattern.compile(PREFIX + "\\d{1,19}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-"
+  /** Whether this JVM has looked for stale pages (once: the first page it makes). */
+  private static final java.util.concurrent.atomic.AtomicBoolean STALE_SWEPT =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  private static final Pattern NAME = Pattern.compile(PREFIX + "\\d{1,19}-[A-Za-z0-9._-]{1,64}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-"
       + "[0-9a-f]{4}-[0-9a-f]{12}");
   private static final int TOKEN = 0;
   private static final int ARRIVED = 64;
@@ -63,13 +65,15 @@ final class BarrierPage implements BarrierSlot {
   }
 
   /**
-   * Creates and maps this rank's page, zeroed but for a new token.
+   * Creates and maps this rank's page of job {@code job}, zeroed but for a new token.
    *
    * @throws dev.vertxrma.RmaException RMA_SHARED when the directory or the file cannot be made
    */
-  static BarrierPage create() {
-    SharedMapping.removeStale(PREFIX, STALE_AFTER_MS);
-    Path path = SharedMapping.createFile(PREFIX + ProcessHandle.current().pid() + "-" + UUID.randomUUID(), BYTES);
+  static BarrierPage create(String job) {
+    if (STALE_SWEPT.compareAndSet(false, true)) {
+      SharedMapping.removeStale(PREFIX, STALE_AFTER_MS);
+    }
+    Path path = SharedMapping.createFile(SharedMapping.fileName(PREFIX, job), BYTES);
     SharedMapping mapping;
     try {
       mapping = SharedMapping.map(path, BYTES);

@@ -55,7 +55,7 @@ public final class Collectives {
    *     JVM (barriers then meet in memory instead of exchanging messages), or {@code null}
    */
   public Collectives(Endpoint ep, PointToPoint p2p, int ctx, SharedMemoryBarriers sharedBarriers) {
-    this(ep, p2p, ctx, sharedBarriers, false);
+    this(ep, p2p, ctx, sharedBarriers, false, null);
   }
 
   /**
@@ -64,16 +64,17 @@ public final class Collectives {
    *
    * @param sharedMemory whether this JVM takes the on-node path ({@code rma.shm}); its ranks take
    *     part in finding out either way, so that every rank decides alike
+   * @param job the job's name (shared-memory files carry it)
    */
   public Collectives(Endpoint ep, PointToPoint p2p, int ctx, SharedMemoryBarriers sharedBarriers,
-      boolean sharedMemory) {
+      boolean sharedMemory, String job) {
     this.ep = ep;
     this.ch = p2p.channel(ctx, ep);
     this.ctx = ctx;
     this.sharedBarriers = sharedBarriers;
     this.reductions = new Reductions(this, ep, ch, ctx, sharedBarriers);
     this.hostBarrier = sharedBarriers == null && spansJvms(ep)
-        ? new CommHostBarrier(ep, ch, p2p.channel(HOST_WAKE_CTX_BASE + ctx, ep), sharedMemory, this::nextCall)
+        ? new CommHostBarrier(ep, ch, p2p.channel(HOST_WAKE_CTX_BASE + ctx, ep), sharedMemory, job, this::nextCall)
         : null;
   }
 

@@ -36,6 +36,7 @@ final class CommHostBarrier {
   private final Channel ch;
   private final Channel wake;
   private final boolean sharedMemory;
+  private final String job;
   private final IntSupplier nextCall;
   /** The barrier the communicator takes from its second barrier on: in memory, or {@code null} for messages. */
   private Future<HostBarrier> path;
@@ -47,13 +48,15 @@ final class CommHostBarrier {
    * @param ch the communicator's collective channel
    * @param wake a channel of the communicator that carries nothing but host barriers' wake messages
    * @param sharedMemory whether this JVM takes the on-node path ({@code rma.shm})
+   * @param job the job's name (its page files carry it)
    * @param nextCall reserves the tags of one more collective call
    */
-  CommHostBarrier(Endpoint ep, Channel ch, Channel wake, boolean sharedMemory, IntSupplier nextCall) {
+  CommHostBarrier(Endpoint ep, Channel ch, Channel wake, boolean sharedMemory, String job, IntSupplier nextCall) {
     this.ep = ep;
     this.ch = ch;
     this.wake = wake;
     this.sharedMemory = sharedMemory;
+    this.job = job;
     this.nextCall = nextCall;
   }
 
@@ -115,7 +118,7 @@ final class CommHostBarrier {
 
   private Future<HostBarrier> establish(int tag, int verdictTag) {
     ContextInternal ctx = ep.context();
-    Future<BarrierPage> own = !sharedMemory ? ctx.succeededFuture() : ctx.executeBlocking(BarrierPage::create, false)
+    Future<BarrierPage> own = !sharedMemory ? ctx.succeededFuture() : ctx.executeBlocking(() -> BarrierPage.create(job), false)
         .otherwise(e -> {
           LOG.log(System.Logger.Level.INFO, "no shared-memory barrier page at rank " + ep.rank() + " (" + e
               + "): this communicator's barriers take messages");

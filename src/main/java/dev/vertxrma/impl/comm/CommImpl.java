@@ -72,7 +72,8 @@ public final class CommImpl implements Comm {
         e -> abort("ERRORS_ARE_FATAL: " + e.getMessage()));
     this.succeeded = RankFuture.succeeded(rp.context());
     this.p2p = comms.p2p;
-    this.coll = new Collectives(view, p2p, ctx + 1, rp.job().sharedBarriers(), rp.job().sharedMemory());
+    this.coll = new Collectives(view, p2p, ctx + 1, rp.job().sharedBarriers(), rp.job().sharedMemory(),
+        rp.job().jobName());
     this.pointToPoint = new PointToPointCalls(this, p2p.channel(ctx, view));
     this.moves = new CollectiveMoves(this, coll);
     this.reductions = new GlobalReductions(this, coll);

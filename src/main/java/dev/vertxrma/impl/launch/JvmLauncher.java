@@ -2,6 +2,7 @@ package dev.vertxrma.impl.launch;
 
 import dev.vertxrma.impl.observe.Trace;
 import dev.vertxrma.impl.runtime.ClusterSupport;
+import dev.vertxrma.impl.runtime.JobRuntime;
 import dev.vertxrma.impl.transport.JobSecret;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -83,6 +84,9 @@ final class JvmLauncher {
       if (secretToDelete != null) {
         deleteQuietly(secretToDelete);
       }
+      if (!remote) {
+        JobRuntime.removeSharedMemoryFiles(a.job);
+      }
     }, "rmarun-reaper");
     Runtime.getRuntime().addShutdownHook(reaper);
     try {
@@ -132,6 +136,9 @@ final class JvmLauncher {
     }
     if (secretFile != null) {
       deleteQuietly(secretFile);
+    }
+    if (!remote) {
+      JobRuntime.removeSharedMemoryFiles(a.job); // what JVMs killed while making a window or barrier left
     }
     if (a.trace != null) {
       try {

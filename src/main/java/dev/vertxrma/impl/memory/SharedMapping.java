@@ -132,6 +132,40 @@ public final class SharedMapping {
   }
 
   /**
+   * A new segment file name of job {@code job} (a job name: letters, digits, '.', '_', '-'):
+   * {@code prefix}, this process's pid, a dash, the job, a dash, a UUID. The pid lets a later
+   * job remove the file of a JVM that is gone ({@link #removeStale}); the job's name lets its
+   * launcher remove what a killed job left ({@link #removeJob}).
+   */
+  public static String fileName(String prefix, String job) {
+    return prefix + ProcessHandle.current().pid() + "-" + job + "-" + java.util.UUID.randomUUID();
+  }
+
+  /**
+   * Removes every file of job {@code job} named by {@link #fileName} with one of {@code prefixes}
+   * (its launcher's last step: a JVM killed while it made a window leaves one). Blocking file I/O;
+   * errors only logged. Returns how many were removed.
+   */
+  public static int removeJob(String job, String... prefixes) {
+    java.util.regex.Pattern name = java.util.regex.Pattern.compile("(" + String.join("|", java.util.Arrays.stream(
+        prefixes).map(java.util.regex.Pattern::quote).toArray(String[]::new)) + ")\\d{1,19}-"
+        + java.util.regex.Pattern.quote(job) + "-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+    int removed = 0;
+    try (var files = Files.list(directory())) {
+      for (Path p : (Iterable<Path>) files::iterator) {
+        if (name.matcher(p.getFileName().toString()).matches()) {
+          unlink(p);
+          removed++;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      System.getLogger(SharedMapping.class.getName()).log(System.Logger.Level.WARNING,
+          "cannot remove the segment files of job " + job + ": " + e);
+    }
+    return removed;
+  }
+
+  /**
    * Removes the files in the segment directory named {@code prefix}, a pid, a dash and more, whose
    * process is gone and which are at least {@code minAgeMillis} old (a file of a live JVM in
    * another PID namespace sharing the directory is removed by its creator in that time). Blocking

@@ -291,6 +291,15 @@ public final class JobRuntime {
     }
   }
 
+  /**
+   * Removes the shared-memory files job {@code jobName} left in this host's segment directory
+   * (window segments and barrier pages a JVM killed while it made them did not remove): the
+   * launcher's last step. Blocking file I/O. Returns how many there were.
+   */
+  public static int removeSharedMemoryFiles(String jobName) {
+    return dev.vertxrma.impl.memory.SharedMapping.removeJob(jobName, "win-", "barrier-");
+  }
+
   /** Whether ranks in this JVM share window memory with the other JVMs of their host (the on-node path). */
   public boolean sharedMemory() {
     return sharedMemory;

@@ -11,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.util.UUID;
 
 /**
  * One rank's part of an {@code allocate} window on the on-node path (ARCHITECTURE decision 16):
@@ -27,7 +26,7 @@ final class HostSegment {
 
   private static final System.Logger LOG = System.getLogger(HostSegment.class.getName());
   private static final SecureRandom RANDOM = new SecureRandom();
-  /** Prefix of every window segment file: {@code PREFIX + pid + "-" + uuid}. */
+  /** Prefix of every window segment file ({@link SharedMapping#fileName}). */
   static final String PREFIX = "win-";
   /** A file of a dead process is stale once it is this old. */
   static final long STALE_AFTER_MS = 60_000;
@@ -75,13 +74,14 @@ final class HostSegment {
   }
 
   /**
-   * Creates and maps the file of a window of {@code size} bytes for {@code ranks} ranks. Blocking
+   * Creates and maps the file of a window of {@code size} bytes for {@code ranks} ranks of job
+   * {@code job}. Blocking
    * file I/O: a worker thread's job.
    *
    * @throws RmaException RMA_SHARED when the directory or the file cannot be made, NO_MEM when the
    *     segment directory has less room than the window needs (the caller falls back)
    */
-  static HostSegment create(long size, int ranks) {
+  static HostSegment create(long size, int ranks, String job) {
     Path dir = SharedMapping.directory();
     long length = controlBytes(ranks) + Math.max(size, 8);
     try {
@@ -93,7 +93,7 @@ final class HostSegment {
     } catch (IOException e) {
       throw new RmaException(ErrorClass.RMA_SHARED, "cannot read the free space of " + dir + ": " + e, e);
     }
-    Path path = SharedMapping.createFile(PREFIX + ProcessHandle.current().pid() + "-" + UUID.randomUUID(), length);
+    Path path = SharedMapping.createFile(SharedMapping.fileName(PREFIX, job), length);
     long ctrl = controlBytes(ranks);
     SharedMapping block;
     SharedMapping mapping;

@@ -41,12 +41,13 @@ public final class WindowFactory {
     return build(comm, dispUnit, info, Win.Flavor.ALLOCATE, wc -> {
       if (HostSegment.wanted(wc, size)) {
         int ranks = wc.size();
+        String job = wc.process().job().jobName();
         return wc.process().context().executeBlocking(() -> {
           if (STALE_SWEPT.compareAndSet(false, true)) {
             HostSegment.removeStale();
           }
           try {
-            segment[0] = HostSegment.create(size, ranks);
+            segment[0] = HostSegment.create(size, ranks, job);
             return segment[0].memory();
           } catch (RmaException e) {
             LOG.log(System.Logger.Level.INFO, "window of " + size + " bytes in private memory, reached over the "
