@@ -43,6 +43,8 @@ final class BarrierPage implements BarrierSlot {
       new java.util.concurrent.atomic.AtomicBoolean();
   private static final Pattern NAME = Pattern.compile(PREFIX + "\\d{1,19}-[A-Za-z0-9._-]{1,64}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-"
       + "[0-9a-f]{4}-[0-9a-f]{12}");
+  /** The longest name this class makes: the prefix, a pid, a job name of 64 characters, a UUID and dashes. */
+  private static final int MAX_NAME = PREFIX.length() + 19 + 1 + 64 + 1 + 36;
   private static final int TOKEN = 0;
   private static final int ARRIVED = 64;
   private static final int PARKED = 128;
@@ -93,7 +95,7 @@ final class BarrierPage implements BarrierSlot {
    * this rank's directory (another host), of another size, or holding another token.
    */
   static BarrierPage map(byte[] descriptor) {
-    if (descriptor.length < 9 || descriptor.length > 8 + 64) {
+    if (descriptor.length < 9 || descriptor.length > 8 + MAX_NAME) {
       return null;
     }
     ByteBuffer b = ByteBuffer.wrap(descriptor);

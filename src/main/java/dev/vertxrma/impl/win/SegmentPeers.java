@@ -71,7 +71,7 @@ final class SegmentPeers {
       }
       long token = ByteBuffer.wrap(d).getLong();
       String name = new String(d, 8, d.length - 8, StandardCharsets.UTF_8);
-      if (!name.startsWith(HostSegment.PREFIX) || name.contains("/") || name.contains("\\") || name.contains("..")) {
+      if (!name.startsWith(HostSegment.PREFIX) || name.contains("/") || name.contains("\\")) { // one file name of the directory
         continue;
       }
       try {

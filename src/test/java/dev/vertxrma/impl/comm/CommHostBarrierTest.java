@@ -33,6 +33,8 @@ class CommHostBarrierTest {
 
   private static JobOptions options(int np, boolean shm) {
     JobOptions o = Jobs.options(np);
+    // the longest job name there is: the page files carry it
+    o.setJobName((o.getJobName() + "-" + "x".repeat(64)).substring(0, 64));
     o.getTransportOptions().setSharedMemory(shm);
     return o;
   }
