@@ -13,7 +13,8 @@ import io.vertx.core.internal.ContextInternal;
  * fast path: an arrival is one volatile store and a scan of the slots. The fence of a window whose
  * ranks all share memory meets in one over the windows' control pages.
  *
- * <p>A rank that finds the others not there yet polls for {@link #POLL_NANOS}, each check a task
+ * <p>A rank that finds the others not there yet polls for {@link #POLL_NANOS} (when the barrier has
+ * no more ranks than the machine has cores), each check a task
  * of its own (its event loop never blocks), then parks: it writes the barrier's number in its
  * parked word and waits for a wake message. Whoever sees the barrier passed wakes every rank
  * parked in it, with a compare-and-set of the parked word (so exactly one message per parked
@@ -28,6 +29,11 @@ public final class HostBarrier {
 
   /** How long a rank polls the others' blocks before it parks. */
   static final long POLL_NANOS = 50_000;
+  /**
+   * Cores of this machine: with more ranks than cores a rank parks at once, as it would only take
+   * the core a rank it waits for needs (MPICH's barrier spins there, and slows to a crawl).
+   */
+  private static final int CORES = Runtime.getRuntime().availableProcessors();
 
   private final BarrierSlot[] slots;
   private final int rank;
@@ -113,7 +119,7 @@ public final class HostBarrier {
       return ctx.succeededFuture();
     }
     Promise<Void> done = ctx.promise();
-    poll(n, System.nanoTime() + POLL_NANOS, done);
+    poll(n, System.nanoTime() + (slots.length <= CORES ? POLL_NANOS : 0), done);
     return done.future();
   }
 
