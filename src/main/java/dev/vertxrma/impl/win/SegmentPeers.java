@@ -24,6 +24,8 @@ final class SegmentPeers {
   private static final System.Logger LOG = System.getLogger(SegmentPeers.class.getName());
   /** How long an origin spins for a target's owner word before it sends the operation instead. */
   static final long SPIN_NANOS = 5_000;
+  /** How long an origin waits for a target that is about to open the fence epoch of its operation. */
+  static final long FENCE_SPIN_NANOS = 20_000;
 
   /** A target's block and memory as this JVM maps them. */
   private record Peer(SharedMapping block, SharedMapping mapping, WindowControl control, WindowMemory memory,
@@ -32,10 +34,13 @@ final class SegmentPeers {
 
   private final Peer[] peers;
   private final int count;
+  /** Whether the window has no more ranks than the machine has cores (then waiting for a peer may spin). */
+  private final boolean spinForFences;
   /** Operations applied in a peer's segment so far (the origin's thread only). */
   private long applied;
 
   private SegmentPeers(Peer[] peers) {
+    this.spinForFences = peers.length <= Runtime.getRuntime().availableProcessors();
     this.peers = peers;
     int n = 0;
     for (Peer p : peers) {
@@ -136,7 +141,13 @@ final class SegmentPeers {
    */
   boolean tryApply(int r, RmaOperation op) {
     Peer p = peers[r];
-    if (p == null || !acquire(p.control)) {
+    if (p == null) {
+      return false;
+    }
+    if (op.syncMode == RmaOperation.SYNC_FENCE) {
+      awaitFenceAdvance(p.control, op.fenceEpoch);
+    }
+    if (!acquire(p.control)) {
       return false;
     }
     try {
@@ -229,6 +240,23 @@ final class SegmentPeers {
    * JVM) holds it for its one operation: cheaper than the data plane, and an origin that sent one
    * operation over it must send the next ones after it too until it completes.
    */
+  /**
+   * Gives a target that is about to open fence epoch {@code epoch} (it has reached the barrier
+   * this origin passed, and its own completion of the fence has not run yet) up to
+   * {@link #FENCE_SPIN_NANOS} to do so, when the machine has a core for each of the window's
+   * ranks: an operation sent over the data plane instead would be held there until then, and the
+   * next fence would wait for its acknowledgement.
+   */
+  private void awaitFenceAdvance(WindowControl c, long epoch) {
+    if (!spinForFences || !c.fenceOneBehind(epoch)) {
+      return;
+    }
+    long deadline = System.nanoTime() + FENCE_SPIN_NANOS;
+    do {
+      Thread.onSpinWait();
+    } while (c.fenceOneBehind(epoch) && System.nanoTime() - deadline < 0);
+  }
+
   private static boolean acquire(WindowControl c) {
     if (c.tryAcquire()) {
       return true;

@@ -119,9 +119,18 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords, dev.vertx
     return Memory.getLong(base, address + FENCE) == ((epoch << 1) | 1);
   }
 
+  /**
+   * Whether the target is still in the fence epoch before {@code epoch} (an acquire load, without
+   * the owner word: a hint). An origin that has passed the fence's barrier sees this only while
+   * the target, which has reached it too, is about to advance.
+   */
+  boolean fenceOneBehind(long epoch) {
+    return Memory.getLongVolatile(base, address + FENCE) >>> 1 == epoch - 1;
+  }
+
   /** Publishes the fence epoch the target is in and whether it is open. Owner only. */
   void setFence(long epoch, boolean open) {
-    Memory.putLong(base, address + FENCE, (epoch << 1) | (open ? 1 : 0));
+    Memory.putLongVolatile(base, address + FENCE, (epoch << 1) | (open ? 1 : 0));
   }
 
   /** Whether origin {@code rank} holds a lock here. Owner only; false for a rank outside the block. */
