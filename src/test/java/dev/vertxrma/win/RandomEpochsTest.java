@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * {@link RandomEpochsProgram} — random epochs of every synchronization mode, calls not awaited,
  * completion order and every value checked by the ranks — embedded, on two clustered nodes, and
- * across two JVMs, each over several seeds (printed in a failure's message).
+ * across two JVMs, each over several seeds (printed in a failure's message), and across four JVMs.
  */
 class RandomEpochsTest {
 
@@ -34,5 +34,12 @@ class RandomEpochsTest {
     for (int i = 0; i < SEEDS; i++) {
       job.run(RandomEpochsProgram.class, Long.toString(base + i), "30");
     }
+  }
+
+  /** Four JVMs of two ranks each: on one host they reach each other's windows in shared memory. */
+  @Tag("multijvm")
+  @RmaTest(ranks = 8, jvms = 4, timeoutSeconds = 300)
+  void randomEpochsAcrossFourJvms(RmaJob job) {
+    job.run(RandomEpochsProgram.class, Long.toString(System.nanoTime()), "20");
   }
 }
