@@ -14,7 +14,7 @@ import io.vertx.core.internal.ContextInternal;
  * ranks all share memory meets in one over the windows' control pages.
  *
  * <p>A rank that finds the others not there yet polls for {@link #POLL_NANOS} (when the barrier has
- * no more ranks than the machine has cores), each check a task
+ * no more ranks than the machine has cores): {@link #SPIN_NANOS} in place, then each check a task
  * of its own (its event loop never blocks), then parks: it writes the barrier's number in its
  * parked word and waits for a wake message. Whoever sees the barrier passed wakes every rank
  * parked in it, with a compare-and-set of the parked word (so exactly one message per parked
@@ -29,6 +29,8 @@ public final class HostBarrier {
 
   /** How long a rank polls the others' blocks before it parks. */
   static final long POLL_NANOS = 50_000;
+  /** How long an arriving rank first spins in place (its event loop held that long at most). */
+  static final long SPIN_NANOS = 5_000;
   /**
    * Cores of this machine: with more ranks than cores a rank parks at once, as it would only take
    * the core a rank it waits for needs (MPICH's barrier spins there, and slows to a crawl).
@@ -117,6 +119,17 @@ public final class HostBarrier {
     if (passed(n)) {
       wakeParked(n);
       return ctx.succeededFuture();
+    }
+    if (slots.length <= CORES) {
+      // the others are usually a few hundred nanoseconds away: wait for them in place first
+      long spinUntil = System.nanoTime() + SPIN_NANOS;
+      do {
+        Thread.onSpinWait();
+        if (passed(n)) {
+          wakeParked(n);
+          return ctx.succeededFuture();
+        }
+      } while (System.nanoTime() - spinUntil < 0);
     }
     Promise<Void> done = ctx.promise();
     poll(n, System.nanoTime() + (slots.length <= CORES ? POLL_NANOS : 0), done);
