@@ -125,7 +125,7 @@ class MultiJvmTest {
   /** The samples the issues require over separate JVMs: each must print its verified line. */
   @ParameterizedTest
   @ValueSource(strings = {"twisted", "double-buffer", "linked-list", "mcs-mutex", "counter-service", "double-buffer-rx",
-      "linked-list-rx"})
+      "linked-list-rx", "shared-sync"})
   void samplesOverTwoJvmsVerify(String sample) throws Exception {
     current = startProgram(sample, sample);
     Outcome o = current.await();
