@@ -7,8 +7,6 @@ import dev.vertxrma.ErrorClass;
 import dev.vertxrma.ErrorHandler;
 import dev.vertxrma.Group;
 import dev.vertxrma.Info;
-import dev.vertxrma.LockType;
-import dev.vertxrma.Mode;
 import dev.vertxrma.Op;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
@@ -34,13 +32,13 @@ import net.openhft.chronicle.bytes.BytesStore;
 /**
  * One rank's window: the {@link Win} facade. It builds the window's parts and hands each call to
  * the part that does it on the rank's context — RMA operations to {@link OriginOperations}, the
- * synchronization calls to {@link SynchronizationCalls} (over {@link ActiveTargetSync} and
- * {@link PassiveTargetSync}), rput/rget/raccumulate/rgetAccumulate to {@link RequestOperations},
+ * synchronization calls (from {@link WindowSynchronization}) to {@link SynchronizationCalls} (over
+ * {@link ActiveTargetSync} and {@link PassiveTargetSync}), rput/rget/raccumulate/rgetAccumulate to {@link RequestOperations},
  * the memory, shared segments and attach/detach to {@link WindowMemoryCalls}, info hints to
  * {@link WindowInfo}, frames for the target and the memory's lifetime to the single-owner
  * {@link TargetWindow} — and keeps the window's attributes, name and error handler, and its free.
  */
-final class WinImpl implements Win, RegisteredWindow {
+final class WinImpl extends WindowSynchronization implements Win, RegisteredWindow {
 
   private static final int WINDOW_CTX_BASE = 1 << 20;
 
@@ -151,6 +149,11 @@ final class WinImpl implements Win, RegisteredWindow {
   /** Operations this rank has applied in other JVMs' host segments (read on the rank's context). */
   long appliedOnNode() {
     return onNode.peers().applied();
+  }
+
+  @Override
+  SynchronizationCalls synchronization() {
+    return sync;
   }
 
   /** The observer of this window (traces, metrics). */
@@ -350,83 +353,6 @@ final class WinImpl implements Win, RegisteredWindow {
     long[] out = new long[1];
     return this.origin.issue(this.origin.call().compareAndSwap(Buf.of(in), 0, Buf.of(cmp), 0, Buf.of(out), 0,
         Datatype.LONG, targetRank, targetDisp), () -> out[0]);
-  }
-
-  // ------------------------------------------------------------------ synchronization (SynchronizationCalls)
-
-  @Override
-  public Future<Void> fence(Mode... assertions) {
-    return sync.fence(assertions);
-  }
-
-  @Override
-  public Future<Void> post(Group group, Mode... assertions) {
-    return sync.post(group, assertions);
-  }
-
-  @Override
-  public Future<Void> start(Group group, Mode... assertions) {
-    return sync.start(group, assertions);
-  }
-
-  @Override
-  public Future<Void> complete() {
-    return sync.complete();
-  }
-
-  @Override
-  public Future<Void> waitFor() {
-    return sync.waitFor();
-  }
-
-  @Override
-  public Future<Boolean> test() {
-    return sync.test();
-  }
-
-  @Override
-  public Future<Void> lock(LockType type, int targetRank, Mode... assertions) {
-    return sync.lock(type, targetRank, assertions);
-  }
-
-  @Override
-  public Future<Void> unlock(int targetRank) {
-    return sync.unlock(targetRank);
-  }
-
-  @Override
-  public Future<Void> lockAll(Mode... assertions) {
-    return sync.lockAll(assertions);
-  }
-
-  @Override
-  public Future<Void> unlockAll() {
-    return sync.unlockAll();
-  }
-
-  @Override
-  public Future<Void> flush(int targetRank) {
-    return sync.flush(targetRank);
-  }
-
-  @Override
-  public Future<Void> flushAll() {
-    return sync.flushAll();
-  }
-
-  @Override
-  public Future<Void> flushLocal(int targetRank) {
-    return sync.flushLocal(targetRank);
-  }
-
-  @Override
-  public Future<Void> flushLocalAll() {
-    return sync.flushLocalAll();
-  }
-
-  @Override
-  public Future<Void> sync() {
-    return sync.sync();
   }
 
   // ------------------------------------------------------------------ request-based operations (RequestOperations)
