@@ -8,7 +8,6 @@ import dev.vertxrma.ErrorClass;
 import dev.vertxrma.ErrorHandler;
 import dev.vertxrma.Group;
 import dev.vertxrma.Message;
-import dev.vertxrma.Reduction;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.SplitType;
 import dev.vertxrma.Status;
@@ -33,11 +32,12 @@ import dev.vertxrma.impl.runtime.ErrorHandling;
  * every call runs on the rank's context ({@link #call}). It keeps the communicator's identity,
  * name and error handler, and hands the calls to its parts: {@link PointToPointCalls} to the
  * rank's point-to-point engine (through this communicator's {@link Channel}: its context id and
- * numbering), {@link CollectiveMoves} and {@link GlobalReductions} to collectives of its own;
+ * numbering), {@link CollectiveMoves} and {@link GlobalReductions} to collectives of its own (the
+ * calls from {@link CollectiveCalls});
  * {@link CommFactory} makes new communicators, {@link RankComms} is what a rank's communicators
  * share. Its {@link #endpoint()} is where its ranks become job ranks.
  */
-public final class CommImpl implements Comm {
+public final class CommImpl extends CollectiveCalls implements Comm {
 
   /** What kind of communicator: the world and COMM_SELF cannot be freed. */
   enum Kind { WORLD, SELF, DERIVED }
@@ -103,8 +103,19 @@ public final class CommImpl implements Comm {
   }
 
   /** The collectives of this communicator: collective calls of every rank match in call order. */
+  @Override
   public Collectives collectives() {
     return coll;
+  }
+
+  @Override
+  CollectiveMoves moves() {
+    return moves;
+  }
+
+  @Override
+  GlobalReductions reductions() {
+    return reductions;
   }
 
   /** The point-to-point engine of this rank. */
@@ -136,6 +147,7 @@ public final class CommImpl implements Comm {
    * result is a {@link RankFuture}: a loop of calls runs in bounded stack. A failure is shown
    * to the communicator's error handler first.
    */
+  @Override
   public <T> Future<T> call(Supplier<Future<T>> body) {
     return errors.apply(callRaw(freed ? this::freedFailure : body));
   }
@@ -390,116 +402,6 @@ public final class CommImpl implements Comm {
   @Override
   public Future<DetachedBuffer> bufferDetach() {
     return pointToPoint.bufferDetach();
-  }
-
-  // ------------------------------------------------------------------ collectives (CollectiveMoves, GlobalReductions)
-
-  @Override
-  public Future<Void> barrier() {
-    return call(coll::barrier);
-  }
-
-  @Override
-  public Future<Void> bcast(Buf buf, int offset, int count, Datatype type, int root) {
-    return moves.bcast(buf, offset, count, type, root);
-  }
-
-  @Override
-  public Future<Void> gather(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
-      int recvOffset, int recvCount, Datatype recvType, int root) {
-    return moves.gather(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCount, recvType, root);
-  }
-
-  @Override
-  public Future<Void> allgather(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
-      int recvOffset, int recvCount, Datatype recvType) {
-    return moves.allgather(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCount, recvType);
-  }
-
-  @Override
-  public Future<Void> scatter(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
-      int recvOffset, int recvCount, Datatype recvType, int root) {
-    return moves.scatter(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCount, recvType, root);
-  }
-
-  @Override
-  public Future<Void> alltoall(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
-      int recvOffset, int recvCount, Datatype recvType) {
-    return moves.alltoall(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCount, recvType);
-  }
-
-  @Override
-  public Future<Void> gatherv(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
-      int recvOffset, int[] recvCounts, int[] displs, Datatype recvType, int root) {
-    return moves.gatherv(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCounts, displs, recvType,
-        root);
-  }
-
-  @Override
-  public Future<Void> allgatherv(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
-      int recvOffset, int[] recvCounts, int[] displs, Datatype recvType) {
-    return moves.allgatherv(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCounts, displs,
-        recvType);
-  }
-
-  @Override
-  public Future<Void> scatterv(Buf sendBuf, int sendOffset, int[] sendCounts, int[] displs, Datatype sendType,
-      Buf recvBuf, int recvOffset, int recvCount, Datatype recvType, int root) {
-    return moves.scatterv(sendBuf, sendOffset, sendCounts, displs, sendType, recvBuf, recvOffset, recvCount, recvType,
-        root);
-  }
-
-  @Override
-  public Future<Void> alltoallv(Buf sendBuf, int sendOffset, int[] sendCounts, int[] sdispls, Datatype sendType,
-      Buf recvBuf, int recvOffset, int[] recvCounts, int[] rdispls, Datatype recvType) {
-    return moves.alltoallv(sendBuf, sendOffset, sendCounts, sdispls, sendType, recvBuf, recvOffset, recvCounts,
-        rdispls, recvType);
-  }
-
-  @Override
-  public Future<Void> reduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count,
-      Datatype type, Reduction op, int root) {
-    return reductions.reduce(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op, root);
-  }
-
-  @Override
-  public Future<Void> allreduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count,
-      Datatype type, Reduction op) {
-    return reductions.allreduce(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op);
-  }
-
-  @Override
-  public Future<Double> allreduce(double value, Reduction op) {
-    return reductions.allreduce(value, op);
-  }
-
-  @Override
-  public Future<Long> allreduce(long value, Reduction op) {
-    return reductions.allreduce(value, op);
-  }
-
-  @Override
-  public Future<Void> reduceScatter(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int[] recvCounts,
-      Datatype type, Reduction op) {
-    return reductions.reduceScatter(sendBuf, sendOffset, recvBuf, recvOffset, recvCounts, type, op);
-  }
-
-  @Override
-  public Future<Void> reduceScatterBlock(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int recvCount,
-      Datatype type, Reduction op) {
-    return reductions.reduceScatterBlock(sendBuf, sendOffset, recvBuf, recvOffset, recvCount, type, op);
-  }
-
-  @Override
-  public Future<Void> scan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
-      Reduction op) {
-    return reductions.scan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op);
-  }
-
-  @Override
-  public Future<Void> exscan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
-      Reduction op) {
-    return reductions.exscan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op);
   }
 
   // ------------------------------------------------------------------ errors

@@ -7,8 +7,6 @@ import dev.vertxrma.ErrorClass;
 import dev.vertxrma.ErrorHandler;
 import dev.vertxrma.Group;
 import dev.vertxrma.Info;
-import dev.vertxrma.LockType;
-import dev.vertxrma.Mode;
 import dev.vertxrma.Op;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
@@ -34,17 +32,15 @@ import net.openhft.chronicle.bytes.BytesStore;
 /**
  * One rank's window: the {@link Win} facade. It builds the window's parts and hands each call to
  * the part that does it on the rank's context — RMA operations to {@link OriginOperations}, the
- * synchronization calls to {@link SynchronizationCalls} (over {@link ActiveTargetSync} and
- * {@link PassiveTargetSync}), rput/rget/raccumulate/rgetAccumulate to {@link RequestOperations},
+ * synchronization calls (from {@link WindowSynchronization}) to {@link SynchronizationCalls} (over
+ * {@link ActiveTargetSync} and {@link PassiveTargetSync}), rput/rget/raccumulate/rgetAccumulate to {@link RequestOperations},
  * the memory, shared segments and attach/detach to {@link WindowMemoryCalls}, info hints to
  * {@link WindowInfo}, frames for the target and the memory's lifetime to the single-owner
  * {@link TargetWindow} — and keeps the window's attributes, name and error handler, and its free.
  */
-final class WinImpl implements Win, RegisteredWindow {
+final class WinImpl extends WindowSynchronization implements Win, RegisteredWindow {
 
   private static final int WINDOW_CTX_BASE = 1 << 20;
-  /** Context ids of host barriers' wake messages: {@code HOST_BARRIER_CTX_BASE + window id}. */
-  private static final int HOST_BARRIER_CTX_BASE = 1 << 21;
 
   private final WindowRegistry registry;
   private final Endpoint rp;
@@ -71,8 +67,8 @@ final class WinImpl implements Win, RegisteredWindow {
   private final RequestOperations requests;
   /** The memory, its base, shared segments, attach and detach. */
   private final WindowMemoryCalls memoryCalls;
-  /** The segments of this window's ranks in the host's other JVMs, mapped here (the on-node path). */
-  private final SegmentPeers segmentPeers;
+  /** The segments of this window's ranks in the host's other JVMs, mapped here, and its host barrier. */
+  private final OnNodePath onNode;
   /** Traces and metrics of this window ({@link RankObserver#NOOP} when neither is on). */
   private final RankObserver observer;
 
@@ -109,15 +105,15 @@ final class WinImpl implements Win, RegisteredWindow {
     this.targetWindow = new TargetWindow(rp, memory, dynamic, mapping, dispUnit, WindowInfo.noLocks(effective), pscw,
         state::name, segment != null ? segment.control() : WindowControl.onHeap(rp.size()),
         segment != null);
-    this.segmentPeers = peers != null ? peers : SegmentPeers.none(rp.size());
+    this.onNode = new OnNodePath(rp, id, peers);
     this.active = new ActiveTargetSync(rp, state, tracker, coll, pscw, passive, targetWindow, observer);
     this.origin = new OriginOperations(rp, comm, errors, registry, state, flavor == Flavor.DYNAMIC, tracker, pscw,
         passive, active, observer);
-    origin.segmentPeers(segmentPeers);
+    origin.segmentPeers(onNode.peers());
     tracker.ackRequests(origin::requestAck);
     active.localPeers(origin::localPeer);
     this.passiveSync = new PassiveTargetSync(rp, id, passive, tracker, origin::localPeer, tracker::reportErrors,
-        state::name, segmentPeers);
+        state::name, onNode.peers());
     this.hints = new WindowInfo(effective, rp, state, targetWindow, passive, coll);
     this.sync = new SynchronizationCalls(this, rp, state, registry, hints, active, passiveSync, observer);
     this.requests = new RequestOperations(this, comm, errors, rp, state, passiveSync, observer);
@@ -134,12 +130,7 @@ final class WinImpl implements Win, RegisteredWindow {
    * mapped here (then its fences can meet in shared memory, {@link dev.vertxrma.impl.coll.HostBarrier}).
    */
   boolean reachesEveryRankInMemory() {
-    for (int r = 0; r < rp.size(); r++) {
-      if (r != rank && !rp.isLocal(r) && segmentPeers.control(r) == null) {
-        return false;
-      }
-    }
-    return true;
+    return onNode.reachesEveryRankInMemory();
   }
 
   /**
@@ -147,24 +138,22 @@ final class WinImpl implements Win, RegisteredWindow {
    * each reaches every rank in memory ({@link #reachesEveryRankInMemory}).
    */
   void useHostBarrier() {
-    dev.vertxrma.impl.coll.BarrierSlot[] slots = new dev.vertxrma.impl.coll.BarrierSlot[rp.size()];
-    for (int r = 0; r < slots.length; r++) {
-      slots[r] = r == rank ? targetWindow.control() : rp.isLocal(r) ? origin.localPeer(r).control()
-          : segmentPeers.control(r);
-    }
-    active.useHostBarrier(new dev.vertxrma.impl.coll.HostBarrier(slots, rank,
-        comm.p2p().channel(HOST_BARRIER_CTX_BASE + id, rp), n -> (int) (n & 0x3FFF_FFFF), rp.context(),
-        rp::failure));
+    active.useHostBarrier(onNode.hostBarrier(targetWindow.control(), origin::localPeer, comm.p2p()));
   }
 
   /** How many of this window's ranks in other JVMs this rank reaches in their host segments (the on-node path). */
   int onNodePeers() {
-    return segmentPeers.count();
+    return onNode.peers().count();
   }
 
   /** Operations this rank has applied in other JVMs' host segments (read on the rank's context). */
   long appliedOnNode() {
-    return segmentPeers.applied();
+    return onNode.peers().applied();
+  }
+
+  @Override
+  SynchronizationCalls synchronization() {
+    return sync;
   }
 
   /** The observer of this window (traces, metrics). */
@@ -366,83 +355,6 @@ final class WinImpl implements Win, RegisteredWindow {
         Datatype.LONG, targetRank, targetDisp), () -> out[0]);
   }
 
-  // ------------------------------------------------------------------ synchronization (SynchronizationCalls)
-
-  @Override
-  public Future<Void> fence(Mode... assertions) {
-    return sync.fence(assertions);
-  }
-
-  @Override
-  public Future<Void> post(Group group, Mode... assertions) {
-    return sync.post(group, assertions);
-  }
-
-  @Override
-  public Future<Void> start(Group group, Mode... assertions) {
-    return sync.start(group, assertions);
-  }
-
-  @Override
-  public Future<Void> complete() {
-    return sync.complete();
-  }
-
-  @Override
-  public Future<Void> waitFor() {
-    return sync.waitFor();
-  }
-
-  @Override
-  public Future<Boolean> test() {
-    return sync.test();
-  }
-
-  @Override
-  public Future<Void> lock(LockType type, int targetRank, Mode... assertions) {
-    return sync.lock(type, targetRank, assertions);
-  }
-
-  @Override
-  public Future<Void> unlock(int targetRank) {
-    return sync.unlock(targetRank);
-  }
-
-  @Override
-  public Future<Void> lockAll(Mode... assertions) {
-    return sync.lockAll(assertions);
-  }
-
-  @Override
-  public Future<Void> unlockAll() {
-    return sync.unlockAll();
-  }
-
-  @Override
-  public Future<Void> flush(int targetRank) {
-    return sync.flush(targetRank);
-  }
-
-  @Override
-  public Future<Void> flushAll() {
-    return sync.flushAll();
-  }
-
-  @Override
-  public Future<Void> flushLocal(int targetRank) {
-    return sync.flushLocal(targetRank);
-  }
-
-  @Override
-  public Future<Void> flushLocalAll() {
-    return sync.flushLocalAll();
-  }
-
-  @Override
-  public Future<Void> sync() {
-    return sync.sync();
-  }
-
   // ------------------------------------------------------------------ request-based operations (RequestOperations)
 
   @Override
@@ -544,17 +456,7 @@ final class WinImpl implements Win, RegisteredWindow {
     }
     registry.unregister(this);
     coll.close();
-    Future<Void> released = targetWindow.release();
-    if (segmentPeers.count() == 0) {
-      return released;
-    }
-    // no operation of this rank reaches a peer's segment any more: its mappings go
-    return released.compose(v -> segmentPeers.unmapMayBlock()
-        ? rp.context().<Void>executeBlocking(() -> {
-          segmentPeers.close();
-          return null;
-        }, false)
-        : Future.<Void>succeededFuture().andThen(x -> segmentPeers.close()));
+    return onNode.unmapAfter(targetWindow.release());
   }
 
   /** The job failed: fail pending synchronizations. */
