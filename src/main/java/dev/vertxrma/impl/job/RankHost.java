@@ -83,6 +83,10 @@ public final class RankHost extends VerticleBase {
       process.handle(FrameType.SEND, p2p::onMessage);
       process.handle(FrameType.SSEND, p2p::onMessage);
       process.onFailure(p2p::fail);
+      // receives still posted when the rank has finished (inner steps of a collective no other rank
+      // will ever meet, which wait without a timeout) end, and whatever waits on them cleans up
+      process.onClose(() -> p2p.fail(dev.vertxrma.RmaException.of(dev.vertxrma.ErrorClass.COMM,
+          "rank %d of job %s has finished", rank, job.jobName())));
       world = CommImpl.world(process, p2p);
       return process.listen();
     });

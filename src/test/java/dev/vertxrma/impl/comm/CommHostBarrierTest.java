@@ -90,7 +90,8 @@ class CommHostBarrierTest {
   void barriersOfTheWorldAndOfASplitMeetInSharedMemory() throws Exception {
     AtomicIntegerArray entered = new AtomicIntegerArray(8);
     ConcurrentHashMap<String, Boolean> paths = new ConcurrentHashMap<>();
-    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(4, true), (world, args) ->
+    JobOptions options = options(4, true);
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options, (world, args) ->
         barriersIssuedAtOnce(world, entered, 0).compose(v -> {
           paths.put("world@" + world.rank(), inMemory(world));
           return world.split(world.rank() % 2, world.rank());
@@ -104,21 +105,22 @@ class CommHostBarrierTest {
       assertTrue(e.getValue(), e.getKey() + " met by messages, not in shared memory: " + paths);
     }
     assertEquals(8, paths.size());
-    assertNoPageOfThisJvmLeft();
+    assertNoPageLeft(options.getJobName());
   }
 
   @Test
   void withoutSharedMemoryTheSameBarriersMeetByMessages() throws Exception {
     AtomicIntegerArray entered = new AtomicIntegerArray(4);
     ConcurrentHashMap<Integer, Boolean> paths = new ConcurrentHashMap<>();
-    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(4, false), (world, args) ->
+    JobOptions options = options(4, false);
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options, (world, args) ->
         barriersIssuedAtOnce(world, entered, 0).map(v -> {
           paths.put(world.rank(), inMemory(world));
           return null;
         })), 120);
     assertEquals(4, paths.size());
     assertTrue(paths.values().stream().noneMatch(b -> b), "with rma.shm off: " + paths);
-    assertNoPageOfThisJvmLeft();
+    assertNoPageLeft(options.getJobName());
   }
 
   /**
@@ -161,11 +163,50 @@ class CommHostBarrierTest {
     assertTrue(paths.values().stream().allMatch(b -> b), "the world's barriers met in memory: " + paths);
   }
 
-  private static void assertNoPageOfThisJvmLeft() throws Exception {
-    String mine = "barrier-" + ProcessHandle.current().pid() + "-";
-    try (Stream<java.nio.file.Path> files = Files.list(SharedMapping.directory())) {
-      List<String> left = files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith(mine)).toList();
-      assertEquals(List.of(), left, "barrier page files of this JVM left behind");
+  /**
+   * A rank whose first barrier of a communicator never meets the others' (its peer never called
+   * one; it took the barrier's TIMEOUT and finished, as did its peer) leaves no page file once the
+   * job is over (the job's finalizing barrier is the world's, not this one's): its
+   * exchange, which waits without a timeout, ends when the rank finishes, and the page is removed.
+   */
+  @Test
+  void aFirstBarrierNobodyMeetsLeavesNoPageWhenTheJobEnds() throws Exception {
+    JobOptions options = options(2, true).setWaitTimeoutMs(300);
+    io.vertx.core.Promise<Void> timedOut = io.vertx.core.Promise.promise(); // both finish (and finalize) after it
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options, (world, args) -> world.dup().compose(dup -> world.rank() != 0
+        ? timedOut.future().compose(v -> dup.free()) // rank 1 never calls barrier on it
+        : dup.barrier().transform(ar -> {
+          assertTrue(ar.failed(), "a barrier only rank 0 called completed");
+          timedOut.complete();
+          return dup.free(); // rank 0 takes its TIMEOUT and finishes
+        }))), 60);
+    // the removal runs on a worker once the rank has finished: poll for it, bounded
+    java.util.concurrent.CompletableFuture<Void> gone = new java.util.concurrent.CompletableFuture<>();
+    java.util.concurrent.ScheduledExecutorService poll = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    try {
+      poll.scheduleWithFixedDelay(() -> {
+        if (pagesOf(options.getJobName()).isEmpty()) {
+          gone.complete(null);
+        }
+      }, 0, 20, java.util.concurrent.TimeUnit.MILLISECONDS);
+      gone.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      assertNoPageLeft(options.getJobName()); // names what is left
+    } finally {
+      poll.shutdownNow();
     }
+  }
+
+  private static List<String> pagesOf(String job) {
+    try (Stream<java.nio.file.Path> files = Files.list(SharedMapping.directory())) {
+      return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("barrier-") && n.contains("-" + job
+          + "-")).toList();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static void assertNoPageLeft(String job) {
+    assertEquals(List.of(), pagesOf(job), "barrier page files of job " + job + " left behind");
   }
 }
