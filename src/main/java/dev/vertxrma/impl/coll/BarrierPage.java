@@ -12,7 +12,8 @@ import java.security.SecureRandom;
 import java.util.regex.Pattern;
 
 /**
- * One rank's slot of a communicator's {@link HostBarrier}, in a page of its own that the other
+ * One rank's slot of a communicator's {@link HostBarrier} and the blocks it deposits for an
+ * exchange there, in a page of its own that the other
  * ranks of the host map: a flyweight over a small file in the memory segment directory
  * ({@link SharedMapping#directory()}), made by its rank on the communicator's first barrier.
  *
@@ -31,7 +32,7 @@ import java.util.regex.Pattern;
  * the page any more, so a barrier still polling it never reads unmapped memory. All file work is
  * blocking: a worker thread's job.
  */
-final class BarrierPage implements BarrierSlot {
+final class BarrierPage {
 
   /** File names start with this ({@link SharedMapping#fileName}). */
   static final String PREFIX = "barrier-";
@@ -58,9 +59,11 @@ final class BarrierPage implements BarrierSlot {
   private final long address;
   private final Path path;
   private final long token;
+  private final BarrierWords slot;
 
   private BarrierPage(SharedMapping mapping, Path path, long token) {
     this.address = mapping.segment(0, BYTES).addressForWrite(0);
+    this.slot = new BarrierWords(this, null, address + ARRIVED, address + PARKED);
     this.path = path;
     this.token = token;
     CLEANER.register(this, mapping::unmap);
@@ -118,8 +121,7 @@ final class BarrierPage implements BarrierSlot {
 
   /** What peers need to find and trust this page: its token, then its file name. */
   byte[] descriptor() {
-    byte[] name = path.getFileName().toString().getBytes(StandardCharsets.UTF_8);
-    return ByteBuffer.allocate(8 + name.length).putLong(token).put(name).array();
+    return SharedMapping.descriptor(token, path);
   }
 
   /** Removes the file (blocking); the mappings stay valid. */
@@ -128,12 +130,7 @@ final class BarrierPage implements BarrierSlot {
   }
 
   private static void unlinkQuietly(Path path) {
-    try {
-      SharedMapping.unlink(path);
-    } catch (IOException e) {
-      System.getLogger(BarrierPage.class.getName()).log(System.Logger.Level.WARNING,
-          "cannot remove barrier page " + path + ": " + e);
-    }
+    SharedMapping.unlinkQuietly(path, "barrier page");
   }
 
   /**
@@ -161,23 +158,8 @@ final class BarrierPage implements BarrierSlot {
     return b;
   }
 
-  @Override
-  public long arrived() {
-    return Memory.getLongVolatile(null, address + ARRIVED);
-  }
-
-  @Override
-  public void arrive(long n) {
-    Memory.putLongVolatile(null, address + ARRIVED, n);
-  }
-
-  @Override
-  public long parked() {
-    return Memory.getLongVolatile(null, address + PARKED);
-  }
-
-  @Override
-  public boolean casParked(long expect, long update) {
-    return Memory.compareAndSwapLong(null, address + PARKED, expect, update);
+  /** This rank's slot of the communicator's host barrier. */
+  BarrierSlot slot() {
+    return slot;
   }
 }

@@ -133,7 +133,11 @@ final class CommHostBarrier {
             }
           }
           pages = slots;
-          return new HostBarrier(slots, ep.rank(), wake, n -> (int) (n & 0x3FFF_FFFF), ctx, ep::failure);
+          BarrierSlot[] words = new BarrierSlot[slots.length];
+          for (int r = 0; r < words.length; r++) {
+            words[r] = slots[r].slot();
+          }
+          return new HostBarrier(words, ep.rank(), wake, n -> (int) (n & 0x3FFF_FFFF), ctx, ep::failure);
         }))
         .onComplete(done -> {
           if (page != null) { // every rank has mapped it once the verdicts are in (or the job has failed)

@@ -192,6 +192,25 @@ public final class SharedMapping {
     }
   }
 
+  /**
+   * What a peer needs to find and trust a segment file: the random token written in it (8 bytes),
+   * then the file's name in the segment directory (UTF-8).
+   */
+  public static byte[] descriptor(long token, Path path) {
+    byte[] name = path.getFileName().toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return java.nio.ByteBuffer.allocate(8 + name.length).putLong(token).put(name).array();
+  }
+
+  /** {@link #unlink}, logging a failure at WARNING, naming the file as {@code what}. */
+  public static void unlinkQuietly(Path path, String what) {
+    try {
+      unlink(path);
+    } catch (IOException e) {
+      System.getLogger(SharedMapping.class.getName()).log(System.Logger.Level.WARNING,
+          "cannot remove " + what + " " + path + ": " + e);
+    }
+  }
+
   /** Bytes mapped. */
   public long length() {
     return length;

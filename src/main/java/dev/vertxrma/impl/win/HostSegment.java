@@ -6,8 +6,6 @@ import dev.vertxrma.impl.comm.CommImpl;
 import dev.vertxrma.impl.memory.SharedMapping;
 import dev.vertxrma.impl.memory.WindowMemory;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -24,7 +22,6 @@ import java.security.SecureRandom;
  */
 final class HostSegment {
 
-  private static final System.Logger LOG = System.getLogger(HostSegment.class.getName());
   private static final SecureRandom RANDOM = new SecureRandom();
   /** Prefix of every window segment file ({@link SharedMapping#fileName}). */
   static final String PREFIX = "win-";
@@ -137,8 +134,7 @@ final class HostSegment {
 
   /** What peers need to find and trust this file: its token and name. */
   byte[] descriptor() {
-    byte[] name = path.getFileName().toString().getBytes(StandardCharsets.UTF_8);
-    return ByteBuffer.allocate(8 + name.length).putLong(token).put(name).array();
+    return SharedMapping.descriptor(token, path);
   }
 
   /** Removes the file (blocking); every rank has mapped it by now, and the mappings stay. */
@@ -147,11 +143,7 @@ final class HostSegment {
   }
 
   private static void unlinkQuietly(Path path) {
-    try {
-      SharedMapping.unlink(path);
-    } catch (IOException e) {
-      LOG.log(System.Logger.Level.WARNING, "cannot remove window segment " + path + ": " + e);
-    }
+    SharedMapping.unlinkQuietly(path, "window segment");
   }
 
   /**

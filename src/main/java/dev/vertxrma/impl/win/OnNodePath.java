@@ -64,7 +64,8 @@ final class OnNodePath {
   HostBarrier hostBarrier(BarrierSlot own, IntFunction<TargetWindow> localPeer, PointToPoint p2p) {
     BarrierSlot[] slots = new BarrierSlot[rp.size()];
     for (int r = 0; r < slots.length; r++) {
-      slots[r] = r == rank ? own : rp.isLocal(r) ? localPeer.apply(r).control() : peers.control(r);
+      slots[r] = r == rank ? own : rp.isLocal(r) ? localPeer.apply(r).control().barrierSlot()
+          : peers.control(r).barrierSlot();
     }
     return new HostBarrier(slots, rank, p2p.channel(HOST_BARRIER_CTX_BASE + id, rp), n -> (int) (n & 0x3FFF_FFFF),
         rp.context(), rp::failure);

@@ -138,7 +138,7 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
    * each reaches every rank in memory ({@link #reachesEveryRankInMemory}).
    */
   void useHostBarrier() {
-    active.useHostBarrier(onNode.hostBarrier(targetWindow.control(), origin::localPeer, comm.p2p()));
+    active.useHostBarrier(onNode.hostBarrier(targetWindow.control().barrierSlot(), origin::localPeer, comm.p2p()));
   }
 
   /** How many of this window's ranks in other JVMs this rank reaches in their host segments (the on-node path). */

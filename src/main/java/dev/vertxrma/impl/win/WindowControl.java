@@ -32,7 +32,7 @@ import dev.vertxrma.impl.memory.Memory;
  * read only at indices below the number of ranks the caller knows, and a word holding an
  * unexpected value only makes the origin send its operation the safe way.
  */
-final class WindowControl implements dev.vertxrma.impl.sync.LockWords, dev.vertxrma.impl.coll.BarrierSlot {
+final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
 
   private static final int OWNER = 0;
   private static final int FREED = 4;
@@ -52,12 +52,14 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords, dev.vertx
   private final int ranks;
   /** Offset of the admitted table. */
   private final long admitted;
+  private final dev.vertxrma.impl.coll.BarrierWords barrierSlot;
 
   private WindowControl(Object base, long address, int ranks) {
     this.base = base;
     this.address = address;
     this.ranks = ranks;
     this.admitted = SHARED + table(ranks);
+    this.barrierSlot = new dev.vertxrma.impl.coll.BarrierWords(this, base, address + ARRIVED, address + PARKED);
   }
 
   private static long table(int ranks) {
@@ -167,24 +169,9 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords, dev.vertx
 
   // ------------------------------------------------------------------ host barrier: any thread
 
-  @Override
-  public long arrived() {
-    return Memory.getLongVolatile(base, address + ARRIVED);
-  }
-
-  @Override
-  public void arrive(long n) {
-    Memory.putLongVolatile(base, address + ARRIVED, n);
-  }
-
-  @Override
-  public long parked() {
-    return Memory.getLongVolatile(base, address + PARKED);
-  }
-
-  @Override
-  public boolean casParked(long expect, long update) {
-    return Memory.compareAndSwapLong(base, address + PARKED, expect, update);
+  /** This rank's slot of the window's host barrier: the arrived and parked words. */
+  dev.vertxrma.impl.coll.BarrierSlot barrierSlot() {
+    return barrierSlot;
   }
 
   // ------------------------------------------------------------------ LockWords: owner only
