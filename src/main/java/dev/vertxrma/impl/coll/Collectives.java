@@ -64,7 +64,8 @@ public final class Collectives {
    *
    * @param sharedMemory whether this JVM takes the on-node path ({@code rma.shm}); its ranks take
    *     part in finding out either way, so that every rank decides alike
-   * @param job the job's name (shared-memory files carry it)
+   * @param job the job's name (shared-memory files carry it); {@code null} for collectives whose
+   *     barriers always take messages (a window's: its fences have a host barrier of their own)
    */
   public Collectives(Endpoint ep, PointToPoint p2p, int ctx, SharedMemoryBarriers sharedBarriers,
       boolean sharedMemory, String job) {
@@ -73,7 +74,7 @@ public final class Collectives {
     this.ctx = ctx;
     this.sharedBarriers = sharedBarriers;
     this.reductions = new Reductions(this, ep, ch, ctx, sharedBarriers);
-    this.hostBarrier = sharedBarriers == null && spansJvms(ep)
+    this.hostBarrier = job != null && sharedBarriers == null && spansJvms(ep)
         ? new CommHostBarrier(ep, ch, p2p.channel(HOST_WAKE_CTX_BASE + ctx, ep), sharedMemory, job, this::nextCall)
         : null;
   }

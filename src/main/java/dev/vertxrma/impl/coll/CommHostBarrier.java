@@ -118,8 +118,8 @@ final class CommHostBarrier {
 
   private Future<HostBarrier> establish(int tag, int verdictTag) {
     ContextInternal ctx = ep.context();
-    Future<BarrierPage> own = !sharedMemory ? ctx.succeededFuture() : ctx.executeBlocking(() -> BarrierPage.create(job), false)
-        .otherwise(e -> {
+    Future<BarrierPage> own = !sharedMemory ? ctx.succeededFuture()
+        : ctx.executeBlocking(() -> BarrierPage.create(job), false).otherwise(e -> {
           LOG.log(System.Logger.Level.INFO, "no shared-memory barrier page at rank " + ep.rank() + " (" + e
               + "): this communicator's barriers take messages");
           return null;
