@@ -189,6 +189,21 @@ public final class Collectives {
   }
 
   /**
+   * MPI_Bcast of a packed block of {@code bytes} bytes at every rank (the same count at every
+   * rank, as MPI requires): through the barrier pages when the communicator's JVMs share memory
+   * and the block fits one, else over a binomial tree. Non-roots pass {@code null}.
+   */
+  public Future<byte[]> bcast(byte[] data, int root, long bytes) {
+    int tag = nextCall(); // taken either way: the calls' tags stay the same at every rank
+    if (hostBarrier == null || !hostBarrier.started() || bytes > BarrierPage.MAX_BLOCK) {
+      return bcast(tag, ep.context().succeededFuture(data), root);
+    }
+    byte[] mine = rank() == root ? data : new byte[0];
+    return ep.withTimeout(hostBarrier.onPath(h -> hostBarrier.exchange(h, mine).map(blocks -> blocks[root]),
+        () -> bcast(tag, ep.context().succeededFuture(data), root)), "bcast");
+  }
+
+  /**
    * Binomial broadcast with the tag of an already reserved call; the root's data may still be
    * coming, and if it fails, every rank's broadcast fails with that failure.
    */

@@ -53,7 +53,7 @@ final class CollectiveMoves {
       MemoryRef mem = BufferArguments.buffer(buf, offset, count, t, "bcast");
       comm.checkRoot(root, "bcast");
       byte[] data = rank() == root ? DatatypeEngine.pack(mem.base(), mem.address(), t, count) : null;
-      return coll.bcast(data, root).map(block -> {
+      return coll.bcast(data, root, DatatypeEngine.packedSize(t, count)).map(block -> {
         if (rank() != root) {
           unpackExactly(block, mem, t, count, "bcast from root " + root);
         }

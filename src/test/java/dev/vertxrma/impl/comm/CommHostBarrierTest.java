@@ -124,11 +124,12 @@ class CommHostBarrierTest {
   }
 
   /**
-   * Allreduces issued back to back without awaiting, between barriers, small ones (in the pages)
-   * and large ones (by messages) mixed: each gets the sum of its own round.
+   * Allreduces and bcasts (from every root in turn) issued back to back without awaiting,
+   * between barriers, small ones (in the pages) and large ones (by messages) mixed: each gets the
+   * values of its own round.
    */
   @Test
-  void allreducesIssuedAtOnceEachSumTheirOwnRound() throws Exception {
+  void allreducesAndBcastsIssuedAtOnceEachGetTheirOwnRound() throws Exception {
     ConcurrentHashMap<Integer, Boolean> paths = new ConcurrentHashMap<>();
     Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(4, true), (world, args) -> {
       int me = world.rank();
@@ -147,6 +148,20 @@ class CommHostBarrierTest {
           for (int i = 0; i < n; i++) {
             long expected = p * (1_000L * round + 10L * i) + (long) p * (p - 1) / 2;
             assertEquals(expected, out[i], "allreduce " + round + " element " + i + " at rank " + me);
+          }
+          return null;
+        }));
+        int root = k % p;
+        long[] shown = new long[n];
+        if (me == root) {
+          for (int i = 0; i < n; i++) {
+            shown[i] = 7_000_000L * round + i;
+          }
+        }
+        all.add(world.bcast(Buf.of(shown), 0, n, Datatype.LONG, root).map(v -> {
+          for (int i = 0; i < n; i++) {
+            assertEquals(7_000_000L * round + i, shown[i], "bcast " + round + " from " + root + " element " + i
+                + " at rank " + me);
           }
           return null;
         }));
