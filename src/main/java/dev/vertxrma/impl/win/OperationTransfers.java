@@ -134,8 +134,20 @@ final class OperationTransfers {
    * be overtaken).
    */
   private boolean onHost(int r, int issuedIn) {
-    return segments.reaches(r) && issuedIn != RmaOperation.SYNC_PSCW && tracker.networkQuiet(r)
-        && rp.failure() == null;
+    return segments.reaches(r) && tracker.networkQuiet(r) && rp.failure() == null;
+  }
+
+  /**
+   * Notes an operation applied in rank {@code targetRank}'s host segment: complete already. One of
+   * a fence epoch counts for the epoch (fence's NOPRECEDE check); one of a post/start epoch is not
+   * announced in the COMPLETE, as the target counts only what reaches it over the data plane.
+   */
+  private Future<Void> applied(RmaCall c, int targetRank, int sync) {
+    if (sync == RmaOperation.SYNC_FENCE) {
+      tracker.sentInEpoch(targetRank);
+    }
+    c.sent = done;
+    return done;
   }
 
   /** The same-JVM target window of rank {@code r} while the job runs, else {@code null}. */
@@ -263,7 +275,7 @@ final class OperationTransfers {
     op.opCode = c.op.code();
     io.vertx.core.Promise<Void> packed = attachOrigin(op, local || host, o, ot, c.originCount, true);
     if (host) {
-      return segments.tryApply(targetRank, op) ? track(c, targetRank, issuedIn, done) : write(c, issuedIn, false);
+      return segments.tryApply(targetRank, op) ? applied(c, targetRank, issuedIn) : write(c, issuedIn, false);
     }
     if (!local) {
       tracker.viaNetwork(targetRank, c.seq);
@@ -299,7 +311,7 @@ final class OperationTransfers {
         local || host, first);
     if (host) { // read in place from the target's segment
       op.resultInPlace(o.base(), o.address(), ot, c.resultCount);
-      return segments.tryApply(targetRank, op) ? track(c, targetRank, issuedIn, done) : get(c, issuedIn, false);
+      return segments.tryApply(targetRank, op) ? applied(c, targetRank, issuedIn) : get(c, issuedIn, false);
     }
     MemoryRef into = local ? null : o.toRef(); // kept until the reply comes
     if (local) { // the target writes the get's buffer in place
@@ -345,7 +357,7 @@ final class OperationTransfers {
     }
     if (host) { // applied in the target's segment, the result written in place
       rma.resultInPlace(r.base(), r.address(), rt, c.resultCount);
-      return segments.tryApply(targetRank, rma) ? track(c, targetRank, issuedIn, done)
+      return segments.tryApply(targetRank, rma) ? applied(c, targetRank, issuedIn)
           : getAccumulate(c, issuedIn, false);
     }
     MemoryRef into = local ? null : r.toRef(); // kept until the reply comes
@@ -388,7 +400,7 @@ final class OperationTransfers {
       tracker.viaNetwork(targetRank, c.seq);
     }
     if (host) {
-      return segments.tryApply(targetRank, op) ? track(c, targetRank, issuedIn, done)
+      return segments.tryApply(targetRank, op) ? applied(c, targetRank, issuedIn)
           : compareAndSwap(c, issuedIn, false);
     }
     return track(c, targetRank, issuedIn, receive(send(targetRank, op, local), into, t, 1));

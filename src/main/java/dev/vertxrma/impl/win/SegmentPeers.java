@@ -165,6 +165,11 @@ final class SegmentPeers {
             return false;
           }
           break;
+        case RmaOperation.SYNC_PSCW:
+          if (!p.control.exposedTo(op.origin)) {
+            return false;
+          }
+          break;
         default:
           return false;
       }

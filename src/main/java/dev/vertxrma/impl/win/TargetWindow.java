@@ -397,6 +397,7 @@ final class TargetWindow {
   Future<Void> post(Group group) {
     return owned(() -> {
       pscw.post(group);
+      control.expose(group.ranks());
       return null;
     });
   }
@@ -405,6 +406,7 @@ final class TargetWindow {
   Future<Void> waitFor() {
     return owned(pscw::waitFor).compose(done -> done).compose(v -> owned(() -> {
       pscw.endExposure();
+      control.endExposure();
       return null;
     }));
   }
@@ -415,7 +417,10 @@ final class TargetWindow {
    * from a member of the withdrawn group is refused with RMA_SYNC.
    */
   void withdrawExposure(RmaException cause) {
-    owner.execute(() -> pscw.withdrawExposure(cause));
+    owner.execute(() -> {
+      pscw.withdrawExposure(cause);
+      control.endExposure();
+    });
   }
 
   /**
@@ -440,7 +445,13 @@ final class TargetWindow {
 
   /** MPI_Win_test. */
   Future<Boolean> test() {
-    return owned(pscw::test);
+    return owned(() -> {
+      boolean done = pscw.test();
+      if (done) {
+        control.endExposure();
+      }
+      return done;
+    });
   }
 
   /** MPI_Win_attach through the owner: no operation runs while the region map changes. */

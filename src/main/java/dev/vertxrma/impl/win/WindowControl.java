@@ -24,6 +24,8 @@ import dev.vertxrma.impl.memory.Memory;
  *  64  byte  shared[ranks]: 1 while that rank holds the lock shared
  *  64 + S  byte  admitted[ranks]: 1 while that origin holds any lock here (NOCHECK ones too),
  *                what admits its passive-target operations (S: ranks rounded up to 8)
+ *  64 + 2S byte  exposed[ranks]: 1 while this rank's post/start exposure epoch includes that
+ *                origin, what admits its post/start operations
  * </pre>
  *
  * <p>The owner word is taken with a compare-and-set and given back with a volatile store
@@ -52,6 +54,8 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
   private final int ranks;
   /** Offset of the admitted table. */
   private final long admitted;
+  /** Offset of the exposed table. */
+  private final long exposed;
   private final dev.vertxrma.impl.coll.BarrierWords barrierSlot;
 
   private WindowControl(Object base, long address, int ranks) {
@@ -59,6 +63,7 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
     this.address = address;
     this.ranks = ranks;
     this.admitted = SHARED + table(ranks);
+    this.exposed = admitted + table(ranks);
     this.barrierSlot = new dev.vertxrma.impl.coll.BarrierWords(this, base, address + ARRIVED, address + PARKED);
   }
 
@@ -68,7 +73,7 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
 
   /** Bytes the block of a window of {@code ranks} ranks takes: a multiple of 64. */
   static long bytes(int ranks) {
-    return (SHARED + 2 * table(ranks) + 63) & ~63L;
+    return (SHARED + 3 * table(ranks) + 63) & ~63L;
   }
 
   /** A block on the heap, for a window no other JVM maps. */
@@ -150,6 +155,25 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
     if (rank >= 0 && rank < ranks) {
       Memory.putByte(base, address + admitted + rank, (byte) (held ? 1 : 0));
     }
+  }
+
+  /** Whether this rank's exposure epoch includes origin {@code rank}. Owner only; false outside the block. */
+  boolean exposedTo(int rank) {
+    return rank >= 0 && rank < ranks && Memory.getByte(base, address + exposed + rank) != 0;
+  }
+
+  /** Opens the exposure epoch to the window ranks {@code group} (post). Owner only. */
+  void expose(int[] group) {
+    for (int r : group) {
+      if (r >= 0 && r < ranks) {
+        Memory.putByte(base, address + exposed + r, (byte) 1);
+      }
+    }
+  }
+
+  /** Ends the exposure epoch (wait, test, a withdrawn wait). Owner only. */
+  void endExposure() {
+    Memory.zero(base, address + exposed, ranks);
   }
 
   /** Whether the window takes no locks ({@code no_locks}). Owner only. */

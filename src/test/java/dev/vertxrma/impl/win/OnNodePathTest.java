@@ -212,6 +212,59 @@ class OnNodePathTest {
     }), 120);
   }
 
+  /**
+   * Post/start/complete/wait epochs over a ring: each rank exposes its window to its previous
+   * neighbour and accesses its next one, puts and accumulates issued without awaiting; the
+   * operations to the other node's ranks are applied in their segments (admitted by the target's
+   * exposure, not announced in the COMPLETE), and every epoch's values are in place when its wait
+   * completes.
+   */
+  @Test
+  void postStartEpochsApplyTheirOperationsInTheTargetsSegment() {
+    int epochs = 20;
+    int ops = 8;
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(4, true), (world, args) -> {
+      int me = world.rank();
+      int p = world.size();
+      int next = (me + 1) % p;
+      int prev = (me + p - 1) % p;
+      dev.vertxrma.Group all = world.group();
+      dev.vertxrma.Group from = all.incl(prev);
+      dev.vertxrma.Group to = all.incl(next);
+      return Win.allocate(world, 8L * (ops + 1), 8, Info.NULL).compose(win -> dev.vertxrma.Rma.repeat(epochs, e -> {
+        Future<Void> exposed = win.post(from);
+        Future<Void> started = win.start(to);
+        List<Future<Void>> issued = new ArrayList<>();
+        for (int i = 0; i < ops; i++) {
+          issued.add(win.put(Buf.of(new long[] {1000L * e + 10L * me + i}), 0, 1, Datatype.LONG, next, i));
+        }
+        issued.add(win.accumulate(Buf.of(new long[] {e + 1}), 0, 1, Datatype.LONG, next, ops, Op.SUM));
+        Future<Void> completed = win.complete().map(v -> {
+          for (Future<Void> f : issued) {
+            assertTrue(f.isComplete(), "an operation's future was not complete when its complete completed");
+          }
+          return null;
+        });
+        return Future.all(exposed, started, completed).compose(v -> win.waitFor()).map(v -> {
+          for (int i = 0; i < ops; i++) {
+            assertEquals(1000L * e + 10L * prev + i, win.memory().readLong(8L * i), "epoch " + e + " slot " + i
+                + " at rank " + me);
+          }
+          assertEquals((long) (e + 1) * (e + 2) / 2, win.memory().readLong(8L * ops), "accumulated by epoch " + e);
+          return null;
+        });
+      }).compose(v -> {
+        long appliedHere = ((WinImpl) win).appliedOnNode();
+        // ranks 0 .. p/2 - 1 run on one node, the others on the other: ranks p/2 - 1 and p - 1
+        // access a rank of the other node, the others one of their own JVM (its same-JVM path)
+        boolean crosses = me == p / 2 - 1 || me == p - 1;
+        assertEquals(crosses ? (long) epochs * (ops + 1) : 0L, appliedHere,
+            "post/start operations rank " + me + " applied in the target's segment");
+        return win.free();
+      }));
+    }), 120);
+  }
+
   @Test
   void noSegmentFileOfThisJvmIsLeftAfterTheWindowsAreFreed() throws Exception {
     Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(2, true), (world, args) ->
