@@ -40,6 +40,9 @@ final class CommHostBarrier {
   private final IntSupplier nextCall;
   /** The barrier the communicator takes from its second barrier on: in memory, or {@code null} for messages. */
   private Future<HostBarrier> path;
+  /** Calls made before the path was known, in call order; drained once it is. */
+  private final java.util.ArrayDeque<Runnable> waiting = new java.util.ArrayDeque<>();
+  private boolean draining;
   /** Every rank's page, by rank, once barriers meet in memory. */
   private BarrierPage[] pages;
 
@@ -67,7 +70,9 @@ final class CommHostBarrier {
   Future<Void> barrier(int tag, IntFunction<Future<Void>> byMessages) {
     if (path == null) {
       path = establish(tag, nextCall.getAsInt());
-      return path.mapEmpty();
+      Future<Void> first = path.mapEmpty();
+      path.onComplete(ar -> drain()); // after the first barrier's own completion: call order
+      return first;
     }
     return onPath(HostBarrier::arrive, () -> byMessages.apply(tag));
   }
@@ -87,12 +92,31 @@ final class CommHostBarrier {
    * host barrier, or {@code byMessages}.
    */
   <T> Future<T> onPath(Function<HostBarrier, Future<T>> inMemory, Supplier<Future<T>> byMessages) {
-    if (path.isComplete()) {
-      HostBarrier host = path.succeeded() ? path.result() : null;
-      return host != null ? inMemory.apply(host) : byMessages.get();
+    if (path.isComplete() && !draining && waiting.isEmpty()) {
+      return now(inMemory, byMessages);
     }
-    return path.transform(ar -> ar.succeeded() && ar.result() != null ? inMemory.apply(ar.result())
-        : byMessages.get());
+    // calls made before the path is known take their turn in call order once it is (not in the
+    // order their continuations happen to run): every rank numbers its host barriers alike
+    io.vertx.core.Promise<T> p = ep.context().promise();
+    waiting.add(() -> now(inMemory, byMessages).onComplete(p));
+    return p.future();
+  }
+
+  private <T> Future<T> now(Function<HostBarrier, Future<T>> inMemory, Supplier<Future<T>> byMessages) {
+    HostBarrier host = path.succeeded() ? path.result() : null;
+    return host != null ? inMemory.apply(host) : byMessages.get();
+  }
+
+  /** Runs the calls made while the path was being found, in call order (with those they make meanwhile). */
+  private void drain() {
+    draining = true;
+    try {
+      for (Runnable call = waiting.poll(); call != null; call = waiting.poll()) {
+        call.run();
+      }
+    } finally {
+      draining = false;
+    }
   }
 
   /**

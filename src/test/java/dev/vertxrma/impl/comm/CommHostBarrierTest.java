@@ -136,7 +136,7 @@ class CommHostBarrierTest {
       int p = world.size();
       List<Future<Void>> all = new ArrayList<>();
       all.add(world.barrier());
-      for (int k = 0; k < 200; k++) {
+      for (int k = 0; k < 60; k++) {
         int n = k % 20 == 7 ? 600 : 1 + k % 5; // 600 longs: 4800 bytes, more than a page's block
         long[] in = new long[n];
         long[] out = new long[n];
