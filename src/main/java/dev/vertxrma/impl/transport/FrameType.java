@@ -63,6 +63,11 @@ public final class FrameType {
    * epoch is closed): the receiver forgets that post if no start has matched it yet. No reply.
    */
   public static final byte POST_WITHDRAWN = 27;
+  /**
+   * PSCW on the on-node path: the sender wrote a post or a complete into the receiver's control
+   * block while the receiver was parked waiting for one; the receiver reads its block. No reply.
+   */
+  public static final byte PAGE_WAKE = 28;
 
   /** Whether the frame is an RMA operation on a window (put, get, accumulate, get-accumulate, CAS). */
   public static boolean isOperation(byte type) {
@@ -90,6 +95,7 @@ public final class FrameType {
       case ACK_REQ: return "ACK_REQ";
       case OP_FAILED: return "OP_FAILED";
       case POST_WITHDRAWN: return "POST_WITHDRAWN";
+      case PAGE_WAKE: return "PAGE_WAKE";
       default: return "type#" + type;
     }
   }

@@ -50,6 +50,8 @@ final class ActiveTargetSync {
   private java.util.function.IntFunction<TargetWindow> localPeer = r -> null;
   /** The current exposure's post told its members (POST frames; not so under NOCHECK). */
   private boolean exposureAnnounced;
+  /** Posts and completes to and from ranks of the host's other JVMs, through their control blocks; or {@code null}. */
+  private PscwPages pages;
 
   ActiveTargetSync(Endpoint rp, WindowState state, CompletionTracker tracker, Collectives coll, PscwEpoch pscw,
       PassiveEpoch passive, TargetWindow targetWindow, RankObserver observer) {
@@ -142,6 +144,23 @@ final class ActiveTargetSync {
     this.barrier = hostBarrier::arrive;
   }
 
+  /** Sends posts and completes through control blocks where {@code pages} can (set once, at creation). */
+  void usePages(PscwPages pages) {
+    this.pages = pages;
+  }
+
+  /** A PAGE_WAKE frame: a peer wrote into this rank's block while it was parked. */
+  void onPageWake() {
+    if (pages != null) {
+      pages.onWake();
+    }
+  }
+
+  /** Posts and completes this rank wrote into peers' control blocks (tests). */
+  long pagesWritten() {
+    return pages == null ? 0 : pages.written();
+  }
+
   /** Where this window's same-JVM peers are ({@code null} for a rank of another JVM); set once. */
   void localPeers(java.util.function.IntFunction<TargetWindow> peers) {
     this.localPeer = peers;
@@ -183,7 +202,11 @@ final class ActiveTargetSync {
     return observer.sync(state.id, Sync.POST, -1, targetWindow.post(members)).map(v -> {
       if ((bits & Mode.NOCHECK.bit()) == 0) {
         for (int m : members.ranks()) {
-          rp.send(m, Frame.of(FrameType.POST, rank, state.id));
+          if (pages != null && pages.writesTo(m)) {
+            pages.post(m);
+          } else {
+            rp.send(m, Frame.of(FrameType.POST, rank, state.id));
+          }
         }
       }
       return null;
@@ -197,8 +220,15 @@ final class ActiveTargetSync {
     pscw.checkStart(members);
     leaveFenceMode("start");
     tracker.resetEpochCounts();
-    return observer.sync(state.id, Sync.START, -1,
-        rp.withTimeout(pscw.start(members, (bits & Mode.NOCHECK.bit()) != 0), "start (waiting for posts)"))
+    boolean noCheck = (bits & Mode.NOCHECK.bit()) != 0;
+    if (pages != null && !noCheck) {
+      targetWindow.readPages(); // posts already written count for this start at once
+    }
+    Future<Void> started = rp.withTimeout(pscw.start(members, noCheck), "start (waiting for posts)");
+    if (pages != null && !noCheck) {
+      pages.watch(started, members);
+    }
+    return observer.sync(state.id, Sync.START, -1, started)
         .onFailure(e -> {
           if (e instanceof RmaException && ((RmaException) e).errorClass() == ErrorClass.TIMEOUT) {
             pscw.withdrawStart((RmaException) e); // the window stays usable
@@ -216,7 +246,11 @@ final class ActiveTargetSync {
         "complete")).compose(v -> {
           Group g = pscw.accessGroup();
           for (int m : g.ranks()) {
-            rp.send(m, SyncFrames.complete(rank, state.id, tracker.issuedInEpoch(m)));
+            if (pages != null && pages.writesTo(m)) {
+              pages.complete(m, tracker.issuedInEpoch(m));
+            } else {
+              rp.send(m, SyncFrames.complete(rank, state.id, tracker.issuedInEpoch(m)));
+            }
           }
           pscw.endAccess();
           tracker.resetEpochCounts();
@@ -233,6 +267,9 @@ final class ActiveTargetSync {
     exposure = null;
     boolean announced = exposureAnnounced;
     Future<Void> waited = rp.withTimeout(targetWindow.waitFor(), "waitFor (waiting for complete from " + group + ")");
+    if (pages != null) {
+      pages.watch(waited, group);
+    }
     return observer.sync(state.id, Sync.WAIT, -1, waited.onFailure(e -> {
       if (e instanceof RmaException && ((RmaException) e).errorClass() == ErrorClass.TIMEOUT) {
         // withdrawn here and at the members, before the caller hears of it: its next post is a new epoch

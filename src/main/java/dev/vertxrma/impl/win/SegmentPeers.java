@@ -15,7 +15,8 @@ import java.nio.file.Path;
  * hold: the origin takes the target's owner word, and applies the operation only if the target's
  * block says the window is not freed and admits it (the fence epoch it belongs to is open there,
  * or its origin holds a lock there); otherwise it sends the operation over the data plane, where
- * the target holds or refuses it as usual. Post/start/complete/wait epochs take the data plane.
+ * the target holds or refuses it as usual. Post/start/complete/wait
+ * epochs' post and complete go through the control blocks too ({@link PscwPages}).
  *
  * <p>Used on the origin rank's context only, but for {@link #close}.
  */

@@ -18,7 +18,6 @@ import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
 import dev.vertxrma.impl.transport.PayloadSource;
 import dev.vertxrma.impl.transport.PendingReplies;
-import dev.vertxrma.impl.transport.ReceivedPayload;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import java.util.function.Supplier;
@@ -51,8 +50,10 @@ final class TargetWindow {
   private final PscwEpoch pscw;
   private final TargetLocks locks;
   private boolean freed;
-  /** The bulk acknowledgement of one-way operations. */
-  private final OneWayAcknowledgements acks;
+  /** Replies to operations and synchronization requests, and the bulk acknowledgement of one-way operations. */
+  private final TargetReplies replies;
+  /** Posts and completes peers of other JVMs write into the control block, or {@code null}. */
+  private PscwPages pages;
 
   TargetWindow(Endpoint endpoint, WindowMemory memory, DynamicMemory dynamic, SharedMapping mapping, int dispUnit,
       boolean noLocks, PscwEpoch pscw, Supplier<String> name) {
@@ -79,7 +80,7 @@ final class TargetWindow {
     this.pscw = pscw;
     this.locks = new TargetLocks(rank, noLocks, name, control);
     this.name = name;
-    this.acks = new OneWayAcknowledgements(endpoint.size(), this::replyLater, name);
+    this.replies = new TargetReplies(endpoint, owner, name);
   }
 
   long size() {
@@ -163,24 +164,25 @@ final class TargetWindow {
           pscw.onPost(f.src);
           return;
         case FrameType.POST_WITHDRAWN:
+          readPagesOwned(); // a post written into the block before it was withdrawn counts first
           pscw.onPostWithdrawn(f.src);
           return;
         case FrameType.COMPLETE:
           pscw.onComplete(f.src, SyncFrames.completedCount(f));
           return;
         case FrameType.LOCK:
-          locks.onRequest(f, this::replyLater, (request, why) -> owner.defer(() -> endpoint.reply(request,
+          locks.onRequest(f, replies::replyLater, (request, why) -> owner.defer(() -> endpoint.reply(request,
               ErrorClass.WIN, why)));
           return;
         case FrameType.UNLOCK:
           locks.release(f.src);
-          replyLater(f);
+          replies.replyLater(f);
           return;
         case FrameType.LOCK_CANCEL:
           locks.cancel(f.src);
           return;
         case FrameType.ACK_REQ:
-          acks.onRequest(f);
+          replies.acks().onRequest(f);
           return;
         default:
           throw refused(ErrorClass.OTHER, "frame type %s is not for a window's target", FrameType.name(f.type));
@@ -206,70 +208,21 @@ final class TargetWindow {
         fence.hold(op);
         return;
       }
-      answer(op, applyAdmitted(op));
+      replies.answer(op, applyAdmitted(op));
     } catch (RmaException e) {
       if (op.answered()) {
-        answerError(op, e.errorClass(), PendingReplies.messageOf(e));
+        replies.answerError(op, e.errorClass(), PendingReplies.messageOf(e));
       } else {
-        release(op);
+        TargetReplies.release(op);
         endpoint.rejectInput(op + " on window " + name.get() + ": " + e.getMessage());
       }
     } catch (RuntimeException e) {
       endpoint.rejectInput(op + " on window " + name.get(), e);
       if (op.answered()) {
-        answerError(op, ErrorClass.INTERN, "internal error at rank " + rank + ": " + e);
+        replies.answerError(op, ErrorClass.INTERN, "internal error at rank " + rank + ": " + e);
       } else {
-        release(op);
+        TargetReplies.release(op);
       }
-    }
-  }
-
-  /**
-   * The outcome of operation {@code op}: a reply once ownership is released (with {@code data} if
-   * not null); for a one-way operation, no reply, but it counts as handled.
-   */
-  private void answer(RmaOperation op, PayloadSource data) {
-    release(op); // applied: the data it carried is in the window
-    if (op.oneWayNumber > 0) {
-      acks.handled(op.origin);
-    } else if (op.requestId > 0) {
-      Frame reply = OperationFrames.reply(op, rank, data);
-      int origin = op.origin;
-      owner.defer(() -> endpoint.send(origin, reply));
-    } else if (data != null) {
-      data.dropped();
-    }
-  }
-
-  /**
-   * Operation {@code op} failed: an error reply; for a one-way operation, an {@link
-   * FrameType#OP_FAILED} notice naming it (ahead of any acknowledgement that covers it), and it
-   * counts as handled.
-   */
-  private void answerError(RmaOperation op, ErrorClass errorClass, String message) {
-    release(op);
-    int origin = op.origin;
-    if (op.oneWayNumber > 0) {
-      Frame notice = OperationFrames.failureNotice(op, rank, errorClass, message);
-      owner.defer(() -> endpoint.send(origin, notice));
-      acks.handled(origin);
-    } else if (op.requestId > 0) {
-      Frame reply = OperationFrames.errorReply(op, rank, errorClass, message);
-      owner.defer(() -> endpoint.send(origin, reply));
-    }
-  }
-
-  /** The data an operation brought, where it arrived, is no longer needed. */
-  private static void release(RmaOperation op) {
-    if (op.payloadSource instanceof ReceivedPayload) {
-      ((ReceivedPayload) op.payloadSource).release();
-    }
-  }
-
-  /** Answers synchronization request {@code f} (if it asks for a reply) with success, once ownership is released. */
-  private void replyLater(Frame f) {
-    if (f.corr > 0) {
-      owner.defer(() -> endpoint.replyWith(f, (byte[]) null));
     }
   }
 
@@ -376,11 +329,11 @@ final class TargetWindow {
     return owned(() -> {
       fence.advance(openNext, op -> {
         try {
-          answer(op, applyAdmitted(op));
+          replies.answer(op, applyAdmitted(op));
         } catch (RmaException e) {
-          answerError(op, e.errorClass(), PendingReplies.messageOf(e));
+          replies.answerError(op, e.errorClass(), PendingReplies.messageOf(e));
         }
-      }, held -> answerError(held, ErrorClass.RMA_SYNC, String.format(
+      }, held -> replies.answerError(held, ErrorClass.RMA_SYNC, String.format(
           "operation from rank %d belongs to fence epoch %d, which rank %d closed with NOSUCCEED (mismatched "
           + "fences)", held.origin, held.fenceEpoch, rank)));
       control.setFence(fence.epoch(), fence.isOpen());
@@ -402,9 +355,37 @@ final class TargetWindow {
     });
   }
 
+  /** Reads the posts and completes written into the control block through {@code pages} from now on. */
+  void usePages(PscwPages pages) {
+    this.pages = pages;
+  }
+
+  /** Runs {@code task} as the owner, unless the window is freed here (then its block may be unmapped). */
+  void asOwnerWhileLive(Runnable task) {
+    owner.execute(() -> {
+      if (!freed) {
+        task.run();
+      }
+    });
+  }
+
+  /** Reads the posts and completes written into the control block: now if the state is free, else once it is. */
+  void readPages() {
+    owner.execute(this::readPagesOwned);
+  }
+
+  private void readPagesOwned() {
+    if (pages != null && !freed) {
+      pages.readOwned();
+    }
+  }
+
   /** The exposure side of wait: completes when every member of the post group has completed, then ends it. */
   Future<Void> waitFor() {
-    return owned(pscw::waitFor).compose(done -> done).compose(v -> owned(() -> {
+    return owned(() -> {
+      readPagesOwned();
+      return pscw.waitFor();
+    }).compose(done -> done).compose(v -> owned(() -> {
       pscw.endExposure();
       control.endExposure();
       return null;
@@ -431,7 +412,7 @@ final class TargetWindow {
   Future<Void> withdrawHeld(int src, RmaException cause) {
     return owned(() -> {
       for (RmaOperation op : fence.withdrawFrom(src)) {
-        answerError(op, cause.errorClass(), "withdrawn at rank " + rank + " on window " + name.get() + ": "
+        replies.answerError(op, cause.errorClass(), "withdrawn at rank " + rank + " on window " + name.get() + ": "
             + cause.getMessage());
       }
       return null;
@@ -446,6 +427,7 @@ final class TargetWindow {
   /** MPI_Win_test. */
   Future<Boolean> test() {
     return owned(() -> {
+      readPagesOwned();
       boolean done = pscw.test();
       if (done) {
         control.endExposure();
@@ -530,7 +512,7 @@ final class TargetWindow {
     java.util.ArrayDeque<RmaOperation> held = fence.held();
     while (!held.isEmpty()) {
       RmaOperation op = held.pollFirst();
-      answerError(op, ErrorClass.WIN, "window " + name.get() + " at rank " + rank
+      replies.answerError(op, ErrorClass.WIN, "window " + name.get() + " at rank " + rank
           + " was freed before the operation's epoch");
     }
     return free;

@@ -110,6 +110,12 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
     this.origin = new OriginOperations(rp, comm, errors, registry, state, flavor == Flavor.DYNAMIC, tracker, pscw,
         passive, active, observer);
     origin.segmentPeers(onNode.peers());
+    if (segment != null || onNode.peers().count() > 0) {
+      PscwPages pages = new PscwPages(rp, id, segment != null ? segment.control() : null, onNode.peers(), pscw,
+          targetWindow::asOwnerWhileLive);
+      targetWindow.usePages(pages);
+      active.usePages(pages);
+    }
     tracker.ackRequests(origin::requestAck);
     active.localPeers(origin::localPeer);
     this.passiveSync = new PassiveTargetSync(rp, id, passive, tracker, origin::localPeer, tracker::reportErrors,
@@ -144,6 +150,11 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
   /** How many of this window's ranks in other JVMs this rank reaches in their host segments (the on-node path). */
   int onNodePeers() {
     return onNode.peers().count();
+  }
+
+  /** Posts and completes this rank has written into other JVMs' control blocks (read on the rank's context). */
+  long pscwWrittenOnNode() {
+    return active.pagesWritten();
   }
 
   /** Operations this rank has applied in other JVMs' host segments (read on the rank's context). */
@@ -424,6 +435,8 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
     f.src = src;
     if (f.type == FrameType.OP_FAILED) {
       origin.onOperationFailed(f); // about this rank's own operations (the origin side)
+    } else if (f.type == FrameType.PAGE_WAKE) {
+      active.onPageWake();
     } else {
       targetWindow.onFrame(f);
     }

@@ -19,6 +19,7 @@ import dev.vertxrma.impl.memory.Memory;
  *  32  int   shared: how many ranks hold the lock shared
  *  36  int   queued: how many lock requests wait in the target's queue
  *  40  int   noLocks: 1 if the window was created (or set) with no_locks
+ *  44  int   pageWaiter: 1 while this rank sleeps until a peer writes a post or complete below
  *  48  long  arrived: the last host barrier this rank reached ({@link dev.vertxrma.impl.coll.HostBarrier})
  *  56  long  parked: n while this rank sleeps in host barrier n, -n once a rank wakes it, else 0
  *  64  byte  shared[ranks]: 1 while that rank holds the lock shared
@@ -26,6 +27,10 @@ import dev.vertxrma.impl.memory.Memory;
  *                what admits its passive-target operations (S: ranks rounded up to 8)
  *  64 + 2S byte  exposed[ranks]: 1 while this rank's post/start exposure epoch includes that
  *                origin, what admits its post/start operations
+ *  64 + 3S long  posts[ranks]: how many times that rank (of another JVM) posted to this one,
+ *                written by that rank only ({@link PscwPages})
+ *  64 + 3S + 8R long  completes[ranks]: that origin's last complete to this rank, written by it
+ *                only: (its number of completes &lt;&lt; 32) | the operations it announces (R: ranks)
  * </pre>
  *
  * <p>The owner word is taken with a compare-and-set and given back with a volatile store
@@ -45,6 +50,7 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
   private static final int SHARED_COUNT = 32;
   private static final int QUEUED = 36;
   private static final int NO_LOCKS = 40;
+  private static final int PAGE_WAITER = 44;
   private static final int ARRIVED = 48;
   private static final int PARKED = 56;
   private static final int SHARED = 64;
@@ -56,6 +62,10 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
   private final long admitted;
   /** Offset of the exposed table. */
   private final long exposed;
+  /** Offset of the posts table. */
+  private final long posts;
+  /** Offset of the completes table. */
+  private final long completes;
   private final dev.vertxrma.impl.coll.BarrierWords barrierSlot;
 
   private WindowControl(Object base, long address, int ranks) {
@@ -64,6 +74,8 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
     this.ranks = ranks;
     this.admitted = SHARED + table(ranks);
     this.exposed = admitted + table(ranks);
+    this.posts = exposed + table(ranks);
+    this.completes = posts + (long) Long.BYTES * ranks;
     this.barrierSlot = new dev.vertxrma.impl.coll.BarrierWords(this, base, address + ARRIVED, address + PARKED);
   }
 
@@ -73,7 +85,7 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
 
   /** Bytes the block of a window of {@code ranks} ranks takes: a multiple of 64. */
   static long bytes(int ranks) {
-    return (SHARED + 3 * table(ranks) + 63) & ~63L;
+    return (SHARED + 3 * table(ranks) + 2L * Long.BYTES * ranks + 63) & ~63L;
   }
 
   /** A block on the heap, for a window no other JVM maps. */
@@ -189,6 +201,47 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
   /** How many lock requests wait in the target's queue. Owner only. */
   int queued() {
     return Memory.getInt(base, address + QUEUED);
+  }
+
+  // ------------------------------------------------------------------ post/start pages: any thread
+
+  /** How many times rank {@code r} posted to this rank through the page (an acquire load); 0 outside the block. */
+  long postsFromVolatile(int r) {
+    return r >= 0 && r < ranks ? Memory.getLongVolatile(base, address + posts + (long) Long.BYTES * r) : 0;
+  }
+
+  /** Rank {@code r}'s count of posts to this rank (a release store); written by {@code r} only. */
+  void putPostsFromOrdered(int r, long count) {
+    if (r >= 0 && r < ranks) {
+      Memory.putLongVolatile(base, address + posts + (long) Long.BYTES * r, count);
+    }
+  }
+
+  /** Origin {@code r}'s last complete to this rank (an acquire load); 0 outside the block. */
+  long completeFromVolatile(int r) {
+    return r >= 0 && r < ranks ? Memory.getLongVolatile(base, address + completes + (long) Long.BYTES * r) : 0;
+  }
+
+  /** Origin {@code r}'s complete to this rank (a release store); written by {@code r} only. */
+  void putCompleteFromOrdered(int r, long value) {
+    if (r >= 0 && r < ranks) {
+      Memory.putLongVolatile(base, address + completes + (long) Long.BYTES * r, value);
+    }
+  }
+
+  /** 1 while this rank sleeps until a post or complete is written into its page, else 0. */
+  int pageWaiterVolatile() {
+    return Memory.getIntVolatile(base, address + PAGE_WAITER);
+  }
+
+  /** Sets the page-waiter word (a volatile store). */
+  void putPageWaiterVolatile(int value) {
+    Memory.putIntVolatile(base, address + PAGE_WAITER, value);
+  }
+
+  /** Takes the page-waiter word from {@code expect} to {@code update}; true if this caller did. */
+  boolean casPageWaiter(int expect, int update) {
+    return Memory.compareAndSwapInt(base, address + PAGE_WAITER, expect, update);
   }
 
   // ------------------------------------------------------------------ host barrier: any thread

@@ -21,7 +21,7 @@ final class WindowRegistry {
   private static final System.Logger LOG = System.getLogger(WindowRegistry.class.getName());
   private static final byte[] FRAME_TYPES = {FrameType.PUT, FrameType.GET, FrameType.ACC, FrameType.GET_ACC,
       FrameType.CAS, FrameType.POST, FrameType.COMPLETE, FrameType.LOCK, FrameType.UNLOCK, FrameType.LOCK_CANCEL,
-      FrameType.ACK_REQ, FrameType.OP_FAILED, FrameType.POST_WITHDRAWN};
+      FrameType.ACK_REQ, FrameType.OP_FAILED, FrameType.POST_WITHDRAWN, FrameType.PAGE_WAKE};
 
   private final RankProcess process;
   /** Read by origin threads delivering same-JVM operations inline, hence concurrent. */
@@ -75,6 +75,9 @@ final class WindowRegistry {
 
   private void onFrame(Frame f) {
     RegisteredWindow w = windows.get(f.ctx);
+    if (w == null && f.type == FrameType.PAGE_WAKE) {
+      return; // a wake that crossed the window's free: nothing waits any more
+    }
     if (w == null) {
       // a frame from the network: no formatter, no stack trace (junk can come in floods)
       throw new RmaException(ErrorClass.WIN, "rank " + process.rank() + " has no window " + f.ctx

@@ -260,6 +260,49 @@ class OnNodePathTest {
         boolean crosses = me == p / 2 - 1 || me == p - 1;
         assertEquals(crosses ? (long) epochs * (ops + 1) : 0L, appliedHere,
             "post/start operations rank " + me + " applied in the target's segment");
+        // ranks 0 and p/2 post to a rank of the other node, ranks p/2 - 1 and p - 1 complete there:
+        // each writes one notice per epoch into a control block instead of a frame
+        assertEquals((long) epochs, ((WinImpl) win).pscwWrittenOnNode(), "posts and completes rank " + me
+            + " wrote into the other node's control blocks");
+        return win.free();
+      }));
+    }), 120);
+  }
+
+  /**
+   * A start or waitFor that finds nothing in its control block polls, then parks; the peer that
+   * writes the post or complete later wakes it with one frame. Epochs alternate which side comes
+   * late (by a 2 ms timer), so both the parked start and the parked wait are woken; a wake that
+   * never came would leave the epoch to time out.
+   */
+  @Test
+  void parkedStartsAndWaitsAreWokenByThePeerThatWritesTheirBlock() {
+    int epochs = 12;
+    JobOptions o = options(2, true).setWaitTimeoutMs(10_000);
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, o, (world, args) -> {
+      io.vertx.core.Vertx vertx = io.vertx.core.Vertx.currentContext().owner();
+      int me = world.rank();
+      dev.vertxrma.Group other = world.group().incl(1 - me);
+      return Win.allocate(world, 8, 8, Info.NULL).compose(win -> dev.vertxrma.Rma.repeat(epochs, e -> {
+        boolean targetLate = e % 2 == 0;
+        if (me == 0) { // the target
+          Future<Void> late = targetLate ? vertx.timer(2).mapEmpty() : Future.succeededFuture();
+          return late.compose(v -> win.post(other)).compose(v -> win.waitFor()).map(v -> {
+            assertEquals(100L + e, win.memory().readLong(0), "the put of epoch " + e);
+            return null;
+          });
+        }
+        Future<Void> late = targetLate ? Future.succeededFuture() : vertx.timer(2).mapEmpty();
+        return late.compose(v -> win.start(other)).compose(v -> {
+          Future<Void> put = win.put(Buf.of(new long[] {100L + e}), 0, 1, Datatype.LONG, 0, 0);
+          return win.complete().map(x -> {
+            assertTrue(put.isComplete(), "the put's future was not complete when complete completed");
+            return null;
+          });
+        });
+      }).compose(v -> {
+        assertEquals((long) epochs, ((WinImpl) win).pscwWrittenOnNode(), "posts or completes rank " + me
+            + " wrote into the other node's control block");
         return win.free();
       }));
     }), 120);
