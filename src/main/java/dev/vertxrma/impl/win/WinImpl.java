@@ -152,6 +152,11 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
     return onNode.peers().count();
   }
 
+  /** Rank {@code r}'s control block as mapped here on the on-node path, or {@code null} (tests). */
+  WindowControl onNodeControl(int r) {
+    return onNode.peers().control(r);
+  }
+
   /** Posts and completes this rank has written into other JVMs' control blocks (read on the rank's context). */
   long pscwWrittenOnNode() {
     return active.pagesWritten();

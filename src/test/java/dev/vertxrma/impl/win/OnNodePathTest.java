@@ -308,6 +308,44 @@ class OnNodePathTest {
     }), 120);
   }
 
+  /**
+   * A control block is untrusted input: a peer that writes a post count that jumps far ahead and a
+   * complete announcing a negative number of operations gets both rejected (counted), and they
+   * count as no post and no complete: the start they would have satisfied times out, and the
+   * window keeps its bytes.
+   */
+  @Test
+  void bogusPostAndCompleteWordsInAControlBlockAreRejected() {
+    JobOptions o = options(2, true).setWaitTimeoutMs(1000);
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, o, (world, args) -> {
+      int me = world.rank();
+      dev.vertxrma.impl.runtime.RankProcess process = ((dev.vertxrma.impl.comm.CommImpl) world).process();
+      return Win.allocate(world, 8, 8, Info.NULL).compose(win -> {
+        WinImpl w = (WinImpl) win;
+        if (me == 1) {
+          WindowControl target = w.onNodeControl(0);
+          target.putPostsFromOrdered(1, 1L << 40);
+          target.putCompleteFromOrdered(1, (7L << 32) | (-5 & 0xFFFF_FFFFL));
+          io.vertx.core.Vertx vertx = io.vertx.core.Vertx.currentContext().owner();
+          // out of the way (a timer) while rank 0's start times out, then meet it again
+          return world.barrier().compose(v -> vertx.timer(1500)).compose(v -> world.barrier())
+              .compose(v -> win.free());
+        }
+        long before = process.rejectedInput().total();
+        win.memory().writeLong(0, 42L);
+        return world.barrier()
+            .compose(v -> win.start(world.group().incl(1)))
+            .transform(ar -> {
+              assertTrue(ar.failed(), "a start was satisfied by a bogus post count");
+              assertEquals(dev.vertxrma.ErrorClass.TIMEOUT, ((dev.vertxrma.RmaException) ar.cause()).errorClass());
+              assertEquals(before + 2, process.rejectedInput().total(), "bogus words rejected");
+              assertEquals(42L, win.memory().readLong(0), "the window's bytes");
+              return world.barrier();
+            }).compose(v -> win.free());
+      });
+    }), 120);
+  }
+
   @Test
   void noSegmentFileOfThisJvmIsLeftAfterTheWindowsAreFreed() throws Exception {
     Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(2, true), (world, args) ->
