@@ -158,10 +158,13 @@ public interface Win {
   /**
    * MPI_Win_allocate_shared: like {@link #allocate}, but every rank can also load and store
    * directly into every other rank's segment ({@link #sharedQuery}). All ranks of {@code comm}
-   * must run on one host: the segments live in one memory-mapped file, created zero-filled by
-   * rank 0 in {@code /dev/shm} (else the temporary directory) and removed once every rank has
-   * mapped it. Resolving the host name and creating, mapping, removing and (at {@link #free()})
-   * unmapping the file run on worker threads, never on an event loop. A file that cannot be
+   * must share memory (one host, in JVMs that share its memory segment directory; a communicator
+   * from {@link Comm#splitType} with {@link SplitType#SHARED} is such a one): the segments live in
+   * one memory-mapped file, created zero-filled under a random name by rank 0 in {@code /dev/shm}
+   * (else the temporary directory) and removed once every rank has mapped it; a rank that finds
+   * no such file does not share rank 0's memory, whatever its host name. Creating, mapping,
+   * removing and (at {@link #free()}) unmapping the file run on worker threads, never on an event
+   * loop. A file that cannot be
    * removed is logged at WARNING and tried again twice, then logged at ERROR with its path and
    * left to be deleted when the JVM exits; the window works all the same.
    *
@@ -170,8 +173,8 @@ public interface Win {
    * @param dispUnit this rank's displacement unit in bytes, {@code >= 1}
    * @param info hints ({@link Info}), or {@code null} for none
    * @return completes with the window once every rank has mapped the segments. Fails at every
-   *     rank when it fails at one: {@link ErrorClass#RMA_SHARED} when the ranks are not on one
-   *     host or the file cannot be created or mapped; {@link ErrorClass#NO_MEM} when the segments
+   *     rank when it fails at one: {@link ErrorClass#RMA_SHARED} when a rank does not share rank
+   *     0's memory (another host) or the file cannot be created or mapped; {@link ErrorClass#NO_MEM} when the segments
    *     of all ranks add up to more than one mapping can hold (2^31 - 1 bytes). Fails at the
    *     calling rank only, as for {@link #create}, with {@link ErrorClass#ARG} for a negative size
    *     or a displacement unit below 1 and with {@link ErrorClass#COMM}.

@@ -99,7 +99,8 @@ public final class RxWin {
 
   /**
    * MPI_Win_allocate_shared ({@link Win#allocateShared}), collective: emits once every rank has
-   * its segment. Fails with RMA_SHARED when the ranks are not on one host, NO_MEM or ARG.
+   * its segment. Fails with RMA_SHARED when the ranks do not share memory (not on one host), NO_MEM
+   * or ARG.
    *
    * @param comm the communicator of the window's ranks, all on one host
    * @param size bytes of zeroed memory for this rank

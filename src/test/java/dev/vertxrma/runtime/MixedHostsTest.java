@@ -157,7 +157,9 @@ class MixedHostsTest {
   /**
    * {@link MixedJobChecks} from its source file: a's and b's ranks reach each other's windows on
    * the on-node path (2 ranks of the other JVM each), c's reach none; and an exclusive lock, the
-   * atomicity of fetch-and-op and accumulate, and fences hold for both kinds of origins together.
+   * atomicity of fetch-and-op and accumulate, and fences hold for both kinds of origins together;
+   * allocateShared over the whole job fails with RMA_SHARED (proof by mapping: the three JVMs have
+   * one host name), and over splitType(SHARED) gives a and b's ranks one shared window.
    */
   @Test
   void mpiSemanticsHoldForBothKindsOfOrigins() throws Exception {
@@ -166,5 +168,6 @@ class MixedHostsTest {
     assertEquals(0, o.exit(), o.toString());
     assertTrue(o.out().contains("mixed-job: verified 6 ranks, on-node peers per rank [2, 2, 2, 2, 0, 0]: "),
         o.toString());
+    assertTrue(o.out().contains(", shared windows only over splitType(SHARED)"), o.toString());
   }
 }

@@ -13,6 +13,11 @@
 //   - a fence covers every kind: in each of EPOCHS fence epochs every rank puts a value of that
 //     epoch into its slot of every rank's window, and after the next fence each rank finds the
 //     whole epoch's values in its own window.
+// Then shared windows, which need ranks that share memory, proven by mapping a file, not by host
+// names (the three JVMs have one host name and address here):
+//   - allocateShared over the whole job fails with RMA_SHARED at every rank (c cannot map a's file);
+//   - splitType(SHARED) gives a and b's ranks one communicator and c's another, and allocateShared
+//     over it lets each rank load what every other rank of its host stored in its own part.
 // Rank 0 prints one line when every check held; any failed check fails the job.
 package dev.vertxrma.runtime;
 
@@ -54,14 +59,61 @@ public class MixedJobChecks implements RankProgram {
         .compose(peers -> accumulates(world, win).map(peers))
         .compose(peers -> fences(world, win).map(peers))
         .compose(peers -> win.free().map(peers)))
+        .compose(peers -> sharedWindows(world, peers, args).map(peers))
         .map(peers -> {
           if (me == 0) {
             System.out.println("mixed-job: verified " + p + " ranks, on-node peers per rank " + Arrays.toString(peers)
                 + ": exclusive lock over " + p + " x " + ROUNDS + " read-modify-writes, " + p + " x " + TICKETS
-                + " fetch-and-ops each value once, accumulate of " + ELEMENTS + " elements, " + EPOCHS + " fence epochs");
+                + " fetch-and-ops each value once, accumulate of " + ELEMENTS + " elements, " + EPOCHS + " fence epochs"
+                + ", shared windows only over splitType(SHARED)");
           }
           return null;
         });
+  }
+
+  /**
+   * allocateShared over the world fails with RMA_SHARED at every rank; over splitType(SHARED) (this
+   * rank's JVM and the ranks it reaches on the on-node path) each rank stores its world rank in its
+   * part and loads every part of its host's ranks, which must hold their sum (by messages).
+   */
+  private static Future<Void> sharedWindows(Comm world, long[] peers, List<String> args) {
+    int me = world.rank();
+    int expectedSize = (int) (world.size() / args.size() + peers[me]);
+    return Win.allocateShared(world, 8, 8, Info.NULL).transform(ar -> {
+      if (ar.succeeded()) {
+        return ar.result().free().compose(v -> Future.failedFuture(failed("allocateShared over ranks of two hosts "
+            + "succeeded at rank %d", me)));
+      }
+      if (!(ar.cause() instanceof RmaException) || ((RmaException) ar.cause()).errorClass() != ErrorClass.RMA_SHARED) {
+        return Future.failedFuture(failed("allocateShared over two hosts failed at rank %d with %s, not RMA_SHARED",
+            me, ar.cause()));
+      }
+      return world.splitType(dev.vertxrma.SplitType.SHARED, 0);
+    }).compose(host -> {
+      if (host.size() != expectedSize) {
+        return Future.failedFuture(failed("splitType(SHARED) at rank %d has %d ranks, expected %d", me, host.size(),
+            expectedSize));
+      }
+      return Win.allocateShared(host, 8, 8, Info.NULL).compose(win -> {
+        List<Future<Win.SharedSegment>> parts = new ArrayList<>();
+        for (int r = 0; r < host.size(); r++) {
+          parts.add(win.sharedQuery(r));
+        }
+        return win.sharedQuery(host.rank()).compose(own -> {
+          own.memory().writeVolatileLong(0, me);
+          return host.barrier();
+        }).compose(v -> Future.all(parts)).compose(v -> host.allreduce((long) me, Op.SUM))
+            .compose(sum -> {
+              long loaded = 0;
+              for (Future<Win.SharedSegment> part : parts) {
+                loaded += part.result().memory().readVolatileLong(0);
+              }
+              return loaded == sum ? host.barrier().compose(v -> win.free()) : Future.failedFuture(failed(
+                  "rank %d loaded %d from its host's parts of the shared window, their ranks sum to %d", me, loaded,
+                  sum));
+            });
+      });
+    });
   }
 
   private static RmaException failed(String format, Object... args) {

@@ -12,21 +12,21 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.internal.ContextInternal;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 
 /**
- * MPI_Win_allocate_shared once the ranks agreed on the window's id: they agree on one host and the
- * layout, rank 0 creates the file, every rank maps it, and rank 0 removes the file once all have
- * mapped it. Every blocking step — the host name, creating, mapping, removing and unmapping the
- * file — runs on a worker thread; the futures complete on the rank's context.
+ * MPI_Win_allocate_shared once the ranks agreed on the window's id: they agree on the layout, rank
+ * 0 creates the file (a random name in its memory segment directory), every rank maps it, and
+ * rank 0 removes the file once all have tried. Mapping it is the proof that the ranks share memory
+ * (not host names): a rank that does not share rank 0's segment directory finds no such file, and
+ * every rank's call fails with RMA_SHARED. Every blocking step — creating, mapping, removing and
+ * unmapping the file — runs on a worker thread; the futures complete on the rank's context.
  */
 final class SharedWindows {
 
@@ -52,21 +52,13 @@ final class SharedWindows {
     ContextInternal ctx = wc.process().context();
     int id = agreed.id();
     Collectives coll = new Collectives(wc.endpoint(), wc.p2p(), WinImpl.collectiveContext(id));
-    String address = wc.process().job().host();
-    Future<byte[]> mine = blocking(ctx, () -> hostName(address)).map(host -> {
-      byte[] h = host.getBytes(StandardCharsets.UTF_8);
-      return ByteBuffer.allocate(8 + h.length).putLong(size).put(h).array();
-    });
+    // no host names: whether the ranks share memory is proven by mapping the file rank 0 creates
+    // (its name random, so only a rank that shares rank 0's segment directory finds it)
+    Future<byte[]> mine = Future.succeededFuture(ByteBuffer.allocate(8).putLong(size).array());
     return coll.allgather(mine).compose(all -> {
       long[] sizes = new long[all.size()];
-      TreeSet<String> hosts = new TreeSet<>();
       for (int r = 0; r < all.size(); r++) {
         sizes[r] = ByteBuffer.wrap(all.get(r)).getLong();
-        hosts.add(new String(all.get(r), 8, all.get(r).length - 8, StandardCharsets.UTF_8));
-      }
-      if (hosts.size() > 1) {
-        throw RmaException.of(ErrorClass.RMA_SHARED, "allocateShared needs every rank on one host; the ranks run on "
-            + "%s", hosts);
       }
       long total = SharedLayout.total(sizes);
       if (total > SharedMapping.MAX_LENGTH) {
@@ -78,8 +70,7 @@ final class SharedWindows {
       }
       Future<byte[]> created = Future.succeededFuture(null);
       if (wc.rank() == 0) {
-        String name = "vertx-rma-" + wc.process().job().jobName() + "-w" + id + "-"
-            + UUID.randomUUID().toString().substring(0, 8);
+        String name = "vertx-rma-" + wc.process().job().jobName() + "-w" + id + "-" + UUID.randomUUID();
         created = blocking(ctx, () -> SharedMapping.createFile(name, total)).transform(ar -> Future.succeededFuture(
             ar.succeeded() ? tagged(CREATED, ar.result().toString()) : tagged(FAILED, reason(ar.cause()))));
       }
@@ -126,7 +117,9 @@ final class SharedWindows {
           for (int r = 0; r < flags.size(); r++) {
             if (flags.get(r)[0] == 0) {
               return unmapThenFail.apply(mapped.failed() ? asRma(mapped.cause()) : RmaException.of(
-                  ErrorClass.RMA_SHARED, "rank %d could not map the shared segment %s", r, path));
+                  ErrorClass.RMA_SHARED, "allocateShared: rank %d cannot map the segment %s that rank 0 created: the "
+                  + "window's ranks do not all share one memory segment directory (one host); create it over a "
+                  + "communicator from splitType(SHARED)", r, path));
             }
           }
           SharedMapping m = mapped.result();
@@ -182,14 +175,5 @@ final class SharedWindows {
         done.complete();
       }
     });
-  }
-
-  /** This host's name and the job's {@code address} in this JVM; blocking (it may ask a name service). */
-  static String hostName(String address) {
-    try {
-      return InetAddress.getLocalHost().getHostName() + "/" + address;
-    } catch (IOException e) {
-      return "unknown-host";
-    }
   }
 }
