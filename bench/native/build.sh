@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds build/rmabench_native (the MPICH baseline of rmabench) from rmabench_native.c, and
-# build/copy_ceiling (this machine's memory-copy bandwidth, see copy_ceiling.c), each when the
+# build/copy_ceiling (this machine's memory-copy bandwidth, see copy_ceiling.c) and
+# build/barrier_floor (the cheapest barrier of P processes here, see barrier_floor.c), each when the
 # binary is missing or older than its source. Installs Debian's mpich and libmpich-dev first when
 # the MPICH compiler or launcher is missing. Silent on success. MPICC overrides the compiler.
 set -euo pipefail
@@ -33,4 +34,13 @@ if [[ ! -x "$ceiling" || "$here/copy_ceiling.c" -nt "$ceiling" ]]; then
     trap 'rm -f "$tmp2"' EXIT
     "$mpicc" -std=c11 -O2 -Wall -Wextra -pthread -o "$tmp2" "$here/copy_ceiling.c"
     mv -f "$tmp2" "$ceiling"
+fi
+
+floor="$here/build/barrier_floor"
+if [[ ! -x "$floor" || "$here/barrier_floor.c" -nt "$floor" ]]; then
+    mkdir -p "$here/build"
+    tmp3="$floor.tmp.$$"
+    trap 'rm -f "$tmp3"' EXIT
+    "$mpicc" -std=c11 -O2 -Wall -Wextra -o "$tmp3" "$here/barrier_floor.c"
+    mv -f "$tmp3" "$floor"
 fi
