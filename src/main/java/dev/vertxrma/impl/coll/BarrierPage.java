@@ -28,8 +28,9 @@ import java.util.regex.Pattern;
  * <p>The words sit on cache lines of their own. A peer's page is untrusted input: a name that is
  * not one this class makes, a file of another size or a token that does not match proves nothing,
  * and a word holding an unexpected value can only make a barrier wait (until the job's timeout) or
- * pass early for the rank that wrote it. A mapping is released by a cleaner once nothing can reach
- * the page any more, so a barrier still polling it never reads unmapped memory. All file work is
+ * pass early for the rank that wrote it. A mapping is released when its communicator is freed and
+ * its last barrier is done ({@link #unmap}), else by a cleaner once nothing can reach the page any
+ * more, so a barrier still polling it never reads unmapped memory. All file work is
  * blocking: a worker thread's job.
  */
 final class BarrierPage {
@@ -60,13 +61,23 @@ final class BarrierPage {
   private final Path path;
   private final long token;
   private final BarrierWords slot;
+  /** Unmaps the page: run by {@link #unmap} or, if nobody did, once the page is unreachable. */
+  private final java.lang.ref.Cleaner.Cleanable unmapping;
 
   private BarrierPage(SharedMapping mapping, Path path, long token) {
     this.address = mapping.segment(0, BYTES).addressForWrite(0);
     this.slot = new BarrierWords(this, null, address + ARRIVED, address + PARKED);
     this.path = path;
     this.token = token;
-    CLEANER.register(this, mapping::unmap);
+    this.unmapping = CLEANER.register(this, mapping::unmap);
+  }
+
+  /**
+   * Unmaps this rank's mapping of the page now (its communicator is freed and its last barrier
+   * done): nothing may read or write it after this. Idempotent.
+   */
+  void unmap() {
+    unmapping.clean();
   }
 
   /**

@@ -153,12 +153,16 @@ public final class Collectives {
 
   /**
    * This rank is done with these collectives (its window or communicator was freed): its
-   * shared-memory barrier, if it had one, is released once every rank is done with it.
+   * shared-memory barrier, if it had one, is released once every rank is done with it, and the
+   * barrier pages it mapped once its barriers so far are done.
    */
   public void close() {
     if (shared != null) {
       shared.close();
       shared = null;
+    }
+    if (hostBarrier != null) {
+      hostBarrier.close();
     }
     reductions.close();
   }

@@ -77,6 +77,32 @@ final class CommHostBarrier {
     return onPath(HostBarrier::arrive, () -> byMessages.apply(tag));
   }
 
+  /**
+   * The communicator is freed at this rank: once its barriers so far are done (the calls still
+   * waiting for the path included), this rank unmaps every page it mapped, so a program that makes
+   * and frees many communicators holds no mapping of a freed one (the cleaner would only release
+   * them once the communicator is unreachable). A barrier that never ends keeps its pages.
+   */
+  void close() {
+    if (path == null) {
+      return;
+    }
+    // registered after the first barrier's drain (which runs the calls made meanwhile) and after
+    // every exchange's reading of the blocks, so those run first
+    path.onComplete(ar -> {
+      HostBarrier host = ar.succeeded() ? ar.result() : null;
+      if (host == null) {
+        return;
+      }
+      BarrierPage[] mapped = pages;
+      host.idle().onComplete(v -> {
+        for (BarrierPage page : mapped) {
+          page.unmap();
+        }
+      });
+    });
+  }
+
   /** Whether this rank has called the communicator's first barrier (which finds out the path). */
   boolean started() {
     return path != null;

@@ -70,6 +70,11 @@ public final class HostBarrier {
     return arrive(null);
   }
 
+  /** Completes once this rank's barriers so far are done (at once if it has had none). */
+  Future<Void> idle() {
+    return last == null ? ctx.succeededFuture() : last.transform(ar -> ctx.succeededFuture());
+  }
+
   /** The number of this rank's last barrier (0 before its first). */
   long number() {
     return number;

@@ -212,6 +212,55 @@ class CommHostBarrierTest {
     }
   }
 
+  /**
+   * A program that makes and frees many communicators holds no mapping of a freed one's barrier
+   * pages: each rank unmaps them once the communicator is freed and its barriers are done (not
+   * when the garbage collector finds the communicator unreachable, which a program holding its
+   * communicators would never let happen: the mappings would pile up to the kernel's limit).
+   * Barriers, allreduces and bcasts of each are issued without awaiting, and free right after.
+   */
+  @Test
+  void theBarrierPagesOfAFreedCommunicatorAreUnmapped() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(java.nio.file.Path.of("/proc/self/maps")),
+        "needs /proc/self/maps to count this JVM's mappings");
+    int comms = 40;
+    JobOptions options = options(4, true);
+    List<Comm> kept = java.util.Collections.synchronizedList(new ArrayList<>());
+    long[] before = new long[1];
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options, (world, args) -> world.barrier().compose(v -> {
+      if (world.rank() == 0) {
+        before[0] = mappedPages(options.getJobName());
+      }
+      return world.barrier();
+    }).compose(v -> dev.vertxrma.Rma.repeat(comms, i -> world.split(0, world.rank()).map(java.util.Optional::get).compose(comm -> {
+      kept.add(comm); // held by the program: only an explicit unmapping can release its pages
+      Future<Void> first = comm.barrier();
+      Future<Long> sum = comm.allreduce((long) comm.rank(), dev.vertxrma.Op.SUM);
+      Future<Void> second = comm.barrier();
+      Future<Void> freed = comm.free();
+      return Future.all(first, sum, second, freed).map(x -> {
+        assertTrue(((CommImpl) comm).collectives().barriersInMemory(), "a split's barriers in memory");
+        assertEquals(6L, sum.result(), "allreduce of the split's ranks");
+        return null;
+      });
+    }))).compose(v -> world.barrier())), 120);
+    // each rank unmaps a freed communicator's pages as its last barrier there completes, before
+    // its program goes on to the world's final barrier
+    long now = mappedPages(options.getJobName());
+    assertEquals(before[0], now, "barrier pages of " + comms + " freed communicators still mapped (the world's "
+        + "own: " + before[0] + ")");
+    assertEquals(4 * comms, kept.size());
+  }
+
+  /** How many barrier pages of {@code job} this JVM maps now. */
+  private static long mappedPages(String job) {
+    try (Stream<String> lines = Files.lines(java.nio.file.Path.of("/proc/self/maps"))) {
+      return lines.filter(l -> l.contains("/barrier-") && l.contains("-" + job + "-")).count();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   private static List<String> pagesOf(String job) {
     try (Stream<java.nio.file.Path> files = Files.list(SharedMapping.directory())) {
       return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("barrier-") && n.contains("-" + job
