@@ -80,6 +80,16 @@ public final class PscwEpoch {
     return startPromise.future();
   }
 
+  /** Whether the current start has all its posts (its completion is then under way). */
+  public boolean startSatisfied() {
+    return startPromise != null && startSatisfied;
+  }
+
+  /** Whether the current exposure's members have all completed (its wait's completion is then under way). */
+  public boolean exposureDone() {
+    return exposureGroup != null && waitPromise != null && allDone();
+  }
+
   /** A POST from {@code src} arrived. */
   public void onPost(int src) {
     postsReceived[src]++;

@@ -226,7 +226,7 @@ final class ActiveTargetSync {
     }
     Future<Void> started = rp.withTimeout(pscw.start(members, noCheck), "start (waiting for posts)");
     if (pages != null && !noCheck) {
-      pages.watch(started, members);
+      pages.watch(started, members, pscw::startSatisfied);
     }
     return observer.sync(state.id, Sync.START, -1, started)
         .onFailure(e -> {
@@ -268,7 +268,7 @@ final class ActiveTargetSync {
     boolean announced = exposureAnnounced;
     Future<Void> waited = rp.withTimeout(targetWindow.waitFor(), "waitFor (waiting for complete from " + group + ")");
     if (pages != null) {
-      pages.watch(waited, group);
+      pages.watch(waited, group, pscw::exposureDone);
     }
     return observer.sync(state.id, Sync.WAIT, -1, waited.onFailure(e -> {
       if (e instanceof RmaException && ((RmaException) e).errorClass() == ErrorClass.TIMEOUT) {

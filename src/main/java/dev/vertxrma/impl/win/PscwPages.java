@@ -19,9 +19,9 @@ import java.lang.invoke.VarHandle;
  * mapped here, keep POST and COMPLETE frames; a withdrawn post (its wait timed out) still travels
  * as a POST_WITHDRAWN frame, and its receiver reads its block before it handles it.
  *
- * <p>Waiting: a rank whose start or waitFor is not satisfied at once reads its block from tasks
- * of its own event loop for {@link #POLL_NANOS} (when the window's ranks have a core each and a
- * member's block is mapped here), then parks: it sets its page-waiter word, fences, and reads
+ * <p>Waiting: a rank whose start or waitFor is not satisfied at once reads its block in place for
+ * {@link #SPIN_NANOS}, then from tasks of its own event loop until {@link #POLL_NANOS} (when the
+ * window's ranks have a core each and a member's block is mapped here), then parks: it sets its page-waiter word, fences, and reads
  * once more. A writer stores its slot, fences, and reads the word: if set, it takes it back with a
  * compare-and-set and sends one {@link FrameType#PAGE_WAKE} frame, whose receiver reads its block
  * (and parks again if it still waits). So one of the two always sees the other (Dekker), and a
@@ -36,6 +36,8 @@ final class PscwPages {
 
   /** How long a waiting rank reads its block from tasks before it parks. */
   static final long POLL_NANOS = 50_000;
+  /** How long a waiting rank first reads its block in place (its event loop held that long at most). */
+  static final long SPIN_NANOS = 3_000;
   /** More new posts from one rank than can be outstanding: a peer can post again only after its wait. */
   static final long MAX_NEW_POSTS = 1 << 10;
   private static final int CORES = Runtime.getRuntime().availableProcessors();
@@ -53,14 +55,18 @@ final class PscwPages {
   private final int[] completesSent;
   /** Runs a task as the target window's owner, unless the window is freed (its block may be unmapped). */
   private final java.util.function.Consumer<Runnable> asOwner;
+  /** Runs a task as the owner only if it can at once, never queuing it; true if it ran. */
+  private final java.util.function.Predicate<Runnable> asOwnerNow;
   /** Futures of waits that watch the block and have not completed. */
   private int watched;
+  /** What the last read in place found: the wait it was for satisfied (set as the owner). */
+  private boolean satisfiedInPlace;
   private boolean polling;
   /** Posts and completes written into peers' blocks (tests, diagnostics). */
   private long written;
 
   PscwPages(Endpoint rp, int windowId, WindowControl own, SegmentPeers peers, PscwEpoch pscw,
-      java.util.function.Consumer<Runnable> asOwner) {
+      java.util.function.Consumer<Runnable> asOwner, java.util.function.Predicate<Runnable> asOwnerNow) {
     this.rp = rp;
     this.windowId = windowId;
     this.rank = rp.rank();
@@ -68,6 +74,7 @@ final class PscwPages {
     this.peers = peers;
     this.pscw = pscw;
     this.asOwner = asOwner;
+    this.asOwnerNow = asOwnerNow;
     int n = rp.size();
     this.postsSeen = new long[n];
     this.postsSent = new long[n];
@@ -155,9 +162,12 @@ final class PscwPages {
 
   /**
    * Reads this rank's block until {@code wait} (a start or waitFor on {@code group}) completes:
-   * polls, then parks (see the class comment). Nothing to do when no member can write here.
+   * first in place for {@link #SPIN_NANOS} (when a member's block is mapped here and the ranks
+   * have a core each), until {@code satisfied} (read as the window's owner) says the wait has what
+   * it needs; then polls, then parks (see the class comment). Nothing to do when no member can
+   * write here.
    */
-  void watch(Future<?> wait, Group group) {
+  void watch(Future<?> wait, Group group, java.util.function.BooleanSupplier satisfied) {
     if (own == null || wait.isComplete()) {
       return;
     }
@@ -172,6 +182,9 @@ final class PscwPages {
     if (!anyWriter) {
       return;
     }
+    if (mapped && rp.size() <= CORES && spunUntil(satisfied)) {
+      return; // its completion is under way
+    }
     watched++;
     wait.onComplete(ar -> {
       if (--watched == 0) {
@@ -185,12 +198,29 @@ final class PscwPages {
     }
   }
 
+  /** Reads the block in place until {@code satisfied} or {@link #SPIN_NANOS} have passed; true if satisfied. */
+  private boolean spunUntil(java.util.function.BooleanSupplier satisfied) {
+    long until = System.nanoTime() + SPIN_NANOS;
+    satisfiedInPlace = false;
+    Runnable look = () -> {
+      readOwned();
+      satisfiedInPlace = satisfied.getAsBoolean();
+    };
+    do {
+      if (asOwnerNow.test(look) && satisfiedInPlace) {
+        return true;
+      }
+      Thread.onSpinWait();
+    } while (System.nanoTime() - until < 0);
+    return false;
+  }
+
   private void poll(long deadline) {
     if (watched == 0) {
       polling = false;
       return;
     }
-    asOwner.accept(this::readOwned);
+    asOwnerNow.test(this::readOwned); // when the state is busy, the next poll reads (nothing queues up)
     if (System.nanoTime() - deadline < 0) {
       rp.context().runOnContext(v -> poll(deadline));
       return;

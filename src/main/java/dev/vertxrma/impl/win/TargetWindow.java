@@ -360,6 +360,25 @@ final class TargetWindow {
     this.pages = pages;
   }
 
+  /**
+   * Runs {@code task} as the owner now if the state is free and nothing is queued (never queues
+   * it), unless the window is freed here; true if it ran.
+   */
+  boolean tryAsOwnerNow(Runnable task) {
+    if (!owner.tryAcquire()) {
+      return false;
+    }
+    try {
+      if (freed) {
+        return false;
+      }
+      task.run();
+      return true;
+    } finally {
+      owner.release();
+    }
+  }
+
   /** Runs {@code task} as the owner, unless the window is freed here (then its block may be unmapped). */
   void asOwnerWhileLive(Runnable task) {
     owner.execute(() -> {

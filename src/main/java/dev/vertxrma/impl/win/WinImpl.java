@@ -112,7 +112,7 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
     origin.segmentPeers(onNode.peers());
     if (segment != null || onNode.peers().count() > 0) {
       PscwPages pages = new PscwPages(rp, id, segment != null ? segment.control() : null, onNode.peers(), pscw,
-          targetWindow::asOwnerWhileLive);
+          targetWindow::asOwnerWhileLive, targetWindow::tryAsOwnerNow);
       targetWindow.usePages(pages);
       active.usePages(pages);
     }
