@@ -168,6 +168,6 @@ class MixedHostsTest {
     assertEquals(0, o.exit(), o.toString());
     assertTrue(o.out().contains("mixed-job: verified 6 ranks, on-node peers per rank [2, 2, 2, 2, 0, 0]: "),
         o.toString());
-    assertTrue(o.out().contains(", shared windows only over splitType(SHARED)"), o.toString());
+    assertTrue(o.out().contains(" post/start epochs, shared windows only over splitType(SHARED)"), o.toString());
   }
 }

@@ -12,7 +12,11 @@
 //     2 sums every element;
 //   - a fence covers every kind: in each of EPOCHS fence epochs every rank puts a value of that
 //     epoch into its slot of every rank's window, and after the next fence each rank finds the
-//     whole epoch's values in its own window.
+//     whole epoch's values in its own window;
+//   - post/start epochs cover every kind: in each of EPOCHS epochs every rank exposes its window to
+//     all the others and accesses all of them, putting a value of that epoch into its slot of each
+//     (its post and complete reach a same-host rank through the control pages and any other rank
+//     as a message), and once its wait is done it finds every rank's value of the epoch there.
 // Then shared windows, which need ranks that share memory, proven by mapping a file, not by host
 // names (the three JVMs have one host name and address here):
 //   - allocateShared over the whole job fails with RMA_SHARED at every rank (c cannot map a's file);
@@ -58,6 +62,7 @@ public class MixedJobChecks implements RankProgram {
         .compose(peers -> lockedCounter(world, win).map(peers))
         .compose(peers -> accumulates(world, win).map(peers))
         .compose(peers -> fences(world, win).map(peers))
+        .compose(peers -> postStartEpochs(world, win).map(peers))
         .compose(peers -> win.free().map(peers)))
         .compose(peers -> sharedWindows(world, peers, args).map(peers))
         .map(peers -> {
@@ -65,7 +70,7 @@ public class MixedJobChecks implements RankProgram {
             System.out.println("mixed-job: verified " + p + " ranks, on-node peers per rank " + Arrays.toString(peers)
                 + ": exclusive lock over " + p + " x " + ROUNDS + " read-modify-writes, " + p + " x " + TICKETS
                 + " fetch-and-ops each value once, accumulate of " + ELEMENTS + " elements, " + EPOCHS + " fence epochs"
-                + ", shared windows only over splitType(SHARED)");
+                + ", " + EPOCHS + " post/start epochs, shared windows only over splitType(SHARED)");
           }
           return null;
         });
@@ -267,6 +272,45 @@ public class MixedJobChecks implements RankProgram {
           }
         }
         return Future.succeededFuture();
+      });
+    }
+    return f;
+  }
+
+  /**
+   * EPOCHS post/start/complete/wait epochs in which every rank exposes its window to all the
+   * others and accesses them all, calls issued without awaiting each: after its wait, each rank's
+   * window holds every other rank's value of the epoch.
+   */
+  private static Future<Void> postStartEpochs(Comm world, Win win) {
+    int me = world.rank();
+    int p = world.size();
+    dev.vertxrma.Group others = world.group().excl(me);
+    Future<Void> f = world.barrier();
+    for (int k = 0; k < EPOCHS; k++) {
+      int epoch = k;
+      long base = SLOTS + (long) (epoch % 2) * p;
+      f = f.compose(v -> {
+        Future<Void> exposed = win.post(others);
+        Future<Void> access = win.start(others).compose(x -> {
+          List<Future<Void>> puts = new ArrayList<>();
+          long[] value = {100_000L + epoch * 1000L + me};
+          for (int t = 0; t < p; t++) {
+            if (t != me) {
+              puts.add(win.put(Buf.of(value), 0, 1, Datatype.LONG, t, base + me));
+            }
+          }
+          return win.complete().compose(y -> Future.all(puts).mapEmpty());
+        });
+        return Future.all(exposed, access).compose(x -> win.waitFor());
+      }).compose(v -> readOwn(world, win, base, p)).compose(slots -> {
+        for (int r = 0; r < p; r++) {
+          if (r != me && slots[r] != 100_000L + epoch * 1000L + r) {
+            return Future.failedFuture(failed("rank %d: after its wait of post/start epoch %d, rank %d's slot "
+                + "holds %d, expected %d", me, epoch, r, slots[r], 100_000L + epoch * 1000L + r));
+          }
+        }
+        return world.barrier();
       });
     }
     return f;
