@@ -21,19 +21,22 @@ import java.util.List;
  * lockAll, an exclusive-lock increment), then rank R stops at a known point, prints
  * {@code "fault-points: rank R holds ..."} and waits for ever, so that a test can kill or stop its
  * JVM in a known state. Usage: {@code rmarun -np N dev.vertxrma.runtime.FaultPoints --hold-at
- * fence|lock|flush [--hold-rank R]} (R defaults to the last rank):
+ * fence|lock|flush|pscw [--hold-rank R]} (R defaults to the last rank):
  *
  * <ul>
  *   <li>{@code fence}: R never enters the next fence; the others put to every rank and wait in it;</li>
  *   <li>{@code lock}: R holds an exclusive lock on rank 0's lock window; the others wait to get it;</li>
- *   <li>{@code flush}: the others put to R and flush, over and over, while R does nothing.</li>
+ *   <li>{@code flush}: the others put to R and flush, over and over, while R does nothing;</li>
+ *   <li>{@code pscw}: the others expose their fence window to R and start an access epoch on it,
+ *       and wait for R's complete and post, which never come (on one host, in their control
+ *       pages, parked after a short poll).</li>
  * </ul>
  *
  * <p>Test code only: the {@code soak} sample has no such points.
  */
 public final class FaultPoints extends RankVerticle {
 
-  private static final List<String> POINTS = List.of("fence", "lock", "flush");
+  private static final List<String> POINTS = List.of("fence", "lock", "flush", "pscw");
 
   private int np;
   private int rank;
@@ -64,7 +67,7 @@ public final class FaultPoints extends RankVerticle {
         throw new IllegalArgumentException("bad value");
       }
     } catch (RuntimeException e) {
-      return Future.failedFuture(RmaException.of(ErrorClass.ARG, "fault-points: usage --hold-at fence|lock|flush "
+      return Future.failedFuture(RmaException.of(ErrorClass.ARG, "fault-points: usage --hold-at fence|lock|flush|pscw "
           + "[--hold-rank R] with 0 <= R < np=%d; got %s (%s)", np, args, e.getMessage()));
     }
     String at = point;
@@ -143,6 +146,16 @@ public final class FaultPoints extends RankVerticle {
               .compose(v -> holdForever("holds an exclusive lock on rank 0"));
         }
         return world.barrier().compose(v -> lockWin.lock(LockType.EXCLUSIVE, 0));
+      case "pscw":
+        if (me) {
+          return world.barrier().compose(v -> holdForever("holds while the others wait for its post and complete"));
+        }
+        return world.barrier().compose(v -> {
+          dev.vertxrma.Group holderOnly = world.group().incl(holder);
+          Future<Void> exposed = fenceWin.post(holderOnly).compose(x -> fenceWin.waitFor());
+          Future<Void> access = fenceWin.start(holderOnly).compose(x -> fenceWin.complete());
+          return Future.all(exposed, access).mapEmpty();
+        });
       default: // flush
         if (me) {
           return world.barrier().compose(v -> holdForever("holds while the others put and flush to it"));

@@ -41,7 +41,8 @@ class FaultsTest {
   @CsvSource({
       "fence, holds before the first fence",
       "lock, holds an exclusive lock on rank 0",
-      "flush, holds while the others put and flush"})
+      "flush, holds while the others put and flush",
+      "pscw, holds while the others wait for its post and complete"})
   void killedJvmIsNamedByEverySurvivorWithinTwoSeconds(String point, String marker) throws Exception {
     String job = "faults-" + point + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
     try (Rmarun run = Rmarun.start("-np", "4", "--jvms", "2", "--job", job, FaultPoints.class.getName(), "--hold-at",
