@@ -257,8 +257,16 @@ public final class DataPlane {
     if (frame.payloadSource != null && (payload >= PayloadSource.PACKED_LATER_FROM || link.congested())) {
       link.sendLater(dst, frame);
     } else {
-      link.send(FrameCodec.recordBuf(dst, frame, payload >= DataLink.COALESCE_BELOW));
+      link.send(FrameCodec.recordBuf(dst, frame, payload >= DataLink.COALESCE_BELOW), awaited(frame));
     }
+  }
+
+  /**
+   * Whether the peer, or this rank, waits on {@code frame}: every frame but a one-way operation
+   * (a put or accumulate that asks for no reply, whose completion a later flush asks for).
+   */
+  private static boolean awaited(Frame frame) {
+    return !(FrameType.isOperation(frame.type) && frame.corr < 0);
   }
 
   private DataLink link(String node) {
@@ -319,6 +327,12 @@ public final class DataPlane {
   /** The bound on unproven incoming connections from one source address. */
   public int maxUnprovenPerSource() {
     return unproven.maxPerSource();
+  }
+
+  /** Bytes queued for JVM {@code node} and not yet written to its connection (tests). */
+  long outboxBytes(String node) {
+    DataLink l = links.get(node);
+    return l == null ? 0 : l.outboxBytes();
   }
 
   /** Peer JVM {@code node} said its part of the job ended normally. */
