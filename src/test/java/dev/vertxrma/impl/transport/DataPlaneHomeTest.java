@@ -37,18 +37,23 @@ class DataPlaneHomeTest {
   static void start() {
     vertx = Vertx.vertx();
     JobSecret secret = JobSecret.random();
-    Peer a = new Peer("a", secret, null, 1);
-    Peer b = new Peer("b", secret, null, 1);
-    a.plane.learn("b", b.address);
-    b.plane.learn("a", a.address);
-    a.plane.send("b", 0, frame(1));
-    b.plane.send("a", 0, frame(2));
-    a.all.orTimeout(60, java.util.concurrent.TimeUnit.SECONDS).join();
-    b.all.orTimeout(60, java.util.concurrent.TimeUnit.SECONDS).join();
-    Jobs.await(a.plane.close(), 30);
-    Jobs.await(b.plane.close(), 30);
+    exchangeOneRecordEach(new Peer("a", secret, null, 1), new Peer("b", secret, null, 1));
     Jobs.await(vertx.close(), 30);
     vertx = BlockedThreadGuard.watch(Vertx.vertx(BlockedThreadGuard.options()));
+  }
+
+  /** Connects {@code a} and {@code b}, sends 7 from a and 8 from b, checks both arrived, closes both. */
+  private static void exchangeOneRecordEach(Peer a, Peer b) {
+    a.plane.learn("b", b.address);
+    b.plane.learn("a", a.address);
+    a.plane.send("b", 0, frame(7));
+    b.plane.send("a", 0, frame(8));
+    a.all.orTimeout(60, java.util.concurrent.TimeUnit.SECONDS).join();
+    b.all.orTimeout(60, java.util.concurrent.TimeUnit.SECONDS).join();
+    assertEquals(List.of(8L), a.values);
+    assertEquals(List.of(7L), b.values);
+    Jobs.await(a.plane.close(), 30);
+    Jobs.await(b.plane.close(), 30);
   }
 
   @AfterAll
@@ -209,15 +214,6 @@ class DataPlaneHomeTest {
     Peer a = new Peer("a", secret, null, 1);
     Peer b = new Peer("b", secret, worker, 1);
     assertFalse(a.plane.homeLoop() == null || b.plane.homeLoop() == null);
-    a.plane.learn("b", b.address);
-    b.plane.learn("a", a.address);
-    a.plane.send("b", 0, frame(7));
-    b.plane.send("a", 0, frame(8));
-    a.all.orTimeout(60, java.util.concurrent.TimeUnit.SECONDS).join();
-    b.all.orTimeout(60, java.util.concurrent.TimeUnit.SECONDS).join();
-    assertEquals(List.of(8L), a.values);
-    assertEquals(List.of(7L), b.values);
-    Jobs.await(a.plane.close(), 30);
-    Jobs.await(b.plane.close(), 30);
+    exchangeOneRecordEach(a, b);
   }
 }
