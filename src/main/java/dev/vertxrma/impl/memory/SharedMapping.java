@@ -103,18 +103,25 @@ public final class SharedMapping {
 
   /**
    * Maps {@code length} bytes (at least 8) of the file at {@code path} from byte {@code offset}
-   * (a multiple of the page size, so that the mapping starts on one). Blocking file I/O.
+   * (a multiple of the page size, so that the mapping starts on one). Never creates the file: a
+   * rank that does not share the directory of the rank that made it finds none, and must leave
+   * nothing behind in its own. Blocking file I/O.
    *
-   * @throws RmaException RMA_SHARED when the file is shorter or cannot be mapped
+   * @throws RmaException RMA_SHARED when the file is missing, shorter, or cannot be mapped
    */
   public static SharedMapping map(Path path, long offset, long length) {
     long len = Math.max(length, 8);
-    try (RandomAccessFile f = new RandomAccessFile(path.toFile(), "rw"); FileChannel ch = f.getChannel()) {
+    try (FileChannel ch = FileChannel.open(path, java.nio.file.StandardOpenOption.READ,
+        java.nio.file.StandardOpenOption.WRITE, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       if (ch.size() < offset + len) {
         throw RmaException.of(ErrorClass.RMA_SHARED, "shared segment %s has %d bytes, expected %d (is every rank on "
             + "the same host?)", path, ch.size(), offset + len);
       }
       return new SharedMapping(ch.map(FileChannel.MapMode.READ_WRITE, offset, len), len);
+    } catch (java.nio.file.NoSuchFileException e) {
+      throw new RmaException(ErrorClass.RMA_SHARED, "shared segment " + path + " does not exist here: this rank does "
+          + "not share the memory segment directory of the rank that created it (another host, or a container or "
+          + "namespace with a /dev/shm of its own)", e);
     } catch (IOException e) {
       throw new RmaException(ErrorClass.RMA_SHARED, "cannot map shared segment " + path + " (every rank of a shared "
           + "window must run on one host): " + e, e);
