@@ -128,14 +128,22 @@ public final class Collectives {
    * else by dissemination: ceil(log2 P) rounds of one send and one receive.
    */
   public Future<Void> barrier() {
+    return ep.withTimeout(barrierBoundedByCaller(), "barrier");
+  }
+
+  /**
+   * {@link #barrier()} without a deadline of its own: for a caller that bounds it with its own
+   * (a window's fence), so the wait has one deadline, named for the call the program made.
+   */
+  public Future<Void> barrierBoundedByCaller() {
     int tag = nextCall(); // taken either way: the calls' tags stay the same at every rank
     if (sharedBarriers != null && size() > 1) {
-      return ep.withTimeout(sharedBarrier(), "barrier");
+      return sharedBarrier();
     }
     if (hostBarrier != null) {
-      return ep.withTimeout(hostBarrier.barrier(tag, t -> barrierRound(t, 0, 1)), "barrier");
+      return hostBarrier.barrier(tag, t -> barrierRound(t, 0, 1));
     }
-    return ep.withTimeout(barrierRound(tag, 0, 1), "barrier");
+    return barrierRound(tag, 0, 1);
   }
 
   /** This rank's next shared-memory barrier, after its previous one (barriers called back to back). */

@@ -301,6 +301,16 @@ public final class CompletionTracker {
     return s;
   }
 
+  /** Whether every operation issued so far, to every target, has completed. */
+  public boolean allCompleted() {
+    for (int t = 0; t < issued.length; t++) {
+      if (completed[t] < issued[t]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Whether every operation issued to {@code target} so far has completed. */
   public boolean isComplete(int target) {
     return completed[target] >= issued[target];

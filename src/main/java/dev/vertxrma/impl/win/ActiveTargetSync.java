@@ -7,6 +7,7 @@ import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.coll.Collectives;
 import dev.vertxrma.impl.observe.RankObserver;
 import dev.vertxrma.impl.observe.Sync;
+import dev.vertxrma.impl.runtime.RankFuture;
 import dev.vertxrma.impl.sync.CompletionTracker;
 import dev.vertxrma.impl.sync.PassiveEpoch;
 import dev.vertxrma.impl.sync.PscwEpoch;
@@ -30,7 +31,7 @@ final class ActiveTargetSync {
   private final CompletionTracker tracker;
   private final Collectives coll;
   /** The barrier of a fence: the window's message-based one, or its host barrier ({@link dev.vertxrma.impl.coll.HostBarrier}). */
-  private java.util.function.Supplier<Future<Void>> barrier;
+  private java.util.function.Supplier<Future<Void>> fenceBarrier;
   private final PscwEpoch pscw;
   private final PassiveEpoch passive;
   private final TargetWindow targetWindow;
@@ -60,7 +61,7 @@ final class ActiveTargetSync {
     this.rank = state.rank;
     this.tracker = tracker;
     this.coll = coll;
-    this.barrier = coll::barrier;
+    this.fenceBarrier = coll::barrierBoundedByCaller;
     this.pscw = pscw;
     this.passive = passive;
     this.targetWindow = targetWindow;
@@ -96,52 +97,85 @@ final class ActiveTargetSync {
       throw RmaException.of(ErrorClass.RMA_SYNC, "fence(NOPRECEDE) at rank %d, but operations were issued in the "
           + "epoch it closes", rank);
     }
-    long[] issuedBefore = tracker.snapshot();
+    // settled: every operation issued so far has completed and no failure waits to be reported,
+    // so the fence is its barrier and the target's advance (no snapshot, no wait, no report)
+    boolean settled = tracker.allCompleted() && !tracker.hasError();
+    long[] issuedBefore = settled ? null : tracker.snapshot();
     // operations issued from now on, even before this fence completes, belong to the next epoch:
     // their targets hold them until their own fence has opened it
     fenceEpoch++;
     fenceOpen = !noSucceed;
     tracker.resetEpochCounts();
-    Future<Void> closing = noPrecede ? rp.context().succeededFuture()
-        : tracker.await(issuedBefore).compose(v -> barrier.get());
     Future<Void> previous = lastFenceAdvance;
-    Future<Void> advanced = withdrawnOnTimeout(rp.withTimeout(closing, "fence"))
-        .compose(v -> previous.transform(p -> targetWindow.advanceFence(!noSucceed)));
-    lastFenceAdvance = advanced;
-    // NOPRECEDE: this fence completes no operation, so it has no error to report
-    return observer.sync(state.id, noSucceed ? Sync.FENCE_END : Sync.FENCE, -1,
-        noPrecede ? advanced : advanced.compose(v -> tracker.reportErrors(issuedBefore)));
+    RankFuture<Void> done = RankFuture.promise(rp.context());
+    lastFenceAdvance = done;
+    if (noPrecede) {
+      // this fence completes no operation, so it has no error to report
+      afterClosing(previous, noSucceed, null, done);
+    } else {
+      Future<Void> closing = settled ? fenceBarrier.get() : tracker.await(issuedBefore).compose(v -> fenceBarrier.get());
+      rp.withTimeout(closing, "fence").onComplete((v, failure) -> {
+        if (failure == null) {
+          afterClosing(previous, noSucceed, issuedBefore, done);
+        } else {
+          withdrawnOnTimeout(failure).onComplete((w, ignored) -> done.tryFail(failure));
+        }
+      });
+    }
+    return observer.sync(state.id, noSucceed ? Sync.FENCE_END : Sync.FENCE, -1, done);
   }
 
   /**
-   * {@code closing}, except that when it fails with TIMEOUT the operations this rank sent to
+   * The target side of a fence whose closing succeeded, once the previous fence's has advanced:
+   * enters the next epoch and applies what was held for it; then {@code done} completes, failed
+   * with the first error of the operations in {@code covered} (nothing to report when null).
+   */
+  private void afterClosing(Future<Void> previous, boolean noSucceed, long[] covered, RankFuture<Void> done) {
+    if (!previous.isComplete()) {
+      previous.onComplete((v, ignored) -> afterClosing(previous, noSucceed, covered, done));
+      return;
+    }
+    targetWindow.advanceFence(!noSucceed).onComplete((v, failure) -> {
+      if (failure != null) {
+        done.tryFail(failure);
+        return;
+      }
+      RmaException error = covered == null ? null : tracker.takeError(covered);
+      if (error == null) {
+        done.tryComplete(null);
+      } else {
+        done.tryFail(error);
+      }
+    });
+  }
+
+  /**
+   * When a fence's closing failed with TIMEOUT ({@code failure}), the operations this rank sent to
    * same-JVM targets, which those hold for a later epoch and which reach this rank's buffers in
    * place, are withdrawn there first: when the fence's future fails, none of them will read or
-   * write those buffers.
+   * write those buffers. Completes once they are (at once for any other failure).
    */
-  private Future<Void> withdrawnOnTimeout(Future<Void> closing) {
-    return closing.recover(e -> {
-      if (!(e instanceof RmaException) || ((RmaException) e).errorClass() != ErrorClass.TIMEOUT) {
-        return closing;
+  private Future<Void> withdrawnOnTimeout(Throwable failure) {
+    if (!(failure instanceof RmaException) || ((RmaException) failure).errorClass() != ErrorClass.TIMEOUT) {
+      return rp.context().succeededFuture();
+    }
+    java.util.List<Future<Void>> withdrawn = new java.util.ArrayList<>();
+    for (int t = 0; t < rp.size(); t++) {
+      TargetWindow peer = t == rank ? null : localPeer.apply(t);
+      if (peer != null) {
+        withdrawn.add(peer.withdrawHeld(rank, (RmaException) failure));
       }
-      java.util.List<Future<Void>> withdrawn = new java.util.ArrayList<>();
-      for (int t = 0; t < rp.size(); t++) {
-        TargetWindow peer = t == rank ? null : localPeer.apply(t);
-        if (peer != null) {
-          withdrawn.add(peer.withdrawHeld(rank, (RmaException) e));
-        }
-      }
-      // the withdrawn operations' failures reach this rank as replies queued on its context before
-      // the withdrawals complete: one hop through that context and their futures have failed
-      io.vertx.core.Promise<Void> after = rp.context().promise();
-      Future.join(withdrawn).onComplete(ar -> rp.context().runOnContext(v -> after.complete()));
-      return after.future().transform(ar -> closing);
-    });
+    }
+    // the withdrawn operations' failures reach this rank as replies queued on its context before
+    // the withdrawals complete: one hop through that context and their futures have failed
+    io.vertx.core.Promise<Void> after = rp.context().promise();
+    Future.join(withdrawn).onComplete(ar -> rp.context().runOnContext(v -> after.complete()));
+    return after.future();
   }
 
   /** Fences meet in {@code hostBarrier} from now on (every rank of the window switches at creation). */
   void useHostBarrier(dev.vertxrma.impl.coll.HostBarrier hostBarrier) {
-    this.barrier = hostBarrier::arrive;
+    this.fenceBarrier = hostBarrier::arrive;
   }
 
   /** Sends posts and completes through control blocks where {@code pages} can (set once, at creation). */
