@@ -257,7 +257,11 @@ public final class DataPlane {
     if (frame.payloadSource != null && (payload >= PayloadSource.PACKED_LATER_FROM || link.congested())) {
       link.sendLater(dst, frame);
     } else {
-      link.send(FrameCodec.recordBuf(dst, frame, payload >= DataLink.COALESCE_BELOW), awaited(frame));
+      // a record someone waits on mostly leaves alone, at once: built in native memory, the socket
+      // writes it as it is (a heap record would be copied to native memory first); small one-way
+      // operations are coalesced into a native batch anyway
+      boolean awaited = awaited(frame);
+      link.send(FrameCodec.recordBuf(dst, frame, awaited || payload >= DataLink.COALESCE_BELOW), awaited);
     }
   }
 
@@ -270,7 +274,8 @@ public final class DataPlane {
   }
 
   private DataLink link(String node) {
-    return links.computeIfAbsent(node, n -> new DataLink(this, n));
+    DataLink link = links.get(node); // no capturing lambda per frame sent
+    return link != null ? link : links.computeIfAbsent(node, n -> new DataLink(this, n));
   }
 
   /**

@@ -148,8 +148,20 @@ final class TargetWindow {
     }
   }
 
-  /** Any frame for this window (operation or synchronization), from any thread: queued to the owner. */
+  /**
+   * Any frame for this window (operation or synchronization), from any thread: queued to the
+   * owner; an RMA operation is handled at once, on this thread, when the state is free and nothing
+   * is queued before it (the data plane's thread: no hop to the rank's context before the reply).
+   */
   void onFrame(Frame f) {
+    if (FrameType.isOperation(f.type) && owner.tryAcquire()) {
+      try {
+        handle(f);
+      } finally {
+        owner.release();
+      }
+      return;
+    }
     owner.execute(() -> handle(f));
   }
 
