@@ -136,7 +136,12 @@ final class CommEndpoint implements Endpoint {
 
   @Override
   public <T> Future<T> withTimeout(Future<T> f, String what) {
-    return process.withTimeout(f, what + " on " + name + " (rank " + rank + " there)");
+    return f.isComplete() ? f : process.withTimeout(f, () -> what + " on " + name + " (rank " + rank + " there)");
+  }
+
+  @Override
+  public <T> Future<T> withTimeout(Future<T> f, java.util.function.Supplier<String> what) {
+    return f.isComplete() ? f : process.withTimeout(f, () -> what.get() + " on " + name + " (rank " + rank + " there)");
   }
 
   @Override

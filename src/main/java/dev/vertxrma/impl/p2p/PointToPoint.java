@@ -144,7 +144,7 @@ public final class PointToPoint {
       case SYNCHRONOUS:
         f.payload = DatatypeEngine.pack(buf.base(), buf.address(), type, count);
         f.count = f.payload.length;
-        return ep.withTimeout(ep.request(dest, f).<Void>mapEmpty(), "ssend to rank " + ch.rankOf(dest));
+        return ep.withTimeout(ep.request(dest, f).<Void>mapEmpty(), () -> "ssend to rank " + ch.rankOf(dest));
       case BUFFERED:
       default:
         return buffered.send(f, buf, type, count, dest, ch.rankOf(dest));

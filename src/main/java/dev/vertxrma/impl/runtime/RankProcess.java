@@ -392,4 +392,9 @@ public final class RankProcess implements Endpoint {
   public <T> Future<T> withTimeout(Future<T> f, String what) {
     return f.isComplete() ? f : deadlines.bound(f, what);
   }
+
+  @Override
+  public <T> Future<T> withTimeout(Future<T> f, java.util.function.Supplier<String> what) {
+    return f.isComplete() ? f : deadlines.bound(f, what);
+  }
 }

@@ -53,9 +53,10 @@ final class WaitDeadlines {
   /** A wait for a future: its bounded result fails with TIMEOUT at expiry. */
   private final class Wait<T> extends Entry {
     final Promise<T> result;
-    final String what;
+    /** The wait's name: a {@code String}, or a {@code Supplier<String>} asked only at expiry. */
+    final Object what;
 
-    Wait(long due, Promise<T> result, String what) {
+    Wait(long due, Promise<T> result, Object what) {
       super(due);
       this.result = result;
       this.what = what;
@@ -66,10 +67,15 @@ final class WaitDeadlines {
       return result.future().isComplete();
     }
 
+    @SuppressWarnings("unchecked")
+    private String name() {
+      return what instanceof String ? (String) what : ((java.util.function.Supplier<String>) what).get();
+    }
+
     @Override
     void expire() {
       result.tryFail(new RmaException(ErrorClass.TIMEOUT,
-          what + " at rank " + rank + " did not complete within " + ms + " ms (JobOptions.waitTimeoutMs)"));
+          name() + " at rank " + rank + " did not complete within " + ms + " ms (JobOptions.waitTimeoutMs)"));
     }
   }
 
@@ -102,6 +108,15 @@ final class WaitDeadlines {
    * thread (the deadline is queued on the rank's context).
    */
   <T> Future<T> bound(Future<T> f, String what) {
+    return bound(f, (Object) what);
+  }
+
+  /** {@link #bound(Future, String)}, the wait named by {@code what} only if it expires. */
+  <T> Future<T> bound(Future<T> f, java.util.function.Supplier<String> what) {
+    return bound(f, (Object) what);
+  }
+
+  private <T> Future<T> bound(Future<T> f, Object what) {
     Promise<T> p = context.promise();
     f.onComplete(p::tryComplete, p::tryFail);
     if (p.future().isComplete()) {

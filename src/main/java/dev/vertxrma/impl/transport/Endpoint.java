@@ -88,6 +88,12 @@ public interface Endpoint {
   <T> Future<T> withTimeout(Future<T> f, String what);
 
   /**
+   * {@link #withTimeout(Future, String)}, the wait's name made only if it expires (a call that
+   * names its peer builds no string per call).
+   */
+  <T> Future<T> withTimeout(Future<T> f, java.util.function.Supplier<String> what);
+
+  /**
    * Runs {@code onExpiry} on the rank's context once {@link #waitTimeoutMs()} has passed, unless
    * {@code ended} says by then that the wait ended (a posted receive matched, a probe answered).
    * Any thread.

@@ -124,7 +124,7 @@ final class PassiveTargetSync {
     Future<Void> done = grant.succeeded() ? tracker.await(issuedBefore)
         : grant.transform(g -> tracker.await(issuedBefore));
     if (!done.isComplete()) {
-      done = rp.withTimeout(done, "flush of rank " + targetRank);
+      done = rp.withTimeout(done, () -> "flush of rank " + targetRank);
     }
     return done.succeeded() && !tracker.hasError() ? done : done.compose(v -> errors.apply(issuedBefore));
   }
@@ -178,7 +178,7 @@ final class PassiveTargetSync {
       // admits an operation only from a rank it knows holds a lock
       Supplier<Future<Void>> announce = () -> {
         Frame f = SyncFrames.lockRequest(rank, id, type, true);
-        return rp.withTimeout(rp.request(targetRank, f).<Void>mapEmpty(), "NOCHECK lock on rank " + targetRank);
+        return rp.withTimeout(rp.request(targetRank, f).<Void>mapEmpty(), () -> "NOCHECK lock on rank " + targetRank);
       };
       granted = previous == null ? announce.get() : previous.transform(ar -> announce.get());
     } else {
@@ -191,7 +191,7 @@ final class PassiveTargetSync {
           return rp.context().succeededFuture(); // same host, lock free: granted in its segment
         }
         Frame f = SyncFrames.lockRequest(rank, id, type, false);
-        return rp.withTimeout(rp.request(targetRank, f).<Void>mapEmpty(), type + " lock on rank " + targetRank)
+        return rp.withTimeout(rp.request(targetRank, f).<Void>mapEmpty(), () -> type + " lock on rank " + targetRank)
             .onFailure(e -> {
               if (e instanceof RmaException && ((RmaException) e).errorClass() == ErrorClass.TIMEOUT) {
                 // withdrawn at the target too: no lock left queued, or granted to a rank that gave up
@@ -235,7 +235,7 @@ final class PassiveTargetSync {
         return rp.request(targetRank, Frame.of(FrameType.UNLOCK, rank, id)).<Void>mapEmpty();
       });
     });
-    Future<Void> timed = rp.withTimeout(released, "unlock of rank " + targetRank);
+    Future<Void> timed = rp.withTimeout(released, () -> "unlock of rank " + targetRank);
     passive.releasing(targetRank, timed);
     return timed;
   }

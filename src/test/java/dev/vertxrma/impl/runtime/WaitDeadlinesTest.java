@@ -54,6 +54,33 @@ class WaitDeadlinesTest {
   }
 
   @Test
+  void aWaitNamedLazilyIsNamedOnlyWhenItExpires(Vertx vertx, VertxTestContext test) {
+    ContextInternal ctx = (ContextInternal) vertx.getOrCreateContext();
+    ctx.runOnContext(v -> {
+      WaitDeadlines deadlines = new WaitDeadlines(ctx, 2, MS);
+      int[] named = new int[2];
+      Promise<Void> ends = Promise.promise();
+      Future<Void> kept = deadlines.bound(ends.future(), () -> {
+        named[0]++;
+        return "flush of rank 0";
+      });
+      ends.complete();
+      Future<Void> never = deadlines.bound(Promise.<Void>promise().future(), () -> {
+        named[1]++;
+        return "flush of rank 1";
+      });
+      never.onComplete(ar -> test.verify(() -> {
+        assertTrue(kept.succeeded());
+        assertEquals(0, named[0], "a wait that ended is never named");
+        assertEquals(1, named[1], "a wait that expired is named once");
+        assertEquals("TIMEOUT: flush of rank 1 at rank 2 did not complete within " + MS
+            + " ms (JobOptions.waitTimeoutMs)", ar.cause().getMessage());
+        test.completeNow();
+      }));
+    });
+  }
+
+  @Test
   void waitsThatEndedAreNotKeptBehindALongOneAndLaterWaitsAreTimedAgain(Vertx vertx, VertxTestContext test) {
     ContextInternal ctx = (ContextInternal) vertx.getOrCreateContext();
     ctx.runOnContext(v -> {
