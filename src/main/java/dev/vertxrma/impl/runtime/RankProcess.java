@@ -318,10 +318,12 @@ public final class RankProcess implements Endpoint {
     if (failure != null) {
       return context.failedFuture(failure);
     }
-    Promise<Frame> p = context.promise();
+    // a rank future: the operators the caller chains on it, and its adoption as the call's
+    // future, add no layer of another future kind
+    RankFuture<Frame> p = RankFuture.promise(context);
     frame.corr = pending.register(dst, p);
     transport.send(dst, frame);
-    return p.future();
+    return p;
   }
 
   @Override

@@ -51,7 +51,7 @@ final class WaitDeadlines {
   }
 
   /** A wait for a future: its bounded result fails with TIMEOUT at expiry. */
-  private final class Wait<T> extends Entry {
+  private final class Wait<T> extends Entry implements io.vertx.core.Completable<T> {
     final Promise<T> result;
     /** The wait's name: a {@code String}, or a {@code Supplier<String>} asked only at expiry. */
     final Object what;
@@ -65,6 +65,16 @@ final class WaitDeadlines {
     @Override
     boolean ended() {
       return result.future().isComplete();
+    }
+
+    /** The bounded future completed first: its outcome is the wait's (no-op after the expiry). */
+    @Override
+    public void complete(T value, Throwable failure) {
+      if (failure == null) {
+        result.tryComplete(value);
+      } else {
+        result.tryFail(failure);
+      }
     }
 
     @SuppressWarnings("unchecked")
@@ -118,11 +128,12 @@ final class WaitDeadlines {
 
   private <T> Future<T> bound(Future<T> f, Object what) {
     Promise<T> p = context.promise();
-    f.onComplete(p::tryComplete, p::tryFail);
+    Wait<T> wait = new Wait<>(System.nanoTime() + ms * 1_000_000L, p, what);
+    f.onComplete(wait);
     if (p.future().isComplete()) {
       return p.future();
     }
-    add(new Wait<>(System.nanoTime() + ms * 1_000_000L, p, what));
+    add(wait);
     return p.future();
   }
 
