@@ -127,7 +127,7 @@ final class WaitDeadlines {
   }
 
   private <T> Future<T> bound(Future<T> f, Object what) {
-    Promise<T> p = context.promise();
+    RankFuture<T> p = RankFuture.promise(context); // the call's future as it is: adopted without a wrapper
     Wait<T> wait = new Wait<>(System.nanoTime() + ms * 1_000_000L, p, what);
     f.onComplete(wait);
     if (p.future().isComplete()) {
