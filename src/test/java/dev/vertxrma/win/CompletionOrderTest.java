@@ -134,4 +134,44 @@ class CompletionOrderTest {
       }).compose(v -> win.free());
     }));
   }
+
+  /**
+   * A flush called from an operation's own listener (the op-then-flush chain every reactive user
+   * writes): the operation's later listeners, those added after the chain, have run when the
+   * flush completes, and each value is the one the operation fetched — for every operation that
+   * answers, both ranks at once, not awaited across rounds.
+   */
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void aFlushCalledFromItsOperationsListenerCompletesAfterTheOperationsOtherListeners(Jobs.Mode mode) {
+    Jobs.run(mode, 2, (world, args) -> Win.allocate(world, 64, 8, Info.NULL).compose(win -> {
+      int target = 1 - world.rank();
+      return win.lockAll().compose(x -> Rma.repeat(ROUNDS, r -> {
+        long[] got = new long[1];
+        Future<?> op;
+        switch (r % 3) {
+          case 0:
+            op = win.fetchAndOp(1L, target, 0, Op.SUM);
+            break;
+          case 1:
+            op = win.get(Buf.of(got), 0, 1, Datatype.LONG, target, 0);
+            break;
+          default:
+            op = win.compareAndSwap(-1L, 0L, target, 1);
+        }
+        Future<Void> flushed = op.compose(v -> win.flush(target));
+        boolean[] later = new boolean[1];
+        op.onComplete(ar -> later[0] = true); // added after the flush's chain: runs after flush() is called
+        return flushed.map(v -> {
+          assertTrue(later[0], "round " + r + ": flush completed before a listener of its operation ran");
+          assertTrue(op.succeeded(), "round " + r + ": " + op.cause());
+          return null;
+        });
+      })).compose(v -> win.unlockAll()).compose(v -> world.barrier()).map(v -> {
+        // every third round of the other rank added 1 here
+        assertEquals((ROUNDS + 2) / 3, win.memory().readLong(0), "fetchAndOp counter");
+        return null;
+      }).compose(v -> win.free());
+    }));
+  }
 }

@@ -301,6 +301,16 @@ public final class CompletionTracker {
     return s;
   }
 
+  /** How many operations were issued to {@code target} so far (the number of the last one). */
+  public long issuedCount(int target) {
+    return issued[target];
+  }
+
+  /** How many operations issued to {@code target} have not completed yet. */
+  public long outstanding(int target) {
+    return issued[target] - completed[target];
+  }
+
   /** Whether every operation issued so far, to every target, has completed. */
   public boolean allCompleted() {
     for (int t = 0; t < issued.length; t++) {

@@ -53,6 +53,12 @@ final class OriginOperations {
   private final Future<Void> done;
   /** {@link #issueNow} as a function, made once. */
   private final Function<RmaCall, Future<Void>> issueNow = this::issueNow;
+  /**
+   * Per target, the last operation whose count waits for its future's listeners (its number and
+   * the future of its answer), for {@link #onlyListenersPending}; the future is dropped once counted.
+   */
+  private final long[] lastUncountedSeq;
+  private final Future<?>[] lastUncountedSent;
 
   OriginOperations(Endpoint rp, CommImpl comm, ErrorHandling errors, WindowRegistry registry, WindowState state,
       boolean dynamic, CompletionTracker tracker, PscwEpoch pscw, PassiveEpoch passive, ActiveTargetSync active,
@@ -70,6 +76,8 @@ final class OriginOperations {
     this.checks = new OriginChecks(state, dynamic, pscw, passive, active);
     this.done = RankFuture.succeeded(rp.context());
     this.transfers = new OperationTransfers(rp, registry, state, tracker, active, observer, checks, done);
+    this.lastUncountedSeq = new long[rp.size()];
+    this.lastUncountedSent = new Future<?>[rp.size()];
   }
 
   /** Sets the window segments of the ranks in this host's other JVMs (the on-node path); once, at creation. */
@@ -154,6 +162,10 @@ final class OriginOperations {
       if (visible.isComplete()) {
         completeCounted(target, seq, sent);
       } else {
+        if (sent != null) {
+          lastUncountedSeq[target] = seq;
+          lastUncountedSent[target] = sent;
+        }
         whenListenersRan(visible, () -> completeCounted(target, seq, sent));
       }
       return;
@@ -207,6 +219,17 @@ final class OriginOperations {
   }
 
 
+  /**
+   * Whether the one operation to {@code target} not counted complete yet is the last one issued
+   * and has its answer: only its future's listeners are still running, and its count follows them
+   * (a synchronization waiting for it needs no deadline).
+   */
+  boolean onlyListenersPending(int target) {
+    Future<?> sent = lastUncountedSent[target];
+    return sent != null && sent.isComplete() && tracker.outstanding(target) == 1
+        && lastUncountedSeq[target] == tracker.issuedCount(target);
+  }
+
   /** The acknowledgement request of one-way operations to {@code target}, the first {@code upTo} of them. */
   Future<?> requestAck(int target, long upTo) {
     return rp.request(target, SyncFrames.ackRequest(rank, id, upTo));
@@ -227,6 +250,9 @@ final class OriginOperations {
    * any) is answered.
    */
   private void completeCounted(int targetRank, long seq, Future<?> sent) {
+    if (lastUncountedSeq[targetRank] == seq) {
+      lastUncountedSent[targetRank] = null; // no reference kept past the count
+    }
     if (sent == null) {
       tracker.complete(targetRank, seq, null); // nothing sent: the operation's own future has the error
     } else if (sent.isComplete()) {

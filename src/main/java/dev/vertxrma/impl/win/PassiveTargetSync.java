@@ -43,10 +43,14 @@ final class PassiveTargetSync {
    *     it covers, as a failed future (else succeeded); taken, so it is reported once
    * @param name the window's name, for messages
    */
+  /** Whether the only operation to a target not counted yet waits just for its future's listeners. */
+  private final java.util.function.IntPredicate onlyListenersPending;
+
   PassiveTargetSync(Endpoint rp, int id, PassiveEpoch passive, CompletionTracker tracker,
       IntFunction<TargetWindow> localPeer, Function<long[], Future<Void>> errors, Supplier<String> name,
-      SegmentPeers segments) {
+      SegmentPeers segments, java.util.function.IntPredicate onlyListenersPending) {
     this.segments = segments;
+    this.onlyListenersPending = onlyListenersPending;
     this.rp = rp;
     this.rank = rp.rank();
     this.id = id;
@@ -123,10 +127,24 @@ final class PassiveTargetSync {
     long[] issuedBefore = tracker.snapshot(targetRank);
     Future<Void> done = grant.succeeded() ? tracker.await(issuedBefore)
         : grant.transform(g -> tracker.await(issuedBefore));
-    if (!done.isComplete()) {
+    // a flush called from the listener of the operation it waits for (op, then flush) waits only
+    // for that future's other listeners, which run now: no deadline to arm for it
+    if (!done.isComplete() && !onlyListenersPending.test(targetRank)) {
       done = rp.withTimeout(done, () -> "flush of rank " + targetRank);
     }
-    return done.succeeded() && !tracker.hasError() ? done : done.compose(v -> errors.apply(issuedBefore));
+    if (done.succeeded() && !tracker.hasError()) {
+      return done;
+    }
+    // one rank future, completed by one listener: adopted as the call's future as it is
+    RankFuture<Void> flushed = RankFuture.promise(rp.context());
+    done.onComplete((v, failure) -> {
+      if (failure != null) {
+        flushed.tryFail(failure);
+      } else {
+        errors.apply(issuedBefore).onComplete(flushed);
+      }
+    });
+    return flushed;
   }
 
   /** MPI_Win_flush_all: every operation issued before it, to any target, is complete. */

@@ -61,6 +61,22 @@ final class SingleOwner {
     return queue.isEmpty() && word.tryAcquire();
   }
 
+  /**
+   * Runs {@code task} with {@code arg} as the owner now, on this thread, if the state is free and no
+   * task waits for it ({@link #tryAcquire}); false (nothing run) if not. Any thread.
+   */
+  <T> boolean tryRun(java.util.function.Consumer<T> task, T arg) {
+    if (!tryAcquire()) {
+      return false;
+    }
+    try {
+      task.accept(arg);
+    } finally {
+      release();
+    }
+    return true;
+  }
+
   /** Gives ownership back, runs the deferred actions, and lets the home context drain the queue. */
   void release() {
     List<Runnable> after = deferred;

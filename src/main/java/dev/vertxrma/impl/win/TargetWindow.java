@@ -148,21 +148,18 @@ final class TargetWindow {
     }
   }
 
+  /** {@link #handle} as a field: a frame handled on arrival allocates no lambda. */
+  private final java.util.function.Consumer<Frame> handleFrame = this::handle;
+
   /**
    * Any frame for this window (operation or synchronization), from any thread: queued to the
    * owner; an RMA operation is handled at once, on this thread, when the state is free and nothing
    * is queued before it (the data plane's thread: no hop to the rank's context before the reply).
    */
   void onFrame(Frame f) {
-    if (FrameType.isOperation(f.type) && owner.tryAcquire()) {
-      try {
-        handle(f);
-      } finally {
-        owner.release();
-      }
-      return;
+    if (!FrameType.isOperation(f.type) || !owner.tryRun(handleFrame, f)) {
+      owner.execute(() -> handle(f));
     }
-    owner.execute(() -> handle(f));
   }
 
   private void handle(Frame f) {

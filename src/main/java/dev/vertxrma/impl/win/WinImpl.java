@@ -119,7 +119,7 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
     tracker.ackRequests(origin::requestAck);
     active.localPeers(origin::localPeer);
     this.passiveSync = new PassiveTargetSync(rp, id, passive, tracker, origin::localPeer, tracker::reportErrors,
-        state::name, onNode.peers());
+        state::name, onNode.peers(), origin::onlyListenersPending);
     this.hints = new WindowInfo(effective, rp, state, targetWindow, passive, coll);
     this.sync = new SynchronizationCalls(this, rp, state, registry, hints, active, passiveSync, observer);
     this.requests = new RequestOperations(this, comm, errors, rp, state, passiveSync, observer);
