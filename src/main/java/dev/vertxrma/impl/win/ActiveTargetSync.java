@@ -113,7 +113,8 @@ final class ActiveTargetSync {
       // this fence completes no operation, so it has no error to report
       afterClosing(previous, noSucceed, null, done);
     } else {
-      Future<Void> closing = settled ? fenceBarrier.get() : tracker.await(issuedBefore).compose(v -> fenceBarrier.get());
+      Future<Void> closing = settled ? fenceBarrier.get()
+          : tracker.await(issuedBefore).compose(v -> fenceBarrier.get());
       rp.withTimeout(closing, "fence").onComplete((v, failure) -> {
         if (failure == null) {
           afterClosing(previous, noSucceed, issuedBefore, done);

@@ -148,16 +148,24 @@ final class TargetWindow {
     }
   }
 
+  /**
+   * Operations carrying at most this many bytes are applied on arrival ({@link #onFrame}); a larger
+   * one on the rank's context, so that a bulk transfer holds the data plane's loop, which serves
+   * every rank of the JVM, no longer than a small one.
+   */
+  static final int APPLY_ON_ARRIVAL_MAX = 64 * 1024;
   /** {@link #handle} as a field: a frame handled on arrival allocates no lambda. */
   private final java.util.function.Consumer<Frame> handleFrame = this::handle;
 
   /**
    * Any frame for this window (operation or synchronization), from any thread: queued to the
-   * owner; an RMA operation is handled at once, on this thread, when the state is free and nothing
-   * is queued before it (the data plane's thread: no hop to the rank's context before the reply).
+   * owner; an RMA operation of at most {@link #APPLY_ON_ARRIVAL_MAX} bytes is handled at once, on
+   * this thread, when the state is free and nothing is queued before it (the data plane's thread:
+   * no hop to the rank's context before the reply).
    */
   void onFrame(Frame f) {
-    if (!FrameType.isOperation(f.type) || !owner.tryRun(handleFrame, f)) {
+    boolean onArrival = FrameType.isOperation(f.type) && f.payloadLength() <= APPLY_ON_ARRIVAL_MAX;
+    if (!onArrival || !owner.tryRun(handleFrame, f)) {
       owner.execute(() -> handle(f));
     }
   }
