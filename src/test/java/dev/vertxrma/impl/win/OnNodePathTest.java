@@ -258,8 +258,16 @@ class OnNodePathTest {
         // ranks 0 .. p/2 - 1 run on one node, the others on the other: ranks p/2 - 1 and p - 1
         // access a rank of the other node, the others one of their own JVM (its same-JVM path)
         boolean crosses = me == p / 2 - 1 || me == p - 1;
-        assertEquals(crosses ? (long) epochs * (ops + 1) : 0L, appliedHere,
-            "post/start operations rank " + me + " applied in the target's segment");
+        // an operation that finds the target's owner word held past SegmentPeers.SPIN_NANOS (its
+        // holder preempted: 4 ranks and their loops on 2 cores) goes over the data plane, and so do
+        // the epoch's later ones, which must not overtake it: seen to cost one epoch in a few runs
+        long issuedHere = (long) epochs * (ops + 1);
+        if (crosses) {
+          assertTrue(appliedHere >= issuedHere - 2L * (ops + 1) && appliedHere <= issuedHere, "post/start operations "
+              + "rank " + me + " applied in the target's segment: " + appliedHere + " of " + issuedHere);
+        } else {
+          assertEquals(0L, appliedHere, "post/start operations rank " + me + " applied in a segment");
+        }
         // ranks 0 and p/2 post to a rank of the other node, ranks p/2 - 1 and p - 1 complete there:
         // each writes one notice per epoch into a control block instead of a frame
         assertEquals((long) epochs, ((WinImpl) win).pscwWrittenOnNode(), "posts and completes rank " + me
