@@ -102,19 +102,16 @@ final class TargetWindow {
    * operation is not kept.
    */
   boolean tryApplyNow(RmaOperation op) {
-    if (!owner.tryAcquire()) {
+    return owner.tryRun(applyIfAdmitted, op);
+  }
+
+  private final java.util.function.Predicate<RmaOperation> applyIfAdmitted = op -> {
+    if (!admits(op)) {
       return false;
     }
-    try {
-      if (!admits(op)) {
-        return false;
-      }
-      applyAdmitted(op);
-      return true;
-    } finally {
-      owner.release();
-    }
-  }
+    applyAdmitted(op);
+    return true;
+  };
 
   /**
    * Same-JVM fast path of {@code lock}, on the origin's thread: grants {@code src}'s lock now if
@@ -155,7 +152,10 @@ final class TargetWindow {
    */
   static final int APPLY_ON_ARRIVAL_MAX = 64 * 1024;
   /** {@link #handle} as a field: a frame handled on arrival allocates no lambda. */
-  private final java.util.function.Consumer<Frame> handleFrame = this::handle;
+  private final java.util.function.Predicate<Frame> handleFrame = f -> {
+    handle(f);
+    return true;
+  };
 
   /**
    * Any frame for this window (operation or synchronization), from any thread: queued to the
@@ -382,19 +382,16 @@ final class TargetWindow {
    * it), unless the window is freed here; true if it ran.
    */
   boolean tryAsOwnerNow(Runnable task) {
-    if (!owner.tryAcquire()) {
+    return owner.tryRun(runUnlessFreed, task);
+  }
+
+  private final java.util.function.Predicate<Runnable> runUnlessFreed = task -> {
+    if (freed) {
       return false;
     }
-    try {
-      if (freed) {
-        return false;
-      }
-      task.run();
-      return true;
-    } finally {
-      owner.release();
-    }
-  }
+    task.run();
+    return true;
+  };
 
   /** Runs {@code task} as the owner, unless the window is freed here (then its block may be unmapped). */
   void asOwnerWhileLive(Runnable task) {
