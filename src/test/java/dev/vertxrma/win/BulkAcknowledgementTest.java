@@ -9,6 +9,7 @@ import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Info;
 import dev.vertxrma.LockType;
 import dev.vertxrma.Op;
+import dev.vertxrma.Rma;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
 import dev.vertxrma.impl.memory.WindowMemory;
@@ -123,6 +124,52 @@ class BulkAcknowledgementTest {
             for (int i = 0; i < want.length; i++) {
               assertEquals(want[i], region.readLong(8L * i), "slot " + i + " of rank " + r + "'s region");
             }
+            return null;
+          })
+          .compose(v -> win.detach(region))
+          .compose(v -> win.free())
+          .onComplete(ar -> region.releaseLast());
+    }));
+    assertEquals(0, WindowMemory.live());
+  }
+
+  /**
+   * A fetchAndOp that fails at the target (outside the attached region of a dynamic window), with
+   * a flush called from its own listener, as a reactive program chains them: the flush fails with
+   * the operation's RMA_RANGE, once, the next flush succeeds, and a good fetchAndOp chained the same
+   * way fetches and counts. Both ranks at once, not awaited across rounds.
+   */
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void aFlushFromAFailedOperationsListenerReportsItsFailureOnce(Jobs.Mode mode) {
+    Jobs.runOverDataPlane(mode, 2, (world, args) -> Win.createDynamic(world, Info.NULL).compose(win -> {
+      int r = world.rank();
+      int other = 1 - r;
+      BytesStore<?, ?> region = BytesStore.nativeStoreWithFixedCapacity(8);
+      region.zeroOut(0, 8);
+      long[] addrs = new long[2];
+      return win.attach(region)
+          .compose(v -> world.allgather(Buf.of(new long[] {Win.address(region, 0)}), 0, 1, Datatype.AINT,
+              Buf.of(addrs), 0, 1, Datatype.AINT))
+          .compose(v -> win.lockAll())
+          .compose(v -> Rma.repeat(20, i -> {
+            Future<Long> bad = win.fetchAndOp(1L, other, addrs[other] + 64, Op.SUM);
+            Future<Void> flushed = bad.transform(ar -> win.flush(other));
+            return expectError(bad, ErrorClass.RMA_RANGE, "at rank " + other)
+                .compose(x -> expectError(flushed, ErrorClass.RMA_RANGE, "at rank " + other))
+                .compose(x -> win.flush(other)) // reported once: nothing left
+                .compose(x -> {
+                  Future<Long> good = win.fetchAndOp(1L, other, addrs[other], Op.SUM);
+                  return good.compose(old -> win.flush(other).map(old)).map(old -> {
+                    assertEquals(i, old, "round " + i + ": the value fetched before this rank's add");
+                    return null;
+                  });
+                });
+          }))
+          .compose(v -> win.unlockAll())
+          .compose(v -> world.barrier())
+          .map(v -> {
+            assertEquals(20, region.readLong(0), "rank " + r + "'s counter");
             return null;
           })
           .compose(v -> win.detach(region))

@@ -40,10 +40,13 @@ public final class CompletionTracker {
   private static final class Waiter {
     final long[] needed;
     final Promise<Void> done;
+    /** Whether {@link #done} fails with the first unreported error of the operations it covers. */
+    final boolean reporting;
 
-    Waiter(long[] needed, Promise<Void> done) {
+    Waiter(long[] needed, Promise<Void> done, boolean reporting) {
       this.needed = needed;
       this.done = done;
+      this.reporting = reporting;
     }
   }
 
@@ -227,7 +230,14 @@ public final class CompletionTracker {
       }
     }
     if (ready != null) {
-      ready.forEach(w -> w.done.complete());
+      for (Waiter w : ready) {
+        RmaException e = w.reporting ? takeError(w.needed) : null;
+        if (e == null) {
+          w.done.tryComplete();
+        } else {
+          w.done.tryFail(e);
+        }
+      }
     }
   }
 
@@ -350,13 +360,36 @@ public final class CompletionTracker {
       return context.succeededFuture();
     }
     Promise<Void> p = context.promise();
-    waiters.add(new Waiter(needed, p));
+    wait(needed, p, false);
+    return p.future();
+  }
+
+  /**
+   * Completes {@code done} once, for every target, the completed count has reached {@code needed}
+   * (at once if it has): failed with the first unreported error of the operations it covers, which
+   * is {@linkplain #takeError taken}, else succeeded. For a synchronization that waits with no
+   * deadline: the caller's own promise is completed, with no future in between.
+   */
+  public void awaitReporting(long[] needed, Promise<Void> done) {
+    if (reached(needed)) {
+      RmaException e = takeError(needed);
+      if (e == null) {
+        done.tryComplete();
+      } else {
+        done.tryFail(e);
+      }
+      return;
+    }
+    wait(needed, done, true);
+  }
+
+  private void wait(long[] needed, Promise<Void> done, boolean reporting) {
+    waiters.add(new Waiter(needed, done, reporting));
     for (int t = 0; t < needed.length; t++) {
       if (needed[t] > completed[t]) {
         askAck(t);
       }
     }
-    return p.future();
   }
 
   /** Completes when every operation issued so far has completed. */
