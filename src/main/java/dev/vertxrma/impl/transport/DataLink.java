@@ -56,6 +56,8 @@ final class DataLink {
   static final long CONGESTED_BYTES = 1024 * 1024;
   /** What a frame queued unpacked counts for in the outbox beyond its payload (its record's head). */
   private static final int LATER_HEAD_BYTES = 64;
+  /** The capacity of the record {@link #trySendNow} reuses: requests, replies and small operations fit. */
+  static final int REUSED_RECORD_BYTES = 1024;
   /** Connection attempts before the peer is declared unreachable. */
   private static final int CONNECT_ATTEMPTS = 5;
 
@@ -83,6 +85,11 @@ final class DataLink {
    */
   private final Runnable drainTask = this::drain;
   private volatile NetSocketInternal socket;
+  /** The record {@link #trySendNow} packs into and writes, kept while the socket gives it back (data plane's event loop only). */
+  private ByteBuf reusedRecord;
+  /** Records {@link #trySendNow} wrote, and how many of them needed a new buffer (tests). */
+  private long sentNow;
+  private long sentNowAllocated;
   private volatile boolean lost;
   /** The job ended here: close the connection once what is queued is written. */
   private volatile boolean closeWhenOpen;
@@ -114,6 +121,62 @@ final class DataLink {
       return; // the job is failing: the origin's call fails with PROC_FAILED, not here
     }
     enqueue(record, awaited);
+  }
+
+  /**
+   * Writes awaited frame {@code f} for rank {@code dst} at once, packed into the link's one reused
+   * native record, when that keeps every rule of {@link #drainSoon}: this is the data plane's event
+   * loop, the outbox is empty, no drain runs, nothing left at once yet in this piece of work, the
+   * socket can take it and the record fits in {@value #REUSED_RECORD_BYTES} bytes. The socket
+   * writes a small record at once, so the same memory serves the next one, and a request or reply
+   * costs no allocation; if the socket keeps it queued, it keeps it and the next gets a new one.
+   * False (nothing done) otherwise: the caller queues the frame.
+   */
+  boolean trySendNow(int dst, Frame f) {
+    NetSocketInternal s = socket;
+    if (s == null || lost || draining || drainedAtOnce || !outbox.isEmpty() || !plane.homeLoop().inEventLoop()
+        || f.payloadSource instanceof PackedPayload || FrameCodec.recordBytes(f) > REUSED_RECORD_BYTES
+        || s.writeQueueFull()) {
+      return false;
+    }
+    ByteBuf r = reusedRecord;
+    if (r == null) {
+      r = PooledByteBufAllocator.DEFAULT.directBuffer(REUSED_RECORD_BYTES, REUSED_RECORD_BYTES);
+      reusedRecord = r;
+      sentNowAllocated++;
+    }
+    sentNow++;
+    r.clear();
+    FrameCodec.writeRecord(r, dst, f);
+    drainedAtOnce = true;
+    if (drainScheduled.compareAndSet(false, true)) {
+      plane.homeLoop().execute(drainTask); // ends this piece of work's turn, as drainSoon does
+    }
+    draining = true;
+    try {
+      write(s, r.retain());
+    } finally {
+      draining = false;
+    }
+    if (r.refCnt() != 1) { // still in the socket's queue: it releases it once written
+      r.release();
+      reusedRecord = null;
+    }
+    return true;
+  }
+
+  /** Records written at once in the reused record so far, and how many of them needed a new one (tests; its loop). */
+  long[] sentNowCounts() {
+    return new long[] {sentNow, sentNowAllocated};
+  }
+
+  /** Releases the reused record (on the data plane's event loop, once the link is gone). */
+  private void releaseReusedRecord() {
+    ByteBuf r = reusedRecord;
+    reusedRecord = null;
+    if (r != null) {
+      r.release();
+    }
   }
 
   /**
@@ -361,6 +424,7 @@ final class DataLink {
       lost = true;
       discardOutbox();
     }
+    plane.onHome(this::releaseReusedRecord);
     ended.tryComplete();
     if (report && !plane.isClosing()) {
       plane.job().unreachable(node, "the data-plane connection to its JVM closed");

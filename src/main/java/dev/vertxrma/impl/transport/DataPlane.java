@@ -261,6 +261,9 @@ public final class DataPlane {
       // writes it as it is (a heap record would be copied to native memory first); small one-way
       // operations are coalesced into a native batch anyway
       boolean awaited = awaited(frame);
+      if (awaited && link.trySendNow(dst, frame)) {
+        return;
+      }
       link.send(FrameCodec.recordBuf(dst, frame, awaited || payload >= DataLink.COALESCE_BELOW), awaited);
     }
   }
@@ -338,6 +341,15 @@ public final class DataPlane {
   long outboxBytes(String node) {
     DataLink l = links.get(node);
     return l == null ? 0 : l.outboxBytes();
+  }
+
+  /**
+   * Records to JVM {@code node} written at once in the link's reused record, and how many of them
+   * needed a new one: {@code {written, allocated}} (tests; read on the plane's event loop).
+   */
+  long[] sentNowCounts(String node) {
+    DataLink l = links.get(node);
+    return l == null ? new long[2] : l.sentNowCounts();
   }
 
   /** Peer JVM {@code node} said its part of the job ended normally. */

@@ -105,32 +105,48 @@ public final class FrameCodec implements MessageCodec<Frame, Frame> {
       header.writeInt(payload);
       return Unpooled.wrappedBuffer(header, ((PackedPayload) f.payloadSource).take());
     }
-    // record length, destination, frame length, header, datatype length and bytes, payload length and bytes
-    int size = 8 + frameHeadBytes(f) + payload;
+    int size = recordBytes(f);
     ByteBuf out = direct ? PooledByteBufAllocator.DEFAULT.directBuffer(size, size) : Unpooled.buffer(size, size);
     if (direct && !out.hasMemoryAddress()) { // no Unsafe: pack into a heap record
       out.release();
       out = Unpooled.buffer(size, size);
     }
     try {
-      out.writeInt(size - 4).writeInt(dst);
-      writeHeader(out, f);
-      if (f.payloadSource == null) {
-        writeBytes(out, f.payload);
-      } else {
-        out.writeInt(payload);
-        int at = out.writerIndex();
-        if (out.hasMemoryAddress()) {
-          f.payloadSource.packInto(null, out.memoryAddress() + at);
-        } else {
-          f.payloadSource.packInto(out.array(), Memory.ARRAY_BYTE_BASE_OFFSET + out.arrayOffset() + at);
-        }
-        out.writerIndex(at + payload);
-      }
+      writeRecord(out, dst, f);
       return out;
     } catch (RuntimeException | Error e) {
       out.release();
       throw e;
+    }
+  }
+
+  /**
+   * The bytes of frame {@code f}'s record: its length, destination, frame length, header, datatype
+   * length and bytes, payload length and bytes.
+   */
+  static int recordBytes(Frame f) {
+    return 8 + frameHeadBytes(f) + f.payloadLength();
+  }
+
+  /**
+   * Writes the record of frame {@code f} for rank {@code dst} into {@code out}, which has {@link
+   * #recordBytes} writable bytes; not for a {@link PackedPayload} (see {@link #recordBuf}).
+   */
+  static void writeRecord(ByteBuf out, int dst, Frame f) {
+    int payload = f.payloadLength();
+    out.writeInt(recordBytes(f) - 4).writeInt(dst);
+    writeHeader(out, f);
+    if (f.payloadSource == null) {
+      writeBytes(out, f.payload);
+    } else {
+      out.writeInt(payload);
+      int at = out.writerIndex();
+      if (out.hasMemoryAddress()) {
+        f.payloadSource.packInto(null, out.memoryAddress() + at);
+      } else {
+        f.payloadSource.packInto(out.array(), Memory.ARRAY_BYTE_BASE_OFFSET + out.arrayOffset() + at);
+      }
+      out.writerIndex(at + payload);
     }
   }
 

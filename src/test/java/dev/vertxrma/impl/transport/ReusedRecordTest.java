@@ -1,0 +1,208 @@
+package dev.vertxrma.impl.transport;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.vertxrma.testing.BlockedThreadGuard;
+import dev.vertxrma.testing.Jobs;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.VertxInternal;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A record someone waits on, sent from the data plane's own event loop as the first of its piece
+ * of work, is packed into the link's one reused native record and written at once: no buffer is
+ * allocated per request or reply while the socket takes each at once, and a record the socket
+ * still holds (a peer that does not read) is never packed over — the next one gets a buffer of its
+ * own, and every record arrives whole and in order.
+ */
+class ReusedRecordTest {
+
+  private Vertx vertx;
+  /** The receiving peer's Vert.x: one test stops its event loop on purpose (a peer that does not read). */
+  private Vertx peerVertx;
+
+  /**
+   * A first data-plane connection in a fresh JVM loads and links classes for longer than the
+   * blocked-thread guard's 50 ms (as in {@code DataPlaneHomeTest}): made once on an unguarded
+   * Vert.x first, so that the guard judges the tests, not that start-up.
+   */
+  @BeforeAll
+  static void warmUp() {
+    Vertx cold = Vertx.vertx();
+    JobSecret secret = JobSecret.random();
+    Peer a = new Peer(cold, "a", secret, 0);
+    Peer b = new Peer(cold, "b", secret, 1 + 10);
+    connect(a, b);
+    Jobs.await(sendEach(a, "b", 10, 100), 30);
+    assertArrivedInOrder(b, 10, 100);
+    Jobs.await(a.plane.close(), 30);
+    Jobs.await(b.plane.close(), 30);
+    Jobs.await(cold.close(), 30);
+  }
+
+  @BeforeEach
+  void start() {
+    vertx = BlockedThreadGuard.watch(Vertx.vertx(BlockedThreadGuard.options()));
+    peerVertx = Vertx.vertx(new VertxOptions().setBlockedThreadCheckInterval(60_000));
+  }
+
+  @AfterEach
+  void close() {
+    Jobs.await(vertx.close(), 30);
+    Jobs.await(peerVertx.close(), 30);
+  }
+
+  /** A plane that keeps the payloads it receives, in order. */
+  private static final class Peer implements DataPlane.Job {
+    final DataPlane plane;
+    final ContextInternal near;
+    final List<byte[]> payloads = Collections.synchronizedList(new ArrayList<>());
+    final CompletableFuture<Void> all = new CompletableFuture<>();
+    final int expected;
+    final String address;
+
+    Peer(Vertx vertx, String node, JobSecret secret, int expected) {
+      this.expected = expected;
+      this.near = ((VertxInternal) vertx).createEventLoopContext();
+      plane = new DataPlane(vertx, "reusejob", secret, node, this);
+      address = Jobs.await(plane.listen("127.0.0.1", 0, near), 30);
+    }
+
+    @Override
+    public void receive(String node, io.netty.buffer.ByteBuf owned) {
+      byte[] record = io.netty.buffer.ByteBufUtil.getBytes(owned);
+      owned.release();
+      payloads.add(FrameCodec.decode(io.vertx.core.buffer.Buffer.buffer(record), 4, record.length).payload);
+      if (payloads.size() == expected) {
+        all.complete(null);
+      }
+    }
+
+    @Override
+    public void unreachable(String node, String reason) {
+      all.completeExceptionally(new AssertionError(reason));
+    }
+
+    @Override
+    public void reject(String what) {
+      all.completeExceptionally(new AssertionError(what));
+    }
+  }
+
+  /** Payload {@code i}: {@code n} bytes that differ from record to record. */
+  private static byte[] payload(int i, int n) {
+    byte[] b = new byte[n];
+    for (int j = 0; j < n; j++) {
+      b[j] = (byte) (i * 31 + j);
+    }
+    return b;
+  }
+
+  /** Sends records {@code [i, n)} from {@code from}'s event loop, each in a task of its own (a piece of work each). */
+  private static void sendEach(Peer from, String to, int i, int n, int bytes, Promise<Void> sent) {
+    if (i == n) {
+      sent.complete();
+      return;
+    }
+    Frame f = Frame.of(FrameType.SEND, 0, 0);
+    f.payload = payload(i, bytes);
+    from.plane.send(to, 0, f);
+    from.near.runOnContext(v -> sendEach(from, to, i + 1, n, bytes, sent));
+  }
+
+  private static Future<Void> sendEach(Peer from, String to, int n, int bytes) {
+    Promise<Void> sent = Promise.promise();
+    from.near.runOnContext(v -> sendEach(from, to, 0, n, bytes, sent));
+    return sent.future();
+  }
+
+  private static long[] countsOn(Peer p, String to) {
+    CompletableFuture<long[]> c = new CompletableFuture<>();
+    p.near.runOnContext(v -> c.complete(p.plane.sentNowCounts(to)));
+    return c.orTimeout(30, TimeUnit.SECONDS).join();
+  }
+
+  private static void assertArrivedInOrder(Peer p, int n, int bytes) {
+    p.all.orTimeout(60, TimeUnit.SECONDS).join();
+    for (int i = 0; i < n; i++) {
+      assertArrayEquals(payload(i, bytes), p.payloads.get(i + 1), "record " + i);
+    }
+  }
+
+  /** Connects a and b; b has a first record from a (the connection is proven). */
+  private static void connect(Peer a, Peer b) {
+    a.plane.learn("b", b.address);
+    b.plane.learn("a", a.address);
+    Frame first = Frame.of(FrameType.SEND, 0, 0);
+    first.payload = new byte[] {1};
+    a.plane.send("b", 0, first);
+    Jobs.await(Future.fromCompletionStage(CompletableFuture.runAsync(() -> {
+      while (b.payloads.isEmpty()) {
+        Thread.onSpinWait();
+      }
+    })), 30);
+  }
+
+  @Test
+  void requestsAndRepliesTheSocketTakesAtOnceShareOneBuffer() {
+    JobSecret secret = JobSecret.random();
+    Peer a = new Peer(vertx, "a", secret, 0);
+    Peer b = new Peer(vertx, "b", secret, 1 + 500);
+    connect(a, b);
+    long[] before = countsOn(a, "b");
+    Jobs.await(sendEach(a, "b", 500, 100), 30);
+    assertArrivedInOrder(b, 500, 100);
+    long[] after = countsOn(a, "b");
+    assertTrue(after[0] - before[0] >= 450, "records written at once: " + (after[0] - before[0]) + " of 500");
+    assertTrue(after[1] - before[1] <= 5, "buffers allocated for them: " + (after[1] - before[1]));
+    Jobs.await(a.plane.close(), 30);
+    Jobs.await(b.plane.close(), 30);
+  }
+
+  @Test
+  void aRecordTheSocketStillHoldsIsNeverPackedOver() throws InterruptedException {
+    int n = 20_000;
+    int bytes = 900;
+    JobSecret secret = JobSecret.random();
+    Peer a = new Peer(vertx, "a", secret, 0);
+    Peer b = new Peer(peerVertx, "b", secret, 1 + n);
+    connect(a, b);
+    CountDownLatch stopped = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
+    b.near.runOnContext(v -> { // b reads nothing until resumed: the sockets' buffers fill up
+      stopped.countDown();
+      try {
+        resume.await(60, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    assertTrue(stopped.await(30, TimeUnit.SECONDS));
+    try {
+      Jobs.await(sendEach(a, "b", n, bytes), 60);
+    } finally {
+      resume.countDown();
+    }
+    assertArrivedInOrder(b, n, bytes);
+    long[] counts = countsOn(a, "b");
+    assertTrue(counts[1] >= 2, "the socket kept a record it was given at once, so the next one had a buffer of its own: "
+        + counts[0] + " written at once, " + counts[1] + " buffers");
+    Jobs.await(a.plane.close(), 30);
+    Jobs.await(b.plane.close(), 30);
+  }
+}
