@@ -145,6 +145,11 @@ final class CommEndpoint implements Endpoint {
   }
 
   @Override
+  public <T> void failAtDeadline(io.vertx.core.Promise<T> p, java.util.function.Supplier<String> what) {
+    process.failAtDeadline(p, () -> what.get() + " on " + name + " (rank " + rank + " there)");
+  }
+
+  @Override
   public void atDeadline(java.util.function.BooleanSupplier ended, Runnable onExpiry) {
     process.atDeadline(ended, onExpiry);
   }

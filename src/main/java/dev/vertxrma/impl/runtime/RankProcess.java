@@ -386,6 +386,11 @@ public final class RankProcess implements Endpoint {
   }
 
   @Override
+  public <T> void failAtDeadline(io.vertx.core.Promise<T> p, java.util.function.Supplier<String> what) {
+    deadlines.failAtDeadline(p, what);
+  }
+
+  @Override
   public void atDeadline(java.util.function.BooleanSupplier ended, Runnable onExpiry) {
     deadlines.atDeadline(ended, onExpiry);
   }

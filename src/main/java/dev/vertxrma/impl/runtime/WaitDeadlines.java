@@ -138,6 +138,16 @@ final class WaitDeadlines {
   }
 
   /**
+   * Fails {@code p} with {@code TIMEOUT} a wait's length from now unless it has completed by then;
+   * the wait named by {@code what} only if it expires. Any thread.
+   */
+  <T> void failAtDeadline(Promise<T> p, java.util.function.Supplier<String> what) {
+    if (!p.future().isComplete()) {
+      add(new Wait<>(System.nanoTime() + ms * 1_000_000L, p, what));
+    }
+  }
+
+  /**
    * Runs {@code onExpiry} on the rank's context a wait's length from now unless {@code ended} says
    * the wait ended before. Any thread.
    */

@@ -231,6 +231,9 @@ public final class CompletionTracker {
     }
     if (ready != null) {
       for (Waiter w : ready) {
+        if (w.reporting && w.done.future().isComplete()) {
+          continue; // it timed out: the errors it covers stay for a later synchronization
+        }
         RmaException e = w.reporting ? takeError(w.needed) : null;
         if (e == null) {
           w.done.tryComplete();

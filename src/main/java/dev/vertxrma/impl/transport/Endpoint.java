@@ -94,6 +94,13 @@ public interface Endpoint {
   <T> Future<T> withTimeout(Future<T> f, java.util.function.Supplier<String> what);
 
   /**
+   * Fails {@code p} with {@code TIMEOUT}, its wait named as {@link #withTimeout(Future, String)}
+   * names it (by {@code what}, made only then), unless it has completed within {@link
+   * #waitTimeoutMs()}: a deadline on a promise the caller completes itself, with no future in between.
+   */
+  <T> void failAtDeadline(io.vertx.core.Promise<T> p, java.util.function.Supplier<String> what);
+
+  /**
    * Runs {@code onExpiry} on the rank's context once {@link #waitTimeoutMs()} has passed, unless
    * {@code ended} says by then that the wait ended (a posted receive matched, a probe answered).
    * Any thread.

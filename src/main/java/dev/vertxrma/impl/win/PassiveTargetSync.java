@@ -125,16 +125,17 @@ final class PassiveTargetSync {
       return done; // nothing to wait for, nothing to report: no snapshot needed
     }
     long[] issuedBefore = tracker.snapshot(targetRank);
-    // a flush called from the listener of the operation it waits for (op, then flush) waits only
-    // for that future's other listeners, which run now: no deadline to arm for it, and the
-    // tracker completes the flush's own future
-    if (grant.succeeded() && onlyListenersPending.test(targetRank)) {
+    if (grant.succeeded()) { // the tracker completes the flush's own future, errors and all
       RankFuture<Void> flushed = RankFuture.promise(rp.context());
       tracker.awaitReporting(issuedBefore, flushed);
+      // a flush called from the listener of the operation it waits for (op, then flush) waits
+      // only for that future's other listeners, which run now: no deadline to arm for it
+      if (!flushed.isComplete() && !onlyListenersPending.test(targetRank)) {
+        rp.failAtDeadline(flushed, () -> "flush of rank " + targetRank);
+      }
       return flushed;
     }
-    Future<Void> done = grant.succeeded() ? tracker.await(issuedBefore)
-        : grant.transform(g -> tracker.await(issuedBefore));
+    Future<Void> done = grant.transform(g -> tracker.await(issuedBefore));
     if (!done.isComplete()) {
       done = rp.withTimeout(done, () -> "flush of rank " + targetRank);
     }

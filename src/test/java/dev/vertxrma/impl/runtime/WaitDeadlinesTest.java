@@ -80,6 +80,28 @@ class WaitDeadlinesTest {
     });
   }
 
+  /** A deadline on a promise its caller completes itself: failed with TIMEOUT if open then, untouched if it ended. */
+  @Test
+  void aPromiseWithADeadlineFailsAtItUnlessItEndedFirst(Vertx vertx, VertxTestContext test) {
+    ContextInternal ctx = (ContextInternal) vertx.getOrCreateContext();
+    ctx.runOnContext(v -> {
+      WaitDeadlines deadlines = new WaitDeadlines(ctx, 4, MS);
+      long start = System.nanoTime();
+      Promise<Void> ends = Promise.promise();
+      Promise<Void> never = Promise.promise();
+      deadlines.failAtDeadline(ends, () -> "flush of rank 0");
+      deadlines.failAtDeadline(never, () -> "flush of rank 5");
+      vertx.setTimer(MS / 4, id -> ends.complete());
+      never.future().onComplete(ar -> test.verify(() -> {
+        assertTrue(ends.future().succeeded(), "the promise that ended in time: " + ends.future().cause());
+        assertEquals("TIMEOUT: flush of rank 5 at rank 4 did not complete within " + MS
+            + " ms (JobOptions.waitTimeoutMs)", ar.cause().getMessage());
+        assertTrue((System.nanoTime() - start) / 1_000_000 >= MS - 1, "failed before its time");
+        test.completeNow();
+      }));
+    });
+  }
+
   @Test
   void waitsThatEndedAreNotKeptBehindALongOneAndLaterWaitsAreTimedAgain(Vertx vertx, VertxTestContext test) {
     ContextInternal ctx = (ContextInternal) vertx.getOrCreateContext();
