@@ -265,14 +265,41 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
       }
       break;
     }
-    if (moved instanceof RankListeners) {
-      for (Completable<? super T> l : ((RankListeners<T>) moved)) {
-        or.addListener(l);
-      }
-    } else if (moved != null) {
-      or.addListener((Completable<? super T>) moved);
+    if (moved != null) {
+      or.addInFront(moved);
     }
     return true;
+  }
+
+  /**
+   * Adds {@code moved}, the listeners of a future merged into this one, in front of this one's own
+   * (its tails stay last): a Vert.x chain runs the listeners of the future a mapper returned before
+   * those of the chain's future, which completes from a listener added after them. Runs them now,
+   * in order, if this future has completed.
+   */
+  private void addInFront(Object moved) {
+    while (true) {
+      RankFuture<T> r = root();
+      Object o;
+      synchronized (r) {
+        if (r.forward != null) {
+          continue;
+        }
+        o = r.outcome;
+        if (o == null) {
+          r.listeners = RankListeners.addInFront(r.listeners, moved);
+          return;
+        }
+      }
+      if (moved instanceof RankListeners) {
+        for (Completable<? super T> l : ((RankListeners<T>) moved)) {
+          r.dispatchOutcome(l, o);
+        }
+      } else {
+        r.dispatchOutcome((Completable<? super T>) moved, o);
+      }
+      return;
+    }
   }
 
   // ------------------------------------------------------------------ Future and Promise

@@ -36,6 +36,38 @@ final class RankListeners<T> extends ArrayList<Completable<? super T>> {
     return list;
   }
 
+  /**
+   * The field's new value once {@code moved} (a field's value taken from a future merged into
+   * this one) is added in front: its listeners that are not tails, then {@code held}'s, then the
+   * tails of both, {@code held}'s first.
+   */
+  static <T> Object addInFront(Object held, Object moved) {
+    if (held == null) {
+      return moved;
+    }
+    RankListeners<T> list = new RankListeners<>();
+    for (Completable<? super T> l : listOf(moved)) {
+      if (!(l instanceof Tail)) {
+        list.add(l);
+      }
+    }
+    for (Completable<? super T> l : listOf(held)) {
+      list.addBeforeTails(l);
+    }
+    for (Completable<? super T> l : listOf(moved)) {
+      if (l instanceof Tail) {
+        list.add(l);
+      }
+    }
+    return list;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> java.util.List<Completable<? super T>> listOf(Object held) {
+    return held instanceof RankListeners ? (RankListeners<T>) held
+        : java.util.List.of((Completable<? super T>) held);
+  }
+
   /** The field's new value once {@code listener} is removed from {@code held}, the field's value. */
   static Object remove(Object held, Completable<?> listener) {
     if (held == listener) {

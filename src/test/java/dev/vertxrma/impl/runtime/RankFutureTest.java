@@ -110,6 +110,38 @@ class RankFutureTest {
     });
   }
 
+  /**
+   * A pending future a mapper returns, with listeners of its own (a call's trace, its error
+   * handler), runs those before the listeners of the future the chain returned, as a Vert.x chain
+   * does: the chain's future completes from a listener added after them. Merged into the chain's
+   * future, they once ran after the chain's own, so a trace saw a fence end after the next call.
+   */
+  @Test
+  void aReturnedFuturesOwnListenersRunBeforeTheChainsListeners(Vertx vertx, VertxTestContext test) {
+    Context ctx = vertx.getOrCreateContext();
+    ctx.runOnContext(v -> {
+      List<String> order = new ArrayList<>();
+      RankFuture<String> start = RankFuture.promise(ctx);
+      List<RankFuture<String>> made = new ArrayList<>();
+      Future<String> chain = start.compose(x -> {
+        RankFuture<String> call = RankFuture.promise(ctx);
+        call.onComplete(ar -> order.add("the call's own"));
+        call.addTailListener((s, e) -> order.add("the call's tail"));
+        made.add(call);
+        return call;
+      });
+      chain.onComplete(ar -> order.add("the chain's"));
+      start.complete("go");
+      made.get(0).onComplete(ar -> order.add("added to the call later"));
+      made.get(0).complete("done");
+      test.verify(() -> {
+        assertEquals("done", chain.result());
+        assertEquals(List.of("the call's own", "the chain's", "added to the call later", "the call's tail"), order);
+      });
+      test.completeNow();
+    });
+  }
+
   @Test
   void aPendingFutureReturnedByTwoMappersCompletesBoth(Vertx vertx, VertxTestContext test) {
     Context ctx = vertx.getOrCreateContext();
