@@ -300,7 +300,7 @@ public final class DataPlane {
       job.reject("a data-plane connection from " + source + ", " + over);
       return;
     }
-    DataLink.accept(this, socket, source);
+    SecretExchange.accept(this, socket, source);
   }
 
   UnprovenConnections unproven() {
