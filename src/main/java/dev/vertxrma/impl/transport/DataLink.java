@@ -68,6 +68,8 @@ final class DataLink {
   private volatile NetSocketInternal socket;
   /** The record {@link #trySendNow} packs into and writes, kept while the socket gives it back (data plane's event loop only). */
   private ByteBuf reusedRecord;
+  /** Whether the reused record holds one-way records not written yet ({@link #trySendNow}). */
+  private boolean pendingInReused;
   /** Records {@link #trySendNow} wrote, and how many of them needed a new buffer (tests). */
   private long sentNow;
   private long sentNowAllocated;
@@ -105,45 +107,75 @@ final class DataLink {
   }
 
   /**
-   * Writes awaited frame {@code f} for rank {@code dst} at once, packed into the link's one reused
-   * native record, when that keeps every rule of {@link #drainSoon}: this is the data plane's event
-   * loop, the outbox is empty, no drain runs, nothing left at once yet in this piece of work, the
-   * socket can take it and the record fits in {@value #REUSED_RECORD_BYTES} bytes. The socket
-   * writes a small record at once, so the same memory serves the next one, and a request or reply
-   * costs no allocation; if the socket keeps it queued, it keeps it and the next gets a new one.
-   * False (nothing done) otherwise: the caller queues the frame.
+   * Packs frame {@code f} for rank {@code dst} into the link's one reused native record, when that
+   * keeps every rule of {@link #drainSoon}: this is the data plane's event loop, the outbox is
+   * empty, no drain runs, nothing left at once yet in this piece of work, the socket can take it,
+   * and the record fits in what is left of {@value #REUSED_RECORD_BYTES} bytes. A record someone
+   * waits on ({@code awaited}) is then written at once, with the one-way records packed before it
+   * in this piece of work (an accumulate and its flush's acknowledgement request leave in one
+   * write); a one-way record waits there for the next awaited one or the drain task, which writes
+   * it ahead of the outbox. The socket writes a small record at once, so the same memory serves the
+   * next: a request or reply costs no allocation; if the socket keeps it queued, it keeps it and the
+   * next gets a new one. False (nothing done) otherwise: the caller queues the frame.
    */
-  boolean trySendNow(int dst, Frame f) {
+  boolean trySendNow(int dst, Frame f, boolean awaited) {
     NetSocketInternal s = socket;
     if (s == null || lost || draining || drainedAtOnce || !outbox.isEmpty() || !plane.homeLoop().inEventLoop()
-        || f.payloadSource instanceof PackedPayload || FrameCodec.recordBytes(f) > REUSED_RECORD_BYTES
-        || s.writeQueueFull()) {
+        || f.payloadSource instanceof PackedPayload || s.writeQueueFull()) {
       return false;
     }
+    int size = FrameCodec.recordBytes(f);
+    ByteBuf r;
+    if (pendingInReused) {
+      r = reusedRecord;
+      if (r.writableBytes() < size) {
+        return false; // queued behind the pending records: the drain writes those first
+      }
+    } else {
+      if (size > REUSED_RECORD_BYTES) {
+        return false;
+      }
+      r = reusedRecord();
+      r.clear();
+    }
+    FrameCodec.writeRecord(r, dst, f);
+    sentNow++;
+    if (drainScheduled.compareAndSet(false, true)) {
+      plane.homeLoop().execute(drainTask); // ends this piece of work's turn, as drainSoon does
+    }
+    if (!awaited) {
+      pendingInReused = true;
+      return true;
+    }
+    pendingInReused = false;
+    drainedAtOnce = true;
+    draining = true;
+    try {
+      writeReused(s, r);
+    } finally {
+      draining = false;
+    }
+    return true;
+  }
+
+  /** The record this link reuses, a new one if the socket kept the last. */
+  private ByteBuf reusedRecord() {
     ByteBuf r = reusedRecord;
     if (r == null) {
       r = PooledByteBufAllocator.DEFAULT.directBuffer(REUSED_RECORD_BYTES, REUSED_RECORD_BYTES);
       reusedRecord = r;
       sentNowAllocated++;
     }
-    sentNow++;
-    r.clear();
-    FrameCodec.writeRecord(r, dst, f);
-    drainedAtOnce = true;
-    if (drainScheduled.compareAndSet(false, true)) {
-      plane.homeLoop().execute(drainTask); // ends this piece of work's turn, as drainSoon does
-    }
-    draining = true;
-    try {
-      write(s, r.retain());
-    } finally {
-      draining = false;
-    }
+    return r;
+  }
+
+  /** Writes the reused record {@code r}; if the socket keeps it queued, it is the socket's from now on. */
+  private void writeReused(NetSocketInternal s, ByteBuf r) {
+    write(s, r.retain());
     if (r.refCnt() != 1) { // still in the socket's queue: it releases it once written
       r.release();
       reusedRecord = null;
     }
-    return true;
   }
 
   /** Records written at once in the reused record so far, and how many of them needed a new one (tests; its loop). */
@@ -153,6 +185,7 @@ final class DataLink {
 
   /** Releases the reused record (on the data plane's event loop, once the link is gone). */
   private void releaseReusedRecord() {
+    pendingInReused = false; // the link is gone: what waited there is dropped, as the outbox is
     ByteBuf r = reusedRecord;
     reusedRecord = null;
     if (r != null) {
@@ -184,7 +217,8 @@ final class DataLink {
 
   /** Bytes queued in the outbox now (tests). */
   long outboxBytes() {
-    return outboxBytes.get();
+    ByteBuf r = reusedRecord;
+    return outboxBytes.get() + (pendingInReused && r != null ? r.readableBytes() : 0);
   }
 
   private static long bytesOf(Object record) {
@@ -304,6 +338,10 @@ final class DataLink {
   }
 
   private void drainInto(NetSocketInternal s, boolean mayClose) {
+    if (pendingInReused) { // packed before anything the outbox holds was queued
+      pendingInReused = false;
+      writeReused(s, reusedRecord);
+    }
     ByteBuf lone = null; // a small record not copied yet: written as it is if no other follows
     ByteBuf batch = null;
     int n = 0;

@@ -261,7 +261,7 @@ public final class DataPlane {
       // writes it as it is (a heap record would be copied to native memory first); small one-way
       // operations are coalesced into a native batch anyway
       boolean awaited = awaited(frame);
-      if (awaited && link.trySendNow(dst, frame)) {
+      if (link.trySendNow(dst, frame, awaited)) {
         return;
       }
       link.send(FrameCodec.recordBuf(dst, frame, awaited || payload >= DataLink.COALESCE_BELOW), awaited);

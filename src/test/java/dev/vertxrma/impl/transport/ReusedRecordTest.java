@@ -113,21 +113,38 @@ class ReusedRecordTest {
     return b;
   }
 
-  /** Sends records {@code [i, n)} from {@code from}'s event loop, each in a task of its own (a piece of work each). */
-  private static void sendEach(Peer from, String to, int i, int n, int bytes, Promise<Void> sent) {
-    if (i == n) {
+  /**
+   * Sends records {@code [i, n)} from {@code from}'s event loop, each in a task of its own (a piece
+   * of work each); {@code pairs}: two per task, a one-way operation's record (which waits in the
+   * reused record) and then one someone waits on (which leaves with it in one write), as an
+   * accumulate and its flush's acknowledgement request do.
+   */
+  private static void sendEach(Peer from, String to, int i, int n, int bytes, boolean pairs, Promise<Void> sent) {
+    if (i >= n) {
       sent.complete();
       return;
     }
+    int next = i;
+    if (pairs) {
+      Frame oneWay = Frame.of(FrameType.PUT, 0, 0);
+      oneWay.corr = -1; // a one-way operation: nobody waits on it alone
+      oneWay.payload = payload(next++, bytes);
+      from.plane.send(to, 0, oneWay);
+    }
     Frame f = Frame.of(FrameType.SEND, 0, 0);
-    f.payload = payload(i, bytes);
+    f.payload = payload(next++, bytes);
     from.plane.send(to, 0, f);
-    from.near.runOnContext(v -> sendEach(from, to, i + 1, n, bytes, sent));
+    int after = next;
+    from.near.runOnContext(v -> sendEach(from, to, after, n, bytes, pairs, sent));
   }
 
   private static Future<Void> sendEach(Peer from, String to, int n, int bytes) {
+    return sendEach(from, to, n, bytes, false);
+  }
+
+  private static Future<Void> sendEach(Peer from, String to, int n, int bytes, boolean pairs) {
     Promise<Void> sent = Promise.promise();
-    from.near.runOnContext(v -> sendEach(from, to, 0, n, bytes, sent));
+    from.near.runOnContext(v -> sendEach(from, to, 0, n, bytes, pairs, sent));
     return sent.future();
   }
 
@@ -174,10 +191,48 @@ class ReusedRecordTest {
     Jobs.await(b.plane.close(), 30);
   }
 
+  /** A one-way record and the awaited one after it, in one piece of work: one buffer, in order. */
+  @Test
+  void aOneWayRecordLeavesWithTheAwaitedOneAfterItInTheSameBuffer() {
+    JobSecret secret = JobSecret.random();
+    Peer a = new Peer(vertx, "a", secret, 0);
+    Peer b = new Peer(vertx, "b", secret, 1 + 1000);
+    connect(a, b);
+    long[] before = countsOn(a, "b");
+    Jobs.await(sendEach(a, "b", 1000, 100, true), 30);
+    assertArrivedInOrder(b, 1000, 100);
+    long[] after = countsOn(a, "b");
+    assertTrue(after[0] - before[0] >= 900, "records packed into the reused one: " + (after[0] - before[0]) + " of 1000");
+    assertTrue(after[1] - before[1] <= 5, "buffers allocated for them: " + (after[1] - before[1]));
+    Jobs.await(a.plane.close(), 30);
+    Jobs.await(b.plane.close(), 30);
+  }
+
+  /** An awaited record too large to join the one-way record waiting in the reused one leaves after it. */
+  @Test
+  void aRecordThatDoesNotFitLeavesAfterThePendingOne() {
+    JobSecret secret = JobSecret.random();
+    Peer a = new Peer(vertx, "a", secret, 0);
+    Peer b = new Peer(vertx, "b", secret, 1 + 1000);
+    connect(a, b);
+    Jobs.await(sendEach(a, "b", 1000, 600, true), 30);
+    assertArrivedInOrder(b, 1000, 600);
+    Jobs.await(a.plane.close(), 30);
+    Jobs.await(b.plane.close(), 30);
+  }
+
   @Test
   void aRecordTheSocketStillHoldsIsNeverPackedOver() throws InterruptedException {
-    int n = 20_000;
-    int bytes = 900;
+    toAPeerThatStopsReading(20_000, 900, false);
+  }
+
+  /** The same with a one-way record and an awaited one in each piece of work, packed together. */
+  @Test
+  void aBatchTheSocketStillHoldsIsNeverPackedOver() throws InterruptedException {
+    toAPeerThatStopsReading(20_000, 400, true);
+  }
+
+  private void toAPeerThatStopsReading(int n, int bytes, boolean pairs) throws InterruptedException {
     JobSecret secret = JobSecret.random();
     Peer a = new Peer(vertx, "a", secret, 0);
     Peer b = new Peer(peerVertx, "b", secret, 1 + n);
@@ -194,7 +249,7 @@ class ReusedRecordTest {
     });
     assertTrue(stopped.await(30, TimeUnit.SECONDS));
     try {
-      Jobs.await(sendEach(a, "b", n, bytes), 60);
+      Jobs.await(sendEach(a, "b", n, bytes, pairs), 60);
     } finally {
       resume.countDown();
     }
