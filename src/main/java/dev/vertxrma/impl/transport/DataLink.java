@@ -138,7 +138,13 @@ final class DataLink {
       r = reusedRecord();
       r.clear();
     }
-    FrameCodec.writeRecord(r, dst, f);
+    int start = r.writerIndex();
+    try {
+      FrameCodec.writeRecord(r, dst, f);
+    } catch (RuntimeException e) {
+      r.writerIndex(start); // nothing of a record that could not be packed stays behind the pending ones
+      throw e;
+    }
     sentNow++;
     if (drainScheduled.compareAndSet(false, true)) {
       plane.homeLoop().execute(drainTask); // ends this piece of work's turn, as drainSoon does

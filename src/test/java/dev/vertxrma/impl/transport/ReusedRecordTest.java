@@ -221,6 +221,43 @@ class ReusedRecordTest {
     Jobs.await(b.plane.close(), 30);
   }
 
+  /**
+   * A frame that cannot be packed (one that references origin memory, which never leaves its JVM)
+   * fails its sender and leaves nothing in the reused record: the one-way record waiting there and
+   * the awaited one after it arrive whole.
+   */
+  @Test
+  void aFrameThatCannotBePackedLeavesNothingBehind() {
+    JobSecret secret = JobSecret.random();
+    Peer a = new Peer(vertx, "a", secret, 0);
+    Peer b = new Peer(vertx, "b", secret, 1 + 2);
+    connect(a, b);
+    CompletableFuture<Throwable> refused = new CompletableFuture<>();
+    a.near.runOnContext(v -> {
+      Frame oneWay = Frame.of(FrameType.PUT, 0, 0);
+      oneWay.corr = -1;
+      oneWay.payload = payload(0, 100);
+      a.plane.send("b", 0, oneWay);
+      Frame local = Frame.of(FrameType.SEND, 0, 0);
+      local.payload = payload(7, 100);
+      local.local = new Frame.LocalBytes(null, 0);
+      try {
+        a.plane.send("b", 0, local);
+        refused.complete(null);
+      } catch (RuntimeException e) {
+        refused.complete(e);
+      }
+      Frame f = Frame.of(FrameType.SEND, 0, 0);
+      f.payload = payload(1, 100);
+      a.plane.send("b", 0, f);
+    });
+    assertTrue(refused.orTimeout(30, TimeUnit.SECONDS).join() instanceof IllegalStateException,
+        "a frame that references origin memory was sent");
+    assertArrivedInOrder(b, 2, 100);
+    Jobs.await(a.plane.close(), 30);
+    Jobs.await(b.plane.close(), 30);
+  }
+
   @Test
   void aRecordTheSocketStillHoldsIsNeverPackedOver() throws InterruptedException {
     toAPeerThatStopsReading(20_000, 900, false);
