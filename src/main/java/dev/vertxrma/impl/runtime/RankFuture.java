@@ -179,19 +179,37 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
       r.dispatchOutcome(listener, o);
       return;
     }
+    r.addOrRun(listener, false);
+  }
+
+  /**
+   * Adds {@code added} (one listener, or the field's value taken from a future merged into this
+   * one) to the root's listeners, after its own or, {@code inFront}, ahead of them (tails stay
+   * last); runs them now, in order, if the root has completed.
+   */
+  @SuppressWarnings("unchecked")
+  private void addOrRun(Object added, boolean inFront) {
     while (true) {
-      r = r.root();
+      RankFuture<T> r = root();
+      Object o;
       synchronized (r) {
         if (r.forward != null) {
           continue;
         }
         o = r.outcome;
         if (o == null) {
-          r.listeners = RankListeners.add(r.listeners, listener);
+          r.listeners = inFront ? RankListeners.addInFront(r.listeners, added)
+              : RankListeners.add(r.listeners, (Completable<? super T>) added);
           return;
         }
       }
-      r.dispatchOutcome(listener, o);
+      if (added instanceof RankListeners) {
+        for (Completable<? super T> l : ((RankListeners<T>) added)) {
+          r.dispatchOutcome(l, o);
+        }
+      } else {
+        r.dispatchOutcome((Completable<? super T>) added, o);
+      }
       return;
     }
   }
@@ -266,40 +284,11 @@ public final class RankFuture<T> extends FutureBase<T> implements Promise<T> {
       break;
     }
     if (moved != null) {
-      or.addInFront(moved);
+      // ahead of the outer future's own, as a Vert.x chain runs the listeners of the future a
+      // mapper returned before those of the chain's future (which completes from one added after)
+      or.addOrRun(moved, true);
     }
     return true;
-  }
-
-  /**
-   * Adds {@code moved}, the listeners of a future merged into this one, in front of this one's own
-   * (its tails stay last): a Vert.x chain runs the listeners of the future a mapper returned before
-   * those of the chain's future, which completes from a listener added after them. Runs them now,
-   * in order, if this future has completed.
-   */
-  private void addInFront(Object moved) {
-    while (true) {
-      RankFuture<T> r = root();
-      Object o;
-      synchronized (r) {
-        if (r.forward != null) {
-          continue;
-        }
-        o = r.outcome;
-        if (o == null) {
-          r.listeners = RankListeners.addInFront(r.listeners, moved);
-          return;
-        }
-      }
-      if (moved instanceof RankListeners) {
-        for (Completable<? super T> l : ((RankListeners<T>) moved)) {
-          r.dispatchOutcome(l, o);
-        }
-      } else {
-        r.dispatchOutcome((Completable<? super T>) moved, o);
-      }
-      return;
-    }
   }
 
   // ------------------------------------------------------------------ Future and Promise

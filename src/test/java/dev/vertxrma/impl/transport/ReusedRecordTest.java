@@ -175,50 +175,44 @@ class ReusedRecordTest {
     })), 30);
   }
 
-  @Test
-  void requestsAndRepliesTheSocketTakesAtOnceShareOneBuffer() {
+  /**
+   * Sends {@code n} records of {@code bytes} from a to b, a piece of work each ({@code pairs}: a
+   * one-way and an awaited one per piece), checks they all arrived whole and in order, and returns
+   * how many a packed into its reused record and how many buffers that took.
+   */
+  private long[] sendAndCount(int n, int bytes, boolean pairs) {
     JobSecret secret = JobSecret.random();
     Peer a = new Peer(vertx, "a", secret, 0);
-    Peer b = new Peer(vertx, "b", secret, 1 + 500);
+    Peer b = new Peer(vertx, "b", secret, 1 + n);
     connect(a, b);
     long[] before = countsOn(a, "b");
-    Jobs.await(sendEach(a, "b", 500, 100), 30);
-    assertArrivedInOrder(b, 500, 100);
+    Jobs.await(sendEach(a, "b", n, bytes, pairs), 30);
+    assertArrivedInOrder(b, n, bytes);
     long[] after = countsOn(a, "b");
-    assertTrue(after[0] - before[0] >= 450, "records written at once: " + (after[0] - before[0]) + " of 500");
-    assertTrue(after[1] - before[1] <= 5, "buffers allocated for them: " + (after[1] - before[1]));
     Jobs.await(a.plane.close(), 30);
     Jobs.await(b.plane.close(), 30);
+    return new long[] {after[0] - before[0], after[1] - before[1]};
+  }
+
+  @Test
+  void requestsAndRepliesTheSocketTakesAtOnceShareOneBuffer() {
+    long[] d = sendAndCount(500, 100, false);
+    assertTrue(d[0] >= 450, "records written at once: " + d[0] + " of 500");
+    assertTrue(d[1] <= 5, "buffers allocated for them: " + d[1]);
   }
 
   /** A one-way record and the awaited one after it, in one piece of work: one buffer, in order. */
   @Test
   void aOneWayRecordLeavesWithTheAwaitedOneAfterItInTheSameBuffer() {
-    JobSecret secret = JobSecret.random();
-    Peer a = new Peer(vertx, "a", secret, 0);
-    Peer b = new Peer(vertx, "b", secret, 1 + 1000);
-    connect(a, b);
-    long[] before = countsOn(a, "b");
-    Jobs.await(sendEach(a, "b", 1000, 100, true), 30);
-    assertArrivedInOrder(b, 1000, 100);
-    long[] after = countsOn(a, "b");
-    assertTrue(after[0] - before[0] >= 900, "records packed into the reused one: " + (after[0] - before[0]) + " of 1000");
-    assertTrue(after[1] - before[1] <= 5, "buffers allocated for them: " + (after[1] - before[1]));
-    Jobs.await(a.plane.close(), 30);
-    Jobs.await(b.plane.close(), 30);
+    long[] d = sendAndCount(1000, 100, true);
+    assertTrue(d[0] >= 900, "records packed into the reused one: " + d[0] + " of 1000");
+    assertTrue(d[1] <= 5, "buffers allocated for them: " + d[1]);
   }
 
   /** An awaited record too large to join the one-way record waiting in the reused one leaves after it. */
   @Test
   void aRecordThatDoesNotFitLeavesAfterThePendingOne() {
-    JobSecret secret = JobSecret.random();
-    Peer a = new Peer(vertx, "a", secret, 0);
-    Peer b = new Peer(vertx, "b", secret, 1 + 1000);
-    connect(a, b);
-    Jobs.await(sendEach(a, "b", 1000, 600, true), 30);
-    assertArrivedInOrder(b, 1000, 600);
-    Jobs.await(a.plane.close(), 30);
-    Jobs.await(b.plane.close(), 30);
+    sendAndCount(1000, 600, true);
   }
 
   /**
