@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.testing.LaunchClassPath;
 import dev.vertxrma.testing.Rmarun;
 import java.io.File;
 import java.io.IOException;
@@ -162,8 +163,7 @@ class ReadmeCommandsTest {
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(HOME.toFile()).redirectOutput(out).redirectError(err);
     Map<String, String> env = pb.environment();
     // as Rmarun does: the project's classes instead of the runnable jar, and this JVM's java
-    env.put("RMA_CLASSPATH", System.getProperty("java.class.path"));
-    env.put("JAVA", System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+    LaunchClassPath.into(env);
     Process p = pb.start();
     boolean finished = p.waitFor(WAIT_SECONDS, TimeUnit.SECONDS);
     if (!finished) {

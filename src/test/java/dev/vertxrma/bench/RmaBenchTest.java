@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vertxrma.impl.launch.RmaRun;
+import dev.vertxrma.testing.LaunchClassPath;
 import java.awt.image.BufferedImage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -49,6 +50,9 @@ class RmaBenchTest {
   /** rmabench, with the on-node path on or off ({@code -Drma.shm}) for itself and the job's JVMs. */
   static Outcome rmabench(boolean onNode, String... args) throws Exception {
     List<String> cmd = RmaRun.javaCommand(RmaBench.class.getName());
+    // this JVM's flags, on the tests' one-jar class path with the client compiler (LaunchClassPath)
+    cmd.set(cmd.indexOf("-cp") + 1, LaunchClassPath.jar());
+    cmd.addAll(cmd.indexOf("-cp"), LaunchClassPath.jvmFlags());
     cmd.add(cmd.size() - 1, "-Drma.home=" + HOME.toAbsolutePath());
     cmd.add(cmd.size() - 1, "-Djava.awt.headless=true");
     if (!onNode) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vertxrma.testing.ChromeTrace;
+import dev.vertxrma.testing.LaunchClassPath;
 import dev.vertxrma.testing.Rmarun;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
@@ -40,8 +41,7 @@ class TraceJvmsTest {
         "--jvms", "2", "linked-list").directory(home).redirectErrorStream(true)
         .redirectOutput(tmp.resolve("out.txt").toFile());
     Map<String, String> env = pb.environment();
-    env.put("RMA_CLASSPATH", System.getProperty("java.class.path"));
-    env.put("JAVA", System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+    LaunchClassPath.into(env);
     Process p = pb.start();
     boolean ended = p.waitFor(180, TimeUnit.SECONDS);
     if (!ended) {

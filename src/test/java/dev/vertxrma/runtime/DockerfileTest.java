@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.config.NetworkConfig;
+import dev.vertxrma.testing.LaunchClassPath;
 import dev.vertxrma.testing.Rmarun;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
@@ -234,8 +235,7 @@ class DockerfileTest {
     ProcessBuilder pb = new ProcessBuilder(HOME.resolve("docker/entrypoint.sh").toString(), "--version")
         .directory(HOME.toFile()).redirectErrorStream(true);
     pb.environment().keySet().removeIf(k -> k.startsWith("RMA_"));
-    pb.environment().put("RMA_CLASSPATH", System.getProperty("java.class.path"));
-    pb.environment().put("JAVA", System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+    LaunchClassPath.into(pb.environment());
     Process p = pb.start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(60, TimeUnit.SECONDS));

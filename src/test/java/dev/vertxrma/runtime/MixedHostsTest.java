@@ -3,8 +3,8 @@ package dev.vertxrma.runtime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.testing.LaunchClassPath;
 import dev.vertxrma.testing.Rmarun;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Assumptions;
@@ -119,12 +118,8 @@ class MixedHostsTest {
     Path err = tmp.resolve(name + ".err");
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(Rmarun.home()).redirectOutput(out.toFile())
         .redirectError(err.toFile());
-    String testClasses = Path.of(MixedHostsTest.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-        .toString();
-    pb.environment().put("RMA_CLASSPATH", Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-        .filter(e -> !Path.of(e).toAbsolutePath().toString().equals(testClasses))
-        .collect(Collectors.joining(File.pathSeparator)));
-    pb.environment().put("JAVA", System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+    LaunchClassPath.into(pb.environment());
+    pb.environment().put("RMA_CLASSPATH", LaunchClassPath.jarWithoutTestClasses());
     pb.environment().remove("RMA_JOB_SECRET_FILE");
     Process p = pb.start();
     boolean finished = p.waitFor(WAIT_SECONDS, TimeUnit.SECONDS);

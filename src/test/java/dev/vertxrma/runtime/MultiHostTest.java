@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.testing.LaunchClassPath;
 import dev.vertxrma.testing.NetNamespaces;
 import dev.vertxrma.testing.Rmarun;
 import java.io.File;
@@ -116,10 +117,9 @@ class MultiHostTest {
   private static Process start(String name, List<String> cmd, Path dir, Map<String, String> env) throws IOException {
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
         .redirectOutput(tmp.resolve(name + ".out").toFile()).redirectError(tmp.resolve(name + ".err").toFile());
-    pb.environment().put("RMA_CLASSPATH", System.getProperty("java.class.path"));
-    pb.environment().put("JAVA", System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
     pb.environment().remove("RMA_JOB_SECRET_FILE");
     pb.environment().putAll(env);
+    LaunchClassPath.into(pb.environment());
     return pb.start();
   }
 

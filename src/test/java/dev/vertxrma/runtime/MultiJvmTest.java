@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.testing.LaunchClassPath;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -99,8 +100,7 @@ class MultiJvmTest {
     File err = tmp.resolve(name + ".err").toFile();
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(home).redirectOutput(out).redirectError(err);
     Map<String, String> env = pb.environment();
-    env.put("RMA_CLASSPATH", System.getProperty("java.class.path"));
-    env.put("JAVA", System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+    LaunchClassPath.into(env);
     return new Run(pb.start(), out, err);
   }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.vertxrma.junit.RingProgram;
+import dev.vertxrma.testing.LaunchClassPath;
 import dev.vertxrma.testing.Rmarun;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
@@ -75,8 +76,7 @@ class ProcessManagerTest {
     Map<String, String> env = pb.environment();
     env.keySet().removeIf(k -> k.startsWith("SLURM_") || k.startsWith("PMI_") || k.startsWith("MPI_")
         || k.equals("RMA_JOB_SECRET_FILE"));
-    env.put("RMA_CLASSPATH", System.getProperty("java.class.path"));
-    env.put("JAVA", System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+    LaunchClassPath.into(env);
     env.putAll(vars);
     return pb.start();
   }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.testing.LaunchClassPath;
 import dev.vertxrma.testing.Rmarun;
 import dev.vertxrma.testing.UserProgram;
 import java.io.File;
@@ -57,8 +58,7 @@ class RmaRunLauncherTest {
     File err = Files.createTempFile(tmp, "rmarun", ".err").toFile();
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir).redirectOutput(out).redirectError(err);
     Map<String, String> env = pb.environment();
-    env.put("RMA_CLASSPATH", System.getProperty("java.class.path"));
-    env.put("JAVA", System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+    LaunchClassPath.into(env);
     env.remove(UserProgram.VARIABLE);
     Process p = pb.start();
     boolean finished = p.waitFor(WAIT_SECONDS, TimeUnit.SECONDS);

@@ -21,7 +21,10 @@ public final class LauncherCommand {
     return new File(System.getProperty("rma.home", System.getProperty("user.dir")));
   }
 
-  /** {@code java}, the flags of {@code conf/jvm.options} and {@code -cp} this JVM's class path: a list to extend. */
+  /**
+   * {@code java}, the flags of {@code conf/jvm.options} and {@link LaunchClassPath#jvmFlags()}, and
+   * {@code -cp} this JVM's class path as {@link LaunchClassPath#jar()}: a list to extend.
+   */
   public static List<String> java() throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
@@ -30,8 +33,9 @@ public final class LauncherCommand {
         cmd.add(line.trim());
       }
     }
+    cmd.addAll(LaunchClassPath.jvmFlags());
     cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(LaunchClassPath.jar());
     return cmd;
   }
 }

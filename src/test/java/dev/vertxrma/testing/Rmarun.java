@@ -65,7 +65,11 @@ public final class Rmarun implements AutoCloseable {
     return startWith("", args);
   }
 
-  /** {@link #start} with {@code javaOpts} as {@code RMA_JAVA_OPTS} (the launcher's JVM flags, which its JVMs inherit). */
+  /**
+   * {@link #start} with {@code javaOpts} after {@link LaunchClassPath#JVM_FLAGS} as
+   * {@code RMA_JAVA_OPTS} (the launcher's JVM flags, which its JVMs inherit), on
+   * {@link LaunchClassPath#jar()}.
+   */
   public static Rmarun startWith(String javaOpts, String... args) throws IOException {
     return startIn(home(), javaOpts, args);
   }
@@ -78,11 +82,9 @@ public final class Rmarun implements AutoCloseable {
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir);
     Map<String, String> env = pb.environment();
-    env.put("RMA_CLASSPATH", System.getProperty("java.class.path"));
+    env.put("RMA_CLASSPATH", LaunchClassPath.jar());
     env.put("JAVA", System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-    if (!javaOpts.isEmpty()) {
-      env.put("RMA_JAVA_OPTS", javaOpts);
-    }
+    env.put("RMA_JAVA_OPTS", (LaunchClassPath.JVM_FLAGS + " " + javaOpts).trim());
     return new Rmarun(pb.start());
   }
 
