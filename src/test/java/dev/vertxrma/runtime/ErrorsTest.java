@@ -241,7 +241,6 @@ class ErrorsTest {
   @ParameterizedTest
   @EnumSource(Mode.class)
   void receiveThatNeverMatchesTimesOutNamingSourceAndTag(Mode mode) {
-    long start = System.nanoTime();
     Throwable t = Jobs.runExpectingFailure(mode, Jobs.options(2).setWaitTimeoutMs(500), (world, args) -> {
       if (world.rank() == 1) {
         return DONE;
@@ -254,16 +253,17 @@ class ErrorsTest {
         return specific;
       });
     });
-    long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    // the receives' own 500 ms timeout ended the job (TIMEOUT naming it): a hang would leave
+    // runExpectingFailure's 120 s wait to fail it with no RmaException. The elapsed time (< 20 s,
+    // the clustered job's start-up included) measured the loaded machine; when a deadline fires
+    // is WaitDeadlinesTest's
     assertError(t, ErrorClass.TIMEOUT, "receive at rank 0", "from rank 1", "tag 42", "500 ms");
-    assertTrue(ms < 20_000, "the job took " + ms + " ms to time out");
   }
 
   @ParameterizedTest
   @EnumSource(Mode.class)
   void failingRankFailsTheJobAndReleasesBlockedReceivers(Mode mode) {
     Map<Integer, Throwable> released = new ConcurrentHashMap<>();
-    long start = System.nanoTime();
     Throwable t = Jobs.runExpectingFailure(mode, Jobs.options(3).setWaitTimeoutMs(60_000), (world, args) -> {
       if (world.rank() == 0) {
         // fail only once both others are blocked in a receive from this rank
@@ -276,13 +276,13 @@ class ErrorsTest {
       world.send(Buf.of(new int[0]), 0, 0, Datatype.INT, 0, 6);
       return blocked;
     });
-    long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     assertError(t, ErrorClass.ARG, "deliberate failure 4711");
     assertEquals(2, released.size(), "blocked receivers released: " + released);
+    // released by rank 0's failure (COMM naming it), not by their 60 s wait timeout (TIMEOUT),
+    // which is what the elapsed bound (< 30 s) stood for
     for (int r = 1; r <= 2; r++) {
       assertError(released.get(r), ErrorClass.COMM, "rank 0", "deliberate failure 4711");
     }
-    assertTrue(ms < 30_000, "the job took " + ms + " ms to fail");
   }
 
   @ParameterizedTest
