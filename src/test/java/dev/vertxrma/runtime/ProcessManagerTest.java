@@ -120,14 +120,15 @@ class ProcessManagerTest {
    */
   @Test
   void aFailingRankUnderMpiexecFailsTheJobInsteadOfHanging() throws Exception {
-    long start = System.nanoTime();
     Outcome o = underMpiexec(2, RingProgram.class.getName(), "fail");
     assertNotEquals(0, o.exit(), o.toString());
     // each process says why it failed (the failing one ends without finalize after the others' grace)
     assertTrue(o.output().contains(" failed: RMA_RANGE: " + RingProgram.FAILURE), o.toString());
     assertTrue(o.output().contains("aborted because rank 1 failed: RMA_RANGE: " + RingProgram.FAILURE), o.toString());
     assertTrue(o.output().contains("rmarun: job mpiexec-kvs_"), "the job's name comes from Hydra's key-value space\n" + o);
-    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(60), o.toString());
+    // not hanging is finish's: every process ended by itself within WAIT_SECONDS. Ended by the
+    // abort, not by a wait that timed out (what "< 60 s" stood for, measuring the loaded machine):
+    assertFalse(o.output().contains("TIMEOUT"), "no rank waited for its wait timeout\n" + o);
   }
 
   /**
