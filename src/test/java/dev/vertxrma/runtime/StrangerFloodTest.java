@@ -39,8 +39,8 @@ import org.junit.jupiter.api.Test;
  * bounds of unproven connections open (in all and per address; the rest are closed at once,
  * unchallenged), the job keeps working with exact results while the bounds are full, every
  * connection's failure is counted once in the rejected-input log, which stays a few lines long,
- * nothing is logged as an error, and closed connections keep no proof timer: a burst closed
- * right after its challenges leaves no timer well before the 5 s a proof may take.
+ * nothing is logged as an error, and closed connections keep no proof timer: once a burst closed
+ * right after its challenges has its slots back, none of its proof timers is left.
  */
 class StrangerFloodTest {
 
@@ -50,8 +50,6 @@ class StrangerFloodTest {
   static final int WAVES = 10;
   static final int WINDOW_LONGS = 16;
   static final int ACCUMULATES = 100;
-  /** Proof timers must be gone this long after a burst was opened, well before the 5 s timeout. */
-  static final long TIMERS_GONE_WITHIN_MS = 3_000;
 
   /** One connection of the stranger's, as the stranger sees it. */
   static final class Conn {
@@ -194,7 +192,6 @@ class StrangerFloodTest {
           "each connection of the flood counted once in the rejected-input log");
 
       // 4. a burst closed right after its challenges keeps no proof timer for the rest of its 5 s
-      long opened = System.nanoTime();
       // (from two addresses: one closes with resets, the other with a plain close, which no I/O error announces)
       int burstSize = 2 * (plane.maxUnprovenPerSource() / 2);
       List<Conn> burst = connect(stranger, clients(stranger, 2, 100), host, port, burstSize / 2);
@@ -202,10 +199,12 @@ class StrangerFloodTest {
       assertEquals(burstSize, plane.proofTimers(), "one proof timer per unproven connection");
       assertEquals(burstSize, plane.unprovenConnections());
       closeAll(burst);
-      Jobs.eventually(() -> plane.proofTimers() == 0 && plane.unprovenConnections() == 0, 30,
-          "the burst's proof timers cancelled");
-      long gone = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - opened);
-      assertTrue(gone < TIMERS_GONE_WITHIN_MS, "the proof timers of closed connections lasted " + gone + " ms");
+      // a closed connection cancels its proof timer before it gives its slot back (Proof.closed):
+      // once every slot is back, none of their timers may be left, whatever the load. (This was
+      // "all gone within 3 s of opening the burst", a wall-clock stand-in for "cancelled, not
+      // fired 5 s later" that the connecting and closing on 2 loaded cores could outlast.)
+      Jobs.eventually(() -> plane.unprovenConnections() == 0, 30, "the burst's slots given back");
+      assertEquals(0, plane.proofTimers(), "proof timers of closed connections left after their slots were given back");
 
       attackOver.complete(null);
       Jobs.await(run, 120);
