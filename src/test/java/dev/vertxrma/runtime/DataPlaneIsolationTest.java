@@ -93,7 +93,11 @@ class DataPlaneIsolationTest {
     int rank = world.rank();
     return world.barrier().compose(v -> {
       if (rank == p.holder) {
-        // computing inside a callback: the thread is held until rank 2 is done, or 20 s
+        // computing inside a callback: the thread is held until rank 2 is done, or 20 s. What is
+        // checked is order, not time (rank 2's ROUNDS fetch-and-ops all completed while this
+        // thread was still held); the 20 s only ends the hold if they never complete (a data
+        // plane that shared this loop). 500 fetch-and-ops between two nodes of one JVM take well
+        // under a second even with this thread spinning on one of 2 loaded cores: 20x at least
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (!p.othersDone.get() && System.nanoTime() < deadline) {
           Thread.onSpinWait();
