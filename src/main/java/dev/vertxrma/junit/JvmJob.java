@@ -3,6 +3,7 @@ package dev.vertxrma.junit;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.JobOptions;
 import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.launch.ClassDataArchive;
 import dev.vertxrma.impl.launch.FailureReport;
 import dev.vertxrma.impl.launch.JobDescription;
 import dev.vertxrma.impl.launch.JobJvm;
@@ -28,12 +29,18 @@ import java.util.stream.Stream;
  * One job split over new JVMs, as {@code bin/rmarun --jvms K} starts them (the same java, JVM
  * flags and class path as this JVM, each running {@link JobJvm} with a {@link JobDescription} of
  * its ranks in a file, the secret in a file only this user can read), with each JVM's output in a
- * file and its failure reported in another.
+ * file and its failure reported in another. {@value #CLASS_PATH} and {@value #JAVA_OPTIONS} give
+ * them another class path and more flags; a class path of one jar gets the launcher's class-data
+ * archive beside it ({@link ClassDataArchive}), as {@code bin/rmarun}'s JVMs do.
  * The job's failure is the first one a JVM reported that is not the echo of another's (an abort,
  * a JVM gone).
  */
 final class JvmJob {
 
+  /** The system property naming the class path of the JVMs, instead of this JVM's. */
+  static final String CLASS_PATH = "rma.junit.classPath";
+  /** The system property holding more flags for the JVMs, after this JVM's own (split at spaces). */
+  static final String JAVA_OPTIONS = "rma.junit.javaOptions";
   /** How long the other JVMs get to end on their own after one failed, before they are killed. */
   private static final long GRACE_MS = 10_000;
   /** Lines of a JVM's output quoted when it ended without reporting a failure. */
@@ -84,6 +91,12 @@ final class JvmJob {
       throw new RmaException(ErrorClass.INTERN, "cannot make a directory for job " + options.getJobName() + ": " + e, e);
     }
     List<Jvm> started = new ArrayList<>();
+    String classPath = System.getProperty(CLASS_PATH, "");
+    if (classPath.isBlank()) {
+      classPath = System.getProperty("java.class.path");
+    }
+    ClassDataArchive classData = ClassDataArchive.forClassPath(classPath);
+    boolean wroteWell = false;
     try {
       Path secret = dir.resolve("secret");
       Files.writeString(secret, options.getSecret() != null ? options.getSecret() : JobSecret.random().text());
@@ -92,12 +105,14 @@ final class JvmJob {
         int first = (int) ((long) k * np / jvms);
         int next = (int) ((long) (k + 1) * np / jvms);
         Jvm j = new Jvm(k, first, next - first, dir);
-        ProcessBuilder pb = new ProcessBuilder(command(j)).redirectErrorStream(true).redirectOutput(j.log.toFile());
+        ProcessBuilder pb = new ProcessBuilder(command(j, classPath, classData)).redirectErrorStream(true)
+            .redirectOutput(j.log.toFile());
         pb.environment().put(JobSecret.FILE_ENV, secret.toString());
         j.process = pb.start();
         started.add(j);
       }
       waitFor(started);
+      wroteWell = started.get(0).process.exitValue() == 0;
       RmaException failure = failure(started);
       if (failure != null) {
         throw failure;
@@ -108,11 +123,14 @@ final class JvmJob {
       for (Jvm j : started) {
         j.process.destroyForcibly();
       }
+      if (classData != null) {
+        classData.finish(wroteWell);
+      }
       deleteAll(dir);
     }
   }
 
-  private List<String> command(Jvm j) throws IOException {
+  private List<String> command(Jvm j, String classPath, ClassDataArchive classData) throws IOException {
     JobDescription d = new JobDescription(options.getJobName(), options.getNp(), programClass)
         .setArgs(options.getArgs()).setRanks(j.first, j.count).setJvmIndex(j.index)
         // a cluster of new JVMs gets at least a minute to form, as under bin/rmarun
@@ -123,10 +141,22 @@ final class JvmJob {
     List<String> cmd = new ArrayList<>();
     for (String s : RmaRun.javaCommand(JobJvm.class.getName())) {
       // a debugger agent of this JVM would make the new ones fail on its port
-      if (!s.startsWith("-agentlib:jdwp") && !s.startsWith("-Xrunjdwp")) {
+      if (!s.startsWith("-agentlib:jdwp") && !s.startsWith("-Xrunjdwp") && !ClassDataArchive.isArchiveFlag(s)) {
         cmd.add(s);
       }
     }
+    int cp = cmd.indexOf("-cp");
+    cmd.set(cp + 1, classPath);
+    List<String> flags = new ArrayList<>();
+    for (String f : System.getProperty(JAVA_OPTIONS, "").trim().split("\\s+")) {
+      if (!f.isEmpty()) {
+        flags.add(f);
+      }
+    }
+    if (classData != null) {
+      flags.addAll(classData.flags(j.index));
+    }
+    cmd.addAll(cp, flags);
     cmd.add(j.description.toString());
     return cmd;
   }

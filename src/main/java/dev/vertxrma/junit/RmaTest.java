@@ -49,7 +49,13 @@ public @interface RmaTest {
 
   /**
    * The number of JVMs the ranks are split over by {@link RmaJob#run(Class, String...)}: 1 (the
-   * default) runs them in this JVM; more starts that many new JVMs (at most {@link #ranks()}).
+   * default) runs them in this JVM; more starts that many new JVMs (at most {@link #ranks()}),
+   * with this JVM's java, flags and class path. Two system properties of the test JVM change
+   * that: {@code rma.junit.classPath} gives their class path (one jar, whose manifest may name
+   * the rest, lets them share a class-data archive written beside it by the first job, as
+   * {@code bin/rmarun}'s JVMs do: a JVM then starts in about half the time) and
+   * {@code rma.junit.javaOptions} more JVM flags (for example {@code -XX:TieredStopAtLevel=1},
+   * which spares short jobs the optimizing compiler's threads).
    *
    * @return the number of JVMs, at least 1
    */

@@ -3,13 +3,13 @@ package dev.vertxrma.vt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.testing.LauncherCommand;
 import dev.vertxrma.testing.Rmarun;
 import dev.vertxrma.testing.VirtualThreadsAvailable;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -50,13 +50,8 @@ class VirtualThreadSamplesTest {
   @Test
   void theVertxLauncherRunsVirtualThreadRanks() throws Exception {
     File home = Rmarun.home();
-    List<String> cmd = new ArrayList<>(List.of(System.getProperty("java.home") + "/bin/java"));
-    for (String line : Files.readAllLines(home.toPath().resolve("conf/jvm.options"))) {
-      if (!line.isBlank() && !line.startsWith("#")) {
-        cmd.add(line.trim());
-      }
-    }
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.vertx.launcher.application.VertxApplication",
+    List<String> cmd = LauncherCommand.java();
+    cmd.addAll(List.of("io.vertx.launcher.application.VertxApplication",
         "dev.vertxrma.samples.styles.LinkedListVt", "-instances", "3", "-conf",
         "{\"np\":3,\"virtualThreads\":true,\"job\":\"vt-" + UUID.randomUUID().toString().substring(0, 8) + "\"}"));
     Path out = Files.createTempFile("launcher", ".out");

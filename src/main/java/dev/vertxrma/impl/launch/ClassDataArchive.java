@@ -18,8 +18,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * JVM ever maps a file being written); the JVMs of later jobs map it. A JVM that cannot use it
  * (another JDK, other flags) runs as it would without it. Only for a launcher whose class path is
  * the one runnable jar (the archive names its class path), and not with {@code -Drma.cds=false}.
+ * The JVMs that {@code @RmaTest(jvms = K)} starts use it the same way when their class path is one
+ * jar ({@code dev.vertxrma.junit.JvmJob}).
  */
-final class ClassDataArchive {
+public final class ClassDataArchive {
 
   /** The system property that turns it off ({@code -Drma.cds=false}). */
   static final String PROPERTY = "rma.cds";
@@ -38,7 +40,7 @@ final class ClassDataArchive {
    * The archive for JVMs with {@code classPath}, or {@code null} when there is none to use: the
    * class path is not one jar file, the jar's directory cannot be written, or it is turned off.
    */
-  static ClassDataArchive forClassPath(String classPath) {
+  public static ClassDataArchive forClassPath(String classPath) {
     if ("false".equalsIgnoreCase(System.getProperty(PROPERTY)) || classPath == null
         || classPath.contains(java.io.File.pathSeparator) || !classPath.endsWith(".jar")) {
       return null;
@@ -68,7 +70,7 @@ final class ClassDataArchive {
    * The JVM flags of the job's JVM number {@code k}: map the archive, or (the first JVM, while
    * there is none) write one at exit.
    */
-  List<String> flags(int k) {
+  public List<String> flags(int k) {
     List<String> flags = new ArrayList<>();
     if (writing == null) {
       flags.add("-XX:SharedArchiveFile=" + archive);
@@ -82,7 +84,7 @@ final class ClassDataArchive {
   }
 
   /** Whether {@code arg}, a flag of this JVM, is one of the archive's (not to be handed on). */
-  static boolean isArchiveFlag(String arg) {
+  public static boolean isArchiveFlag(String arg) {
     return arg.startsWith("-XX:SharedArchiveFile=") || arg.startsWith("-XX:ArchiveClassesAtExit=") || arg.equals(QUIET);
   }
 
@@ -90,7 +92,7 @@ final class ClassDataArchive {
    * After the job: moves a newly written archive into place if the JVM that wrote it ended well
    * ({@code wroteWell}), else deletes what it left.
    */
-  void finish(boolean wroteWell) {
+  public void finish(boolean wroteWell) {
     if (writing == null) {
       return;
     }
