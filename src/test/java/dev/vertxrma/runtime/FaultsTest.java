@@ -27,8 +27,8 @@ class FaultsTest {
    * within 2 s. Its sockets close with it, so detection is Hazelcast's reaction to the closed
    * connections (a few reconnect faults 100 ms apart, the member's removal by the master, the new
    * member list) plus the survivors failing their calls and printing: 0.5-0.8 s measured, so 2 s
-   * leaves 2.5x that. It cannot be widened much anyway: rmarun kills the survivors 3 s
-   * (JvmLauncher.GRACE_MS) after it saw the JVM die, so a survivor slower than that is never seen.
+   * leaves 2.5x that. rmarun kills the survivors 10 s (JvmLauncher.GRACE_MS) after it saw the JVM
+   * die, so a survivor slower than 2 s is still seen, and fails this bound.
    */
   static final long KILLED_MS = 2_000;
   /**
@@ -39,7 +39,6 @@ class FaultsTest {
    * 2 loaded cores, 4.0 s in a niced run beside a full test run). The 6 s the docs state left 0.7 s
    * over the worst seen; 10 s leaves 5 s over the heartbeat part for what load stretches (4x the
    * worst seen) and still fails a configuration that lost the 4 s (Hazelcast's default is 60 s).
-   * The docs' "within 6 s" should follow (reported, not changed here).
    */
   static final long HUNG_MS = 10_000;
 
@@ -81,7 +80,8 @@ class FaultsTest {
       assertTrue(detectedMs <= KILLED_MS, "survivors saw PROC_FAILED " + detectedMs + " ms after the kill\n" + out);
       long exitMs = TimeUnit.NANOSECONDS.toMillis(exited - killed);
       // rmarun's exit is not timed (the former 10 s was no documented figure): it ends on its own
-      // (status 1 within run.await's 30 s), the survivors having ended or been killed after its 3 s
+      // (status 1 within run.await's 30 s), the survivors having ended or been killed after its 10 s
+      // grace
       System.out.printf("FaultsTest: kill -9 at %s: survivors saw PROC_FAILED after %d ms, rmarun exited after %d ms%n",
           point, detectedMs, exitMs);
       assertTrue(java.nio.file.Files.notExists(leftover), "rmarun removes the files of its killed job: " + leftover);
@@ -109,8 +109,9 @@ class FaultsTest {
       long detectedMs = TimeUnit.NANOSECONDS.toMillis(survivor.nanos() - stopped);
       assertTrue(detectedMs <= HUNG_MS, "survivors saw PROC_FAILED " + detectedMs + " ms after SIGSTOP\n" + out);
       long exitMs = TimeUnit.NANOSECONDS.toMillis(exited - stopped);
-      // not timed either: detection (4-10 s) + the survivors' exit + the 3 s grace left the former
-      // 10 s no margin; that rmarun ended the hung JVM is the "did not end within" line above
+      // not timed either: detection (4-10 s) + the survivors' exit + the grace (JvmLauncher.GRACE_MS,
+      // 10 s) would leave a fixed bound no margin; that rmarun ended the hung JVM is the "did not
+      // end within" line above, and it came within run.await's 30 s of the survivor's PROC_FAILED
       System.out.printf("FaultsTest: SIGSTOP: survivors saw PROC_FAILED after %d ms, rmarun exited after %d ms%n",
           detectedMs, exitMs);
     }

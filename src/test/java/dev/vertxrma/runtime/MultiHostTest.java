@@ -339,6 +339,9 @@ class MultiHostTest {
       assertEquals(1, status, out);
       assertTrue(out.contains("rmarun: PROC_FAILED: JVM 2 on " + ns.name(2) + " (ranks 4..5) of job "), out);
       assertTrue(out.contains("was killed by signal 9 (SIGKILL)"), out);
+      // every survivor saw the kill and ended by itself within rmarun's grace (JvmLauncher.GRACE_MS,
+      // 10 s, above any detection docs/failure-and-security.md states): none had to be killed
+      assertFalse(out.contains("did not end within"), "a survivor was killed before it ended by itself\n" + out);
       for (int k = 0; k < HOSTS; k++) {
         assertEquals(List.of(), ns.pids(k), "nothing left running on " + ns.name(k) + "\n" + out);
       }

@@ -44,11 +44,20 @@ import java.util.concurrent.TimeoutException;
  *     one host never collide.</li>
  * </ul>
  * Under Hydra the process leaves the job in order ({@code finalize}) only when its rank's program
- * succeeded; a failed one ends {@link JvmLauncher#GRACE_MS} later without it (the others, which have
+ * succeeded; a failed one ends {@link #FAILED_WAIT_MS} later without it (the others, which have
  * seen the failure, normally end in that time and say why), upon which Hydra kills the job's
  * processes that still run.
  */
 final class ProcessManagerRun {
+
+  /**
+   * How long a failed process waits under Hydra before it ends without {@code finalize}: it waits
+   * every time (it cannot tell whether the others still run), so not rmarun's longer
+   * {@link JvmLauncher#GRACE_MS}. The others have seen by then what this one saw: an abort
+   * reaches them as a message, and a lost process is one membership event that every process
+   * sees at about the same time.
+   */
+  static final long FAILED_WAIT_MS = 3_000;
 
   /** The manager that started this process. */
   enum Kind {
@@ -305,10 +314,10 @@ final class ProcessManagerRun {
     }
     int status = part.run(secret);
     if (status != 0 && pmi != null) {
-      // the other processes get the grace rmarun gives its JVMs to end on their own (and say why);
-      // then this one ends without finalize, upon which Hydra stops any that still run
+      // the other processes get FAILED_WAIT_MS to end on their own (and say why); then this one
+      // ends without finalize, upon which Hydra stops any that still run
       try {
-        Thread.sleep(JvmLauncher.GRACE_MS);
+        Thread.sleep(FAILED_WAIT_MS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
