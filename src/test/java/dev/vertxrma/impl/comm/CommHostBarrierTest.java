@@ -186,13 +186,19 @@ class CommHostBarrierTest {
    */
   @Test
   void aFirstBarrierNobodyMeetsLeavesNoPageWhenTheJobEnds() throws Exception {
-    JobOptions options = options(2, true).setWaitTimeoutMs(300);
-    io.vertx.core.Promise<Void> timedOut = io.vertx.core.Promise.promise(); // both finish (and finalize) after it
-    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options, (world, args) -> world.dup().compose(dup -> world.rank() != 0
-        ? timedOut.future().compose(v -> dup.free()) // rank 1 never calls barrier on it
+    // Only rank 0's barrier is meant to wait the timeout out. The dup before it must succeed:
+    // both ranks call it once both programs run (a latch, no wait of the job), so that it pays
+    // the hops of the job's first collective, not the other cluster node's later start; 1 s (was
+    // 300 ms) for those cold hops on 2 loaded cores, where a class load alone blocked a loop 90 ms
+    JobOptions options = options(2, true).setWaitTimeoutMs(1000);
+    dev.vertxrma.testing.Latch running = new dev.vertxrma.testing.Latch(2);
+    dev.vertxrma.testing.Latch timedOut = new dev.vertxrma.testing.Latch(); // both finish (and finalize) after it
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options, (world, args) -> running.arrive().compose(r -> world.dup())
+        .compose(dup -> world.rank() != 0
+        ? timedOut.opened().compose(v -> dup.free()) // rank 1 never calls barrier on it
         : dup.barrier().transform(ar -> {
+          timedOut.open();
           assertTrue(ar.failed(), "a barrier only rank 0 called completed");
-          timedOut.complete();
           return dup.free(); // rank 0 takes its TIMEOUT and finishes
         }))), 60);
     // the removal runs on a worker once the rank has finished: poll for it, bounded
