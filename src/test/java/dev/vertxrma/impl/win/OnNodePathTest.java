@@ -342,6 +342,10 @@ class OnNodePathTest {
   @Test
   void bogusPostAndCompleteWordsInAControlBlockAreRejected() {
     JobOptions o = options(2, true).setWaitTimeoutMs(1000);
+    // only rank 0's start waits the 1 s out: rank 1 meets it again once it timed out (a latch, no
+    // wait of the job, where a timer of 1.5 s did, which a late timeout on a loaded machine could
+    // outrun and so fail the barrier that rank 0 enters after it)
+    dev.vertxrma.testing.Latch startFailed = new dev.vertxrma.testing.Latch();
     Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, o, (world, args) -> {
       int me = world.rank();
       dev.vertxrma.impl.runtime.RankProcess process = ((dev.vertxrma.impl.comm.CommImpl) world).process();
@@ -351,9 +355,8 @@ class OnNodePathTest {
           WindowControl target = w.onNodeControl(0);
           target.putPostsFromOrdered(1, 1L << 40);
           target.putCompleteFromOrdered(1, (7L << 32) | (-5 & 0xFFFF_FFFFL));
-          io.vertx.core.Vertx vertx = io.vertx.core.Vertx.currentContext().owner();
-          // out of the way (a timer) while rank 0's start times out, then meet it again
-          return world.barrier().compose(v -> vertx.timer(1500)).compose(v -> world.barrier())
+          // out of the way while rank 0's start times out, then meet it again
+          return world.barrier().compose(v -> startFailed.opened()).compose(v -> world.barrier())
               .compose(v -> win.free());
         }
         long before = process.rejectedInput().total();
@@ -361,6 +364,7 @@ class OnNodePathTest {
         return world.barrier()
             .compose(v -> win.start(world.group().incl(1)))
             .transform(ar -> {
+              startFailed.open();
               assertTrue(ar.failed(), "a start was satisfied by a bogus post count");
               assertEquals(dev.vertxrma.ErrorClass.TIMEOUT, ((dev.vertxrma.RmaException) ar.cause()).errorClass());
               assertEquals(before + 2, process.rejectedInput().total(), "bogus words rejected");
