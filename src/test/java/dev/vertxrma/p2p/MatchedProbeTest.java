@@ -350,9 +350,12 @@ class MatchedProbeTest {
   @EnumSource(Mode.class)
   void matchedProbeErrors(Mode mode) {
     String key = "errors-" + mode;
+    // the dup, the job's first wait, starts once both programs run (a latch, no wait of the job):
+    // it waits hops within the 1 s, not the other cluster node's later start-up
+    dev.vertxrma.testing.Latch running = new dev.vertxrma.testing.Latch(2);
     Throwable failure = Jobs.runExpectingFailure(mode, Jobs.options(2).setWaitTimeoutMs(1000), (world, args) -> {
       if (world.rank() == 1) {
-        return world.dup().compose(dup -> world.send(Buf.of(new int[] {1, 2, 3}), 0, 3, Datatype.INT, 0, 1))
+        return running.arrive().compose(r -> world.dup()).compose(dup -> world.send(Buf.of(new int[] {1, 2, 3}), 0, 3, Datatype.INT, 0, 1))
             .compose(v -> world.send(Buf.of(new byte[6]), 0, 6, Datatype.BYTE, 0, 2))
             .compose(v -> world.send(Buf.of(new long[] {33}), 0, 1, Datatype.LONG, 0, 3))
             .compose(v -> world.barrier()) // rank 0 has published its handle
@@ -364,7 +367,7 @@ class MatchedProbeTest {
       }
       int[] small = {-1, -1};
       Message fake = () -> new Status(1, 1, 12, 12);
-      return world.dup().compose(dup -> sequence(List.of(
+      return running.arrive().compose(r -> world.dup()).compose(dup -> sequence(List.of(
           () -> expectError(world.mprobe(2, 0), ErrorClass.RANK, "mprobe", "rank 2"),
           () -> expectError(world.improbe(-3, 0), ErrorClass.RANK, "improbe", "rank -3"),
           () -> expectError(world.mprobe(0, -4), ErrorClass.TAG, "mprobe", "tag -4"),

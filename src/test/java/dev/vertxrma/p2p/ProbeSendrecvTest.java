@@ -250,8 +250,12 @@ class ProbeSendrecvTest {
   @ParameterizedTest
   @EnumSource(Mode.class)
   void probeErrors(Mode mode) {
+    // both probes of tag 77 start once both programs run (a latch, no wait of the job): they then
+    // time out together, and the allreduce after them waits hops, not the other cluster node's
+    // later start-up, within the 1 s
+    dev.vertxrma.testing.Latch running = new dev.vertxrma.testing.Latch(2);
     Throwable failure = Jobs.runExpectingFailure(mode, Jobs.options(2).setWaitTimeoutMs(1000), (world, args) ->
-        sequence(List.of(
+        running.arrive().compose(r -> sequence(List.of(
             () -> expectError(world.probe(2, 0), ErrorClass.RANK, "probe", "rank 2", "[0, 2)"),
             () -> expectError(world.probe(-3, 0), ErrorClass.RANK, "probe", "rank -3"),
             () -> expectError(world.iprobe(5, Comm.ANY_TAG), ErrorClass.RANK, "iprobe", "rank 5"),
@@ -262,7 +266,7 @@ class ProbeSendrecvTest {
             () -> world.allreduce((long) world.rank(), dev.vertxrma.Op.SUM).map(s -> {
               assertEquals(1L, s, "the job is still healthy");
               return null;
-            }))));
+            })))));
     assertEquals(null, failure);
   }
 
