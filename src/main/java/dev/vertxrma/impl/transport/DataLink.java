@@ -121,7 +121,7 @@ final class DataLink {
   boolean trySendNow(int dst, Frame f, boolean awaited) {
     NetSocketInternal s = socket;
     if (s == null || lost || draining || drainedAtOnce || !outbox.isEmpty() || !plane.homeLoop().inEventLoop()
-        || f.payloadSource instanceof PackedPayload || s.writeQueueFull()) {
+        || f.payloadSource instanceof PackedPayload || full(s)) {
       return false;
     }
     int size = FrameCodec.recordBytes(f);
@@ -293,6 +293,34 @@ final class DataLink {
     }
   }
 
+  /**
+   * Whether the socket's channel takes no more: Netty's write buffer is past its high-water mark.
+   * The channel's own writability, not {@code NetSocket.writeQueueFull()}: in Vert.x 5 that
+   * reports only Vert.x's own write queue, which this link bypasses ({@link #write}), so it never
+   * said full and every record went into Netty's unbounded write buffer (PutFloodTest: 72 MiB for
+   * a JVM that read nothing, and no put ever held back).
+   */
+  private static boolean full(NetSocketInternal s) {
+    return !s.channelHandlerContext().channel().isWritable();
+  }
+
+  /**
+   * Calls {@link #writable} when the channel can take more again (below Netty's low-water mark):
+   * Vert.x's drain handler is only called once Vert.x's own write queue, which this link
+   * bypasses, drains.
+   */
+  private void watchWritability(NetSocketInternal s) {
+    s.channelHandlerContext().pipeline().addFirst("rma-writability", new io.netty.channel.ChannelInboundHandlerAdapter() {
+      @Override
+      public void channelWritabilityChanged(io.netty.channel.ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+          writable();
+        }
+        ctx.fireChannelWritabilityChanged();
+      }
+    });
+  }
+
   /** The socket can take more again: drain what waits. */
   private void writable() {
     if (!outbox.isEmpty()) {
@@ -353,7 +381,7 @@ final class DataLink {
     int n = 0;
     Object next;
     while ((next = outbox.peek()) != null) {
-      if (s.writeQueueFull()) {
+      if (full(s)) {
         // the rest waits here, not in the socket's buffers, until the socket can take it
         // (writable() drains again): what waits here is what congested() counts
         break;
@@ -419,7 +447,7 @@ final class DataLink {
   /** The proven connection: what waited is written, in order, then senders' records follow. */
   void open(NetSocket s) {
     s.closeHandler(v -> closed(s));
-    s.drainHandler(v -> writable());
+    watchWritability((NetSocketInternal) s);
     synchronized (this) {
       if (lost || socket != null) {
         s.close();
