@@ -51,6 +51,13 @@ public class PutFloodProgram implements RankProgram {
   static final long BOUND_MIB = 16;
   /** The target slots (longs) the puts cycle through. */
   static final int SLOTS = 1024;
+  /**
+   * The documented bound on what a link's outbox holds (docs/failure-and-security.md): past it the
+   * link is congested and puts are held back.
+   */
+  static final long OUTBOX_BYTES = 1024 * 1024;
+  /** What the outbox may hold past {@link #OUTBOX_BYTES}: the record that crossed it, an acknowledgement request. */
+  static final long OUTBOX_SLACK = 64 * 1024;
   /** The longest rank 1 spins waiting for rank 0's word: a run without back-pressure ends. */
   static final long MAX_BUSY_MS = 30_000;
 
@@ -115,6 +122,10 @@ public class PutFloodProgram implements RankProgram {
     long[] firstHeld = {-1};
     long base = directBytes();
     long[] peak = {base};
+    // bytes rank 0's data plane holds queued for rank 1's JVM: at most, and when the first put was held back
+    long[] queued = new long[2];
+    dev.vertxrma.impl.transport.DataPlane plane = dev.vertxrma.impl.runtime.JobRuntime.find(
+        io.vertx.core.Vertx.currentContext().owner(), world.jobName()).dataPlane();
     // the lock is taken, and proven by a flushed put, before the barrier that starts rank 1's
     // spin: once it spins, nothing that needs its answer can complete, and the puts, not the
     // epoch's start, are what must face the stopped reader
@@ -125,6 +136,7 @@ public class PutFloodProgram implements RankProgram {
         .compose(v -> Rma.repeat(n, i -> {
           if (i % 10_000 == 0) {
             peak[0] = Math.max(peak[0], directBytes());
+            queued[0] = Math.max(queued[0], plane.queuedBytes());
           }
           Future<Void> put = win.put(Buf.of(new long[] {i + 1L}), 0, 1, Datatype.LONG, 1, i % SLOTS);
           if (!put.isComplete() && heldBack[0]++ == 0) {
@@ -132,6 +144,8 @@ public class PutFloodProgram implements RankProgram {
             // it holds for it
             firstHeld[0] = i;
             peak[0] = Math.max(peak[0], directBytes());
+            queued[1] = plane.queuedBytes();
+            queued[0] = Math.max(queued[0], queued[1]);
             signal.memory().writeVolatileLong(0, 1); // rank 1 may read again
           }
           return put;
@@ -143,18 +157,28 @@ public class PutFloodProgram implements RankProgram {
           if (heldBack[0] == 0) {
             throw new AssertionError("none of " + n + " puts to a JVM that reads nothing was held back (its future "
                 + "complete when put returned): the origin never waited for the link; direct memory grew by "
-                + grew + " MiB");
+                + grew + " MiB, up to " + queued[0] + " bytes were queued for it");
+          }
+          if (queued[1] < OUTBOX_BYTES) {
+            throw new AssertionError("put " + firstHeld[0] + " was held back with " + queued[1] + " bytes queued for "
+                + "rank 1's JVM, below the outbox bound " + OUTBOX_BYTES);
+          }
+          if (queued[0] > OUTBOX_BYTES + OUTBOX_SLACK) {
+            throw new AssertionError(n + " puts to a JVM that reads nothing queued up to " + queued[0] + " bytes for "
+                + "it (bound " + OUTBOX_BYTES + " + " + OUTBOX_SLACK + ")");
           }
           if (grew > boundMib) {
             throw new AssertionError(n + " puts to a JVM that reads nothing grew direct memory by " + grew
-                + " MiB (bound " + boundMib + " MiB)");
+                + " MiB (bound " + boundMib + " MiB; the first held back was put " + firstHeld[0] + ", "
+                + heldBack[0] + " held back in all)");
           }
           return grew;
         })
         // printed by a worker, not the event loop (a captured output may block)
         .compose(grew -> io.vertx.core.Vertx.currentContext().owner().executeBlocking(() -> {
-          System.out.println(VERIFIED + ": " + n + " puts, the first held back was put " + firstHeld[0] + ", "
-              + heldBack[0] + " held back in all, direct memory grew by at most " + grew + " MiB");
+          System.out.println(VERIFIED + ": " + n + " puts, the first held back was put " + firstHeld[0] + " with "
+              + queued[1] + " bytes queued, " + heldBack[0] + " held back in all, at most " + queued[0]
+              + " bytes queued, direct memory grew by at most " + grew + " MiB");
           return null;
         }));
   }

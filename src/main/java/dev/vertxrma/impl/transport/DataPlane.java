@@ -344,6 +344,19 @@ public final class DataPlane {
   }
 
   /**
+   * Bytes queued for every peer JVM and not yet given to its connection: what the links' outboxes
+   * hold, at most about {@code 1 MiB} each past which a link is congested (tests and observation;
+   * exact on the plane's event loop).
+   */
+  public long queuedBytes() {
+    long sum = 0;
+    for (DataLink l : links.values()) {
+      sum += l.outboxBytes();
+    }
+    return sum;
+  }
+
+  /**
    * Records to JVM {@code node} written at once in the link's reused record, and how many of them
    * needed a new one: {@code {written, allocated}} (tests; read on the plane's event loop).
    */
