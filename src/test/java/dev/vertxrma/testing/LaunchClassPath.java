@@ -28,7 +28,7 @@ import java.util.stream.Stream;
  * took 6.3-8.0 s that way, 2.0 s from the one jar with the archive and C1 only; the suite starts
  * about a hundred such jobs.
  *
- * <p>The jar ({@code target/test-launch/launch.jar}) holds only a manifest whose
+ * <p>The jar ({@code target/test-launch-FORK/launch.jar}, one directory per test JVM) holds only a manifest whose
  * {@code Class-Path} names a jar of each directory (made here, once per test JVM) and the
  * dependency jars where they are, by relative paths. A test that runs the engine's own class
  * path on purpose keeps {@code java.class.path}.
@@ -118,7 +118,9 @@ public final class LaunchClassPath {
     if (target == null) {
       throw new IOException("no test-classes directory on the class path " + classPath);
     }
-    Path dir = Files.createDirectories(target.resolve("test-launch"));
+    // one directory per test JVM of a run (Surefire's fork number): another's jars and archive
+    // are never rewritten under JVMs that map them
+    Path dir = Files.createDirectories(target.resolve("test-launch-" + System.getProperty("vertxrma.test.fork", "0")));
     List<String> refs = new ArrayList<>();
     for (Path p : entries) {
       if (!withTestClasses && p.equals(target.resolve("test-classes"))) {

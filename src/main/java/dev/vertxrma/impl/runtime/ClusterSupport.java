@@ -154,7 +154,7 @@ public final class ClusterSupport {
    * Makes {@code config} join the cluster that the JVM at {@code leader} ({@code host:port}, or
    * {@code null}: nothing changes) forms: Hazelcast's required member; the JVM whose
    * {@code clusterPort} (0: not chosen) is the leader's port is the leader itself and binds
-   * exactly that port, the others search for a free port from the one above it. Only a TCP-IP
+   * exactly that port, the others search for a free port as configured. Only a TCP-IP
    * join is changed. {@code leader} comes from {@link ClusterOptions#getLeader()}, which holds only
    * a {@code host:port}.
    */
@@ -171,37 +171,126 @@ public final class ClusterSupport {
     tcp.setRequiredMember(l);
     if (clusterPort == port) {
       config.getNetworkConfig().setPort(port).setPortAutoIncrement(false);
-    } else if (port < 65535) {
-      // the others take ports above the leader's, so none takes its port before it binds
-      config.getNetworkConfig().setPort(port + 1);
     }
+    // the others search from their configured port (5701 by default) upwards, below the leaders'
+    // ports (freeLeaderPort), so none takes this job's or another's leader port before it binds
   }
 
+  /** The ports a job's first JVM may be given to form its cluster ({@link #freeLeaderPort}). */
+  static final int LEADER_PORTS_FROM = 5751;
+  static final int LEADER_PORTS_TO = 5800;
+  /** The leader ports this JVM has reserved, each held by a lock on its file until this JVM ends. */
+  private static final java.util.List<java.nio.channels.FileLock> RESERVED = new java.util.ArrayList<>();
+
   /**
-   * A port for the JVM that forms a job's cluster ({@link #LEADER}) to bind on {@code host}: the
-   * first of Hazelcast's usual 5701-5800, from a random start, that this JVM can bind there now
-   * (outside the kernel's ephemeral range, so no outgoing connection takes it meanwhile), or -1
-   * (the JVMs then search for each other as Hazelcast does).
+   * A port for the JVM that forms a job's cluster ({@link #LEADER}) to bind on {@code host}, or -1
+   * (the JVMs then search for each other as Hazelcast does): the first of
+   * {@value #LEADER_PORTS_FROM}-{@value #LEADER_PORTS_TO}, from a random start, that
+   *
+   * <ul>
+   *   <li>no other launcher of this user on this host has reserved: each reservation is a lock on
+   *       a file of its own ({@code java.io.tmpdir/vertx-rma-ports-USER/PORT.lock}) that this JVM
+   *       holds until it ends, so two jobs started in the same second never choose the same port
+   *       (a bind probe alone cannot tell: a port chosen is bound only seconds later, by a JVM
+   *       still starting);</li>
+   *   <li>and this JVM can bind there now.</li>
+   * </ul>
+   *
+   * <p>The range is the top half of Hazelcast's usual 5701-5800: the JVMs that search for a free
+   * port (a job's other JVMs, which join the leader; nodes without a leader) search from 5701
+   * upwards and take one of the range only when 50 ports below it are taken, and the range is
+   * outside the kernel's ephemeral ports, so no outgoing connection takes one meanwhile.
    */
   public static int freeLeaderPort(String host) {
+    return freeLeaderPort(host, reservationDirectory());
+  }
+
+  /** {@link #freeLeaderPort(String)} with the reservations in {@code dir} ({@code null}: none). */
+  static synchronized int freeLeaderPort(String host, java.nio.file.Path dir) {
     java.net.InetAddress address;
     try {
       address = java.net.InetAddress.getByName(host);
     } catch (java.net.UnknownHostException e) {
       return -1;
     }
-    int start = java.util.concurrent.ThreadLocalRandom.current().nextInt(100);
-    for (int i = 0; i < 100; i++) {
-      int port = 5701 + (start + i) % 100;
+    int n = LEADER_PORTS_TO - LEADER_PORTS_FROM + 1;
+    int start = java.util.concurrent.ThreadLocalRandom.current().nextInt(n);
+    for (int i = 0; i < n; i++) {
+      int port = LEADER_PORTS_FROM + (start + i) % n;
+      java.nio.channels.FileLock lock = dir == null ? null : reserve(dir, port);
+      if (dir != null && lock == null) {
+        continue; // another launcher holds it
+      }
       try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
         probe.setReuseAddress(false);
         probe.bind(new java.net.InetSocketAddress(address, port));
-        return port;
       } catch (java.io.IOException e) {
-        // taken: the next one
+        release(lock); // taken: the next one
+        continue;
       }
+      if (lock != null) {
+        RESERVED.add(lock);
+      }
+      return port;
     }
     return -1;
+  }
+
+  /** Gives up every reservation this JVM holds (the reservations' tests). */
+  static synchronized void releaseReservations() {
+    for (java.nio.channels.FileLock l : RESERVED) {
+      release(l);
+    }
+    RESERVED.clear();
+  }
+
+  /** This user's directory of port reservations, made if missing; {@code null} if it cannot be. */
+  private static java.nio.file.Path reservationDirectory() {
+    try {
+      java.nio.file.Path dir = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"),
+          "vertx-rma-ports-" + System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_"));
+      if (!java.nio.file.Files.isDirectory(dir)) {
+        java.nio.file.Files.createDirectories(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+            java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+      }
+      return dir;
+    } catch (java.io.IOException | UnsupportedOperationException | java.nio.file.InvalidPathException e) {
+      return null;
+    }
+  }
+
+  /** A lock on {@code port}'s reservation file, or {@code null} if another process holds it. */
+  private static java.nio.channels.FileLock reserve(java.nio.file.Path dir, int port) {
+    java.nio.channels.FileChannel ch = null;
+    try {
+      ch = java.nio.channels.FileChannel.open(dir.resolve(port + ".lock"), java.nio.file.StandardOpenOption.CREATE,
+          java.nio.file.StandardOpenOption.WRITE);
+      java.nio.channels.FileLock lock = ch.tryLock();
+      if (lock == null) {
+        ch.close();
+      }
+      return lock;
+    } catch (java.io.IOException | java.nio.channels.OverlappingFileLockException e) {
+      // held by this JVM already (a reservation of an earlier job), or unusable: not this port
+      if (ch != null) {
+        try {
+          ch.close();
+        } catch (java.io.IOException closed) {
+          // nothing held
+        }
+      }
+      return null;
+    }
+  }
+
+  private static void release(java.nio.channels.FileLock lock) {
+    if (lock != null) {
+      try {
+        lock.channel().close();
+      } catch (java.io.IOException e) {
+        // the lock goes with the channel either way
+      }
+    }
   }
 
   /**
