@@ -28,9 +28,9 @@ import java.util.stream.Stream;
  * took 6.3-8.0 s that way, 2.0 s from the one jar with the archive and C1 only; the suite starts
  * about a hundred such jobs.
  *
- * <p>The jar ({@code target/test-launch-FORK/launch.jar}, one directory per test JVM) holds only a manifest whose
- * {@code Class-Path} names a jar of each directory (made here, once per test JVM) and the
- * dependency jars where they are, by relative paths. A test that runs the engine's own class
+ * <p>The jar ({@code target/test-launch-FORK/launch.jar}, one directory per test JVM) holds
+ * only a manifest whose {@code Class-Path} names a jar of each directory (made here, once per
+ * test JVM) and the dependency jars where they are, by relative paths. A test that runs the engine's own class
  * path on purpose keeps {@code java.class.path}.
  */
 public final class LaunchClassPath {
@@ -118,9 +118,13 @@ public final class LaunchClassPath {
     if (target == null) {
       throw new IOException("no test-classes directory on the class path " + classPath);
     }
-    // one directory per test JVM of a run (Surefire's fork number): another's jars and archive
-    // are never rewritten under JVMs that map them
-    Path dir = Files.createDirectories(target.resolve("test-launch-" + System.getProperty("vertxrma.test.fork", "0")));
+    // one directory per test JVM of a run (Surefire's fork number, else this JVM's pid): another's
+    // jars and archive are never rewritten under JVMs that map them
+    String fork = System.getProperty("vertxrma.test.fork", "");
+    if (!fork.matches("[0-9]+")) {
+      fork = "pid" + ProcessHandle.current().pid();
+    }
+    Path dir = Files.createDirectories(target.resolve("test-launch-" + fork));
     List<String> refs = new ArrayList<>();
     for (Path p : entries) {
       if (!withTestClasses && p.equals(target.resolve("test-classes"))) {

@@ -62,7 +62,7 @@ final class JvmLauncher {
     for (int k = 0; k < a.jvmCount; k++) {
       ranksOf[k] = a.firstRankOf(k + 1) - a.firstRankOf(k);
     }
-    int leaderPort = clustered && !remote ? ClusterSupport.freeLeaderPort(ClusterSupport.host()) : 0;
+    int leaderPort = clustered && !remote ? LeaderPort.free(ClusterSupport.host()) : 0;
     ClassDataArchive classData = remote ? null : ClassDataArchive.forClassPath(System.getProperty("java.class.path"));
     List<RankJvm> jvms = new ArrayList<>();
     JobSecret secret = JobSecret.random();

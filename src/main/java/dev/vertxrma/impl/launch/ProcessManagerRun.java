@@ -404,7 +404,7 @@ final class ProcessManagerRun {
         // the cluster forms around rank 0: the others join it directly (Hazelcast's required
         // member), whatever order the processes start in; a port fixed by the user is kept
         int port = System.getProperty(ClusterSupport.CLUSTER_PORT) != null ? -1
-            : ClusterSupport.freeLeaderPort(net == null || net.host() == null ? ClusterSupport.host() : net.host());
+            : LeaderPort.free(net == null || net.host() == null ? ClusterSupport.host() : net.host());
         pmi.put(kvs, LEADER_KEY, port > 0 ? String.valueOf(port) : "-");
       }
       pmi.barrier();

@@ -1,4 +1,4 @@
-package dev.vertxrma.impl.runtime;
+package dev.vertxrma.impl.launch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The port a launcher gives a job's first JVM ({@link ClusterSupport#freeLeaderPort}) is reserved
+ * The port a launcher gives a job's first JVM ({@link LeaderPort#free}) is reserved
  * on the host until the launcher ends: no other launcher (another process) and no later job of the
  * same launcher is given it meanwhile, though nothing has bound it yet. Before, two jobs started
  * in the same second could both find a port free and both give it to their first JVM, and one of
@@ -31,7 +31,7 @@ class LeaderPortTest {
 
   @AfterEach
   void release() {
-    ClusterSupport.releaseReservations();
+    LeaderPort.releaseAll();
   }
 
   /** Every port {@code java Probe DIR} was given until none was left, one a line. */
@@ -53,12 +53,12 @@ class LeaderPortTest {
   void aReservedPortIsGivenToNoOtherLauncherAndNoLaterJob() throws Exception {
     Set<Integer> mine = new HashSet<>();
     for (int i = 0; i < 3; i++) {
-      int port = ClusterSupport.freeLeaderPort("127.0.0.1", reservations);
-      assertTrue(port >= ClusterSupport.LEADER_PORTS_FROM && port <= ClusterSupport.LEADER_PORTS_TO, "in range: " + port);
+      int port = LeaderPort.free("127.0.0.1", reservations);
+      assertTrue(port >= LeaderPort.FROM && port <= LeaderPort.TO, "in range: " + port);
       assertTrue(mine.add(port), "a later job of this launcher was given " + port + " again");
     }
     List<Integer> theirs = portsOfAnotherProcess();
-    int range = ClusterSupport.LEADER_PORTS_TO - ClusterSupport.LEADER_PORTS_FROM + 1;
+    int range = LeaderPort.TO - LeaderPort.FROM + 1;
     assertEquals(-1, theirs.get(theirs.size() - 1), "the other process ran out: " + theirs);
     Set<Integer> given = new HashSet<>(theirs.subList(0, theirs.size() - 1));
     assertEquals(theirs.size() - 1, given.size(), "the other process was given a port twice: " + theirs);
@@ -84,7 +84,7 @@ class LeaderPortTest {
     public static void main(String[] args) {
       Path dir = Path.of(args[0]);
       for (int port = 0; port >= 0; ) {
-        port = ClusterSupport.freeLeaderPort("127.0.0.1", dir);
+        port = LeaderPort.free("127.0.0.1", dir);
         System.out.println(port);
       }
     }
