@@ -142,6 +142,51 @@ class BlockedThreadGuardTest {
     assertOneFailure(reports, Verdict.WAITED, "BLOCKED");
   }
 
+  /** A class loader whose loading of any class waits for {@code release}, holding its loading lock. */
+  private static final class SlowLoader extends ClassLoader {
+    private final CountDownLatch release;
+
+    SlowLoader(CountDownLatch release) {
+      super(null);
+      this.release = release;
+    }
+
+    @Override
+    protected Class<?> findClass(String name) throws ClassNotFoundException {
+      awaitQuietly(release);
+      throw new ClassNotFoundException(name);
+    }
+  }
+
+  @Test
+  void aTaskWaitingForAnotherThreadToLoadAClassIsFirstUseNotAFailure() throws Exception {
+    CountDownLatch judged = new CountDownLatch(1);
+    BlockedThreadGuard.onReport = r -> judged.countDown();
+    SlowLoader loader = new SlowLoader(judged);
+    Thread first = new Thread(() -> {
+      try {
+        loader.loadClass("dev.vertxrma.NoSuchClass"); // holds the loader's lock in ClassLoader.loadClass
+      } catch (ClassNotFoundException expected) {
+        // the point is the lock it held
+      }
+    });
+    first.start();
+    while (first.getState() != Thread.State.TIMED_WAITING && first.isAlive()) {
+      Thread.onSpinWait(); // until it holds the lock and waits inside it
+    }
+    List<Report> reports = onEventLoop(() -> {
+      try {
+        loader.loadClass("dev.vertxrma.NoSuchClass"); // blocked on the lock the loading thread holds
+      } catch (ClassNotFoundException expected) {
+        // loaded by neither
+      }
+    });
+    first.join();
+    assertTrue(!reports.isEmpty(), "the blocked task was judged");
+    assertTrue(reports.stream().noneMatch(r -> r.verdict().fails), "a wait for the JVM's class loading fails no test: "
+        + reports);
+  }
+
   @Test
   void aTaskWaitingForALockFails() throws Exception {
     ReentrantLock lock = new ReentrantLock();

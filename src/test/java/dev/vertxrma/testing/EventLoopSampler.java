@@ -1,7 +1,10 @@
 package dev.vertxrma.testing;
 
 import io.vertx.core.impl.VertxThread;
+import java.lang.management.LockInfo;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MonitorInfo;
+import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -14,8 +17,9 @@ import java.util.concurrent.locks.LockSupport;
  * saw the task (so that the CPU the task has used is known when Vert.x's checker reports it as
  * long), whether it was seen waiting (parked, waiting on a monitor or a lock, sleeping, or in a
  * blocking native read, open or write of {@code java.io}, {@code java.net} or {@code sun.nio}) in
- * two samples in a row, and how many of its samples were in the JVM's first-use work (loading a
- * class, linking a call site).
+ * two samples in a row, and how many of its samples were in the JVM's first-use work (loading or
+ * initializing a class, linking a call site, or blocked on a monitor the JVM holds for that:
+ * {@link #blockedByTheProgram}).
  *
  * <p>A task is Vert.x's: {@link VertxThread#startTime()} is non-zero from the start of a task on
  * the loop to its end. The sampler reads only that field and {@link Thread#getState()} for a
@@ -154,7 +158,8 @@ final class EventLoopSampler {
     }
     long ageNanos = System.nanoTime() - t.startNanos;
     Thread.State state = thread.getState();
-    boolean waiting = state == Thread.State.BLOCKED || state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING;
+    boolean waiting = state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING
+        || state == Thread.State.BLOCKED && blockedByTheProgram(thread);
     StackTraceElement[] stack = null;
     if (waiting || ageNanos >= TimeUnit.MILLISECONDS.toNanos(STACK_AFTER_MS)) {
       stack = thread.getStackTrace();
@@ -167,7 +172,7 @@ final class EventLoopSampler {
       if (stack != null) {
         t.lastStack = stack;
         t.stackSamples++;
-        if (inFirstUseWork(stack)) {
+        if (inFirstUseWork(stack) || state == Thread.State.BLOCKED && !waiting) {
           t.firstUseSamples++;
         }
       }
@@ -177,6 +182,32 @@ final class EventLoopSampler {
         t.waitStack = stack;
       }
     }
+  }
+
+  /**
+   * Whether {@code thread} is blocked on a monitor its program took: one that its owner holds in a
+   * {@code synchronized} method or block, not in a class loader's. A monitor the JVM takes itself
+   * (a class's constant pool while another thread links the same call site, a class's
+   * initialization) is held in no Java frame of its owner: first-use work, not a wait of the
+   * program's, and neither is a thread no longer blocked by the time it is looked at.
+   */
+  static boolean blockedByTheProgram(Thread thread) {
+    ThreadInfo blocked = THREADS.getThreadInfo(thread.getId());
+    if (blocked == null || blocked.getThreadState() != Thread.State.BLOCKED || blocked.getLockInfo() == null
+        || blocked.getLockOwnerId() < 0) {
+      return false;
+    }
+    LockInfo lock = blocked.getLockInfo();
+    ThreadInfo[] owner = THREADS.getThreadInfo(new long[] {blocked.getLockOwnerId()}, true, false);
+    if (owner.length == 1 && owner[0] != null) {
+      for (MonitorInfo m : owner[0].getLockedMonitors()) {
+        if (m.getIdentityHashCode() == lock.getIdentityHashCode()) {
+          StackTraceElement f = m.getLockedStackFrame();
+          return f != null && !inFirstUseWork(new StackTraceElement[] {f});
+        }
+      }
+    }
+    return false; // held, but in no Java frame of its owner: the JVM's own locker
   }
 
   /** A native read, open, write or connect of the JDK's blocking I/O at the top of the stack. */
@@ -197,7 +228,7 @@ final class EventLoopSampler {
       if (c.equals("java.lang.ClassLoader") && (m.startsWith("loadClass") || m.startsWith("defineClass"))
           || c.startsWith("jdk.internal.loader.") && m.startsWith("loadClass")
           || c.equals("java.lang.invoke.MethodHandleNatives") && m.startsWith("link")
-          || c.equals("java.lang.Class") && m.equals("forName0")) {
+          || c.equals("java.lang.Class") && m.equals("forName0") || m.equals("<clinit>")) {
         return true;
       }
     }
