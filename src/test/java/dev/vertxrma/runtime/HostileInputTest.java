@@ -146,6 +146,7 @@ class HostileInputTest {
       long beforeJvm = atJvm.total();
       long before0 = atRank0.total();
       long before1 = atRank1.total();
+      long sendingFrom = System.nanoTime();
       // every record is rejected exactly once: by rank 1's JVM, by rank 1, or (an error reply it
       // asked for) by rank 0
       sendJunk(here, here.nodeOf(0), new Random(20261125L),
@@ -154,8 +155,13 @@ class HostileInputTest {
       assertArrayEquals(before[0], afterFuzz[0], "no window byte may change under hostile input");
       assertEquals(42L, got[0]);
       assertTrue(capture.errors.isEmpty(), "nothing may escape or be logged as an error:\n" + capture.describe());
-      assertTrue(capture.rejections.size() <= 4, "rejected input must be summarised, not logged per message: "
-          + capture.rejections.size() + " lines");
+      // each of the three that reject (rank 1's JVM, rank 1, rank 0) logs its first rejection and
+      // then one summary per interval at most: a count that grows with the time the burst took on
+      // a loaded machine (3 intervals of 10 s took 5 lines once), never with the 100,000 messages
+      long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sendingFrom);
+      long allowed = 3 * (2 + tookMs / RejectedInput.DEFAULT_INTERVAL_MS);
+      assertTrue(capture.rejections.size() <= allowed, "rejected input must be summarised, not logged per message: "
+          + capture.rejections.size() + " lines in " + tookMs + " ms (at most " + allowed + ")");
       assertEquals(MESSAGES, rejected[0], "every hostile message is rejected, once");
     } finally {
       root.removeHandler(capture);
