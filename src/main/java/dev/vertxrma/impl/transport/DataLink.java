@@ -2,6 +2,8 @@ package dev.vertxrma.impl.transport;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.net.NetSocketInternal;
 import io.vertx.core.net.NetClient;
@@ -310,9 +312,9 @@ final class DataLink {
    * bypasses, drains.
    */
   private void watchWritability(NetSocketInternal s) {
-    s.channelHandlerContext().pipeline().addFirst("rma-writability", new io.netty.channel.ChannelInboundHandlerAdapter() {
+    s.channelHandlerContext().pipeline().addFirst("rma-writability", new ChannelInboundHandlerAdapter() {
       @Override
-      public void channelWritabilityChanged(io.netty.channel.ChannelHandlerContext ctx) {
+      public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable()) {
           writable();
         }
