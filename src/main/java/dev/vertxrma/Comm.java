@@ -959,4 +959,72 @@ public interface Comm {
    * @return completes once the handler has run on the rank's context
    */
   Future<Void> callErrhandler(RmaException error);
+
+  // ------------------------------------------------------------------ fault tolerance (ULFM)
+
+  /**
+   * MPI_Comm_revoke (ULFM): marks this communicator revoked at every surviving member, so that
+   * no rank keeps waiting on it for a rank that will not come. Any member may call it, alone. The
+   * members' pending and later calls on it fail with {@link ErrorClass#REVOKED}, except
+   * {@link #agree}, {@link #shrink}, {@link #getFailed}, {@link #ackFailed}, {@link #isRevoked}
+   * and {@link #free}. Windows created over it are not revoked.
+   *
+   * @return completes when this rank has marked it revoked and passed the notice on (each rank
+   *     passes it on once, so it reaches every survivor even if this rank dies now). Fails with
+   *     {@link ErrorClass#COMM} after {@link #free()} or once the job has ended.
+   */
+  Future<Void> revoke();
+
+  /**
+   * MPIX_Comm_is_revoked: whether this rank knows the communicator revoked. Local.
+   *
+   * @return {@code true} once it was revoked (by any member)
+   */
+  boolean isRevoked();
+
+  /**
+   * MPI_Comm_get_failed (ULFM, MPI 5's name): the members this rank knows dead, in the order it
+   * learned of them. Local. Only a job run with {@link FailurePolicy#CONTINUE} outlives a death.
+   *
+   * @return completes at once with the group of the failed members (job ranks, see
+   *     {@link Group}); empty while none failed
+   */
+  Future<Group> getFailed();
+
+  /**
+   * MPI_Comm_ack_failed (ULFM): acknowledges the first {@code numToAck} failures of
+   * {@link #getFailed()}: receives from {@link #ANY_SOURCE} on this communicator, which fail with
+   * {@link ErrorClass#PROC_FAILED} while a failure is not acknowledged, wait again. Local.
+   *
+   * @param numToAck how many failures to acknowledge ({@code 0} only asks how many are)
+   * @return completes with the number of failures acknowledged now. Fails with
+   *     {@link ErrorClass#ARG} for a negative count.
+   */
+  Future<Integer> ackFailed(int numToAck);
+
+  /**
+   * MPI_Comm_agree (ULFM): a fault-tolerant agreement of every surviving member on the AND of
+   * their {@code flag}s. Collective, also on a revoked communicator or one that lost members;
+   * every survivor gets the same value even if members, the coordinator among them, die during
+   * the call. The members that the agreement found dead are added to {@link #getFailed()} at
+   * every survivor. Unlike MPI, the flag comes back even when there are unacknowledged failures
+   * (MPI returns it with MPI_ERR_PROC_FAILED): ask {@link #getFailed()}.
+   *
+   * @param flag this rank's flag
+   * @return completes with the AND of the survivors' flags. Fails with {@link ErrorClass#TIMEOUT}
+   *     when a member neither contributes nor is found dead within the job's wait timeout, or with
+   *     the job's failure.
+   */
+  Future<Integer> agree(int flag);
+
+  /**
+   * MPI_Comm_shrink (ULFM): a new communicator of the surviving members, in their order here.
+   * Collective over the survivors (an agreement, as {@link #agree}): every survivor gets the same
+   * communicator even when members die during the call; a member that dies after it is a failed
+   * member of the new one. Works on a revoked communicator. Windows are made again over it.
+   *
+   * @return completes with the new communicator. Fails as {@link #agree}, and with
+   *     {@link ErrorClass#COMM} when no communicator context ids are left.
+   */
+  Future<Comm> shrink();
 }

@@ -56,7 +56,13 @@ public enum ErrorClass {
    * Invalid request or handle (MPI_ERR_REQUEST): here a {@link Message} that {@link Comm#mrecv}
    * cannot receive (null, received already, or matched on another rank or communicator).
    */
-  REQUEST(24);
+  REQUEST(24),
+  /**
+   * The communicator was revoked ({@link Comm#revoke()}, ULFM's MPI_ERR_REVOKED): every
+   * non-local call on it but {@link Comm#agree}, {@link Comm#shrink}, {@link Comm#getFailed},
+   * {@link Comm#ackFailed} and {@link Comm#free} fails with this class.
+   */
+  REVOKED(25);
 
   private static final ErrorClass[] BY_CODE = new ErrorClass[32];
 
@@ -75,7 +81,7 @@ public enum ErrorClass {
   /**
    * The stable wire code of this class.
    *
-   * @return the code, 1..24
+   * @return the code, 1..25
    */
   public int code() {
     return code;

@@ -21,6 +21,8 @@ public class JobOptions {
   public static final long DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
   /** Default timeout of any wait: receive, barrier, epoch, lock (ms). */
   public static final long DEFAULT_WAIT_TIMEOUT_MS = 120_000;
+  /** Default failure policy: a lost rank fails the whole job, as MPI's default error handler does. */
+  public static final FailurePolicy DEFAULT_FAILURE_POLICY = FailurePolicy.ABORT;
 
   private int np = 1;
   private String jobName = "job-" + UUID.randomUUID().toString().substring(0, 8);
@@ -33,6 +35,7 @@ public class JobOptions {
   private String secret;
   private boolean requireFreedWindows;
   private boolean virtualThreads;
+  private FailurePolicy failurePolicy;
   // made by the constructors: a copy reads no system property
   private TransportOptions transportOptions;
   private ClusterOptions clusterOptions;
@@ -53,6 +56,7 @@ public class JobOptions {
     this.clusterOptions = new ClusterOptions();
     this.traceOptions = new TraceOptions();
     this.copyOptions = new CopyOptions();
+    this.failurePolicy = JvmDefaults.failurePolicy();
   }
 
   /**
@@ -70,6 +74,7 @@ public class JobOptions {
     this.waitTimeoutMs = other.waitTimeoutMs;
     this.args = new ArrayList<>(other.args);
     this.secret = other.secret;
+    this.failurePolicy = other.failurePolicy;
     this.requireFreedWindows = other.requireFreedWindows;
     this.virtualThreads = other.virtualThreads;
     this.transportOptions = new TransportOptions(other.transportOptions);
@@ -293,6 +298,31 @@ public class JobOptions {
    */
   public JobOptions setRequireFreedWindows(boolean requireFreedWindows) {
     this.requireFreedWindows = requireFreedWindows;
+    return this;
+  }
+
+  /**
+   * What the job does when one of its ranks dies.
+   *
+   * @return the policy set, else this JVM's default: {@code -Drma.onFailure}, else
+   *     {@link #DEFAULT_FAILURE_POLICY}
+   */
+  public FailurePolicy getFailurePolicy() {
+    return failurePolicy;
+  }
+
+  /**
+   * Chooses what the job does when one of its ranks dies: fail the whole job
+   * ({@link FailurePolicy#ABORT}, MPI's default) or let the survivors go on and recover with
+   * {@link Comm#revoke()}, {@link Comm#agree(int)} and {@link Comm#shrink()}
+   * ({@link FailurePolicy#CONTINUE}, ULFM). Every JVM of a job must choose the same.
+   *
+   * @param failurePolicy the policy
+   * @return these options
+   * @throws RmaException {@link ErrorClass#ARG} for {@code null}
+   */
+  public JobOptions setFailurePolicy(FailurePolicy failurePolicy) {
+    this.failurePolicy = nonNull(failurePolicy, "failure policy");
     return this;
   }
 

@@ -101,6 +101,26 @@ final class JvmDefaults {
   }
 
   /**
+   * This JVM's failure policy: {@code -Drma.onFailure} ({@code abort} or {@code continue}), else
+   * {@link JobOptions#DEFAULT_FAILURE_POLICY}.
+   *
+   * @throws RmaException ARG when {@code -Drma.onFailure} names no policy
+   */
+  static FailurePolicy failurePolicy() {
+    String v = value(System.getProperties(), FailurePolicy.PROPERTY);
+    if (v == null) {
+      return JobOptions.DEFAULT_FAILURE_POLICY;
+    }
+    for (FailurePolicy f : FailurePolicy.values()) {
+      if (f.name().equalsIgnoreCase(v)) {
+        return f;
+      }
+    }
+    throw RmaException.of(ErrorClass.ARG, "-D%s=%s names no failure policy: use abort or continue",
+        FailurePolicy.PROPERTY, v);
+  }
+
+  /**
    * This JVM's progress mode: {@code -Drma.progress}, else {@link Progress#BUSY} with
    * {@code -Drma.busyPoll=true} (the older flag), else {@link TransportOptions#DEFAULT_PROGRESS}.
    *

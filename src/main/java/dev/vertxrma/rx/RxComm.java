@@ -190,6 +190,66 @@ public final class RxComm {
     return comm.jobName();
   }
 
+  // ------------------------------------------------------------------ fault tolerance (ULFM)
+
+  /**
+   * MPI_Comm_revoke ({@link Comm#revoke}): every member's pending and later calls on this
+   * communicator fail with REVOKED, but agree, shrink, getFailed, ackFailed and free.
+   *
+   * @return completes once revoked here and passed on
+   */
+  public Completable revoke() {
+    return Deferred.completable(() -> comm.revoke());
+  }
+
+  /**
+   * MPIX_Comm_is_revoked ({@link Comm#isRevoked}).
+   *
+   * @return whether this rank knows it revoked
+   */
+  public boolean isRevoked() {
+    return comm.isRevoked();
+  }
+
+  /**
+   * MPI_Comm_get_failed ({@link Comm#getFailed}): the members known dead, in the order learned.
+   *
+   * @return the group of failed members
+   */
+  public Single<Group> getFailed() {
+    return Deferred.single(() -> comm.getFailed());
+  }
+
+  /**
+   * MPI_Comm_ack_failed ({@link Comm#ackFailed}): receives from ANY_SOURCE wait again once every
+   * failure is acknowledged.
+   *
+   * @param numToAck how many failures to acknowledge
+   * @return the number acknowledged now
+   */
+  public Single<Integer> ackFailed(int numToAck) {
+    return Deferred.single(() -> comm.ackFailed(numToAck));
+  }
+
+  /**
+   * MPI_Comm_agree ({@link Comm#agree}): the same AND of the survivors' flags at every survivor.
+   *
+   * @param flag this rank's flag
+   * @return the AND of the survivors' flags
+   */
+  public Single<Integer> agree(int flag) {
+    return Deferred.single(() -> comm.agree(flag));
+  }
+
+  /**
+   * MPI_Comm_shrink ({@link Comm#shrink}): the same communicator of the survivors at every survivor.
+   *
+   * @return the Rx view of the new communicator
+   */
+  public Single<RxComm> shrink() {
+    return Deferred.single(() -> comm.shrink()).map(RxComm::of);
+  }
+
   // ------------------------------------------------------------------ point-to-point
 
   /**

@@ -70,12 +70,12 @@ public final class Collectives {
   public Collectives(Endpoint ep, PointToPoint p2p, int ctx, SharedMemoryBarriers sharedBarriers,
       boolean sharedMemory, String job) {
     this.ep = ep;
-    this.ch = p2p.channel(ctx, ep);
+    this.ch = p2p.collectiveChannel(ctx, ep);
     this.ctx = ctx;
     this.sharedBarriers = sharedBarriers;
     this.reductions = new Reductions(this, ep, ch, ctx, sharedBarriers);
     this.hostBarrier = job != null && sharedBarriers == null && spansJvms(ep)
-        ? new CommHostBarrier(ep, ch, p2p.channel(HOST_WAKE_CTX_BASE + ctx, ep), sharedMemory, job, this::nextCall)
+        ? new CommHostBarrier(ep, ch, p2p.collectiveChannel(HOST_WAKE_CTX_BASE + ctx, ep), sharedMemory, job, this::nextCall)
         : null;
   }
 
@@ -111,7 +111,23 @@ public final class Collectives {
    * (before the previous one completed) can never take each other's messages.
    */
   int nextCall() {
+    RmaException broken = ep.groupFailure();
+    if (broken != null) {
+      throw broken; // revoked, or a member died: the call could wait for ever (ULFM)
+    }
     return (sequence++ & 0x7FFFFF) << ROUND_BITS;
+  }
+
+  /**
+   * The communicator was revoked or lost a member: a barrier of this rank waiting in memory for
+   * the others fails (waits on messages fail through the point-to-point engine, waits in a host
+   * barrier at their next look).
+   */
+  public void recheck() {
+    RmaException broken = ep.groupFailure();
+    if (broken != null && shared != null) {
+      shared.fail(rank(), broken);
+    }
   }
 
   private int rank() {

@@ -187,7 +187,7 @@ final class CommHostBarrier {
           for (int r = 0; r < words.length; r++) {
             words[r] = slots[r].slot();
           }
-          return new HostBarrier(words, ep.rank(), wake, n -> (int) (n & 0x3FFF_FFFF), ctx, ep::failure);
+          return new HostBarrier(words, ep.rank(), wake, n -> (int) (n & 0x3FFF_FFFF), ctx, ep::groupFailure);
         }))
         .onComplete(done -> {
           if (page != null) { // every rank has mapped it once the verdicts are in (or the job has failed)

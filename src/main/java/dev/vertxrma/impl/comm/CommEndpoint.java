@@ -26,6 +26,8 @@ final class CommEndpoint implements Endpoint {
   private final int[] index;
   private final int rank;
   private final String name;
+  /** What this communicator knows of its members' failures and its revocation. */
+  private final dev.vertxrma.impl.runtime.GroupFaults faults;
 
   /**
    * @param members the job ranks of the members in communicator order; the calling rank is one of them
@@ -41,6 +43,32 @@ final class CommEndpoint implements Endpoint {
     }
     this.rank = index[process.rank()];
     this.name = name;
+    this.faults = new dev.vertxrma.impl.runtime.GroupFaults(process, members, name);
+  }
+
+  /** What this communicator knows of its members' failures and its revocation. */
+  dev.vertxrma.impl.runtime.GroupFaults faults() {
+    return faults;
+  }
+
+  @Override
+  public RmaException peerFailure(int r) {
+    return faults.peerFailure(r);
+  }
+
+  @Override
+  public RmaException groupFailure() {
+    return faults.groupFailure();
+  }
+
+  @Override
+  public RmaException revocation() {
+    return faults.revocation();
+  }
+
+  @Override
+  public RmaException anySourceFailure() {
+    return faults.anySourceFailure();
   }
 
   @Override

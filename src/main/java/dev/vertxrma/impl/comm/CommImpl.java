@@ -57,6 +57,9 @@ public final class CommImpl extends CollectiveCalls implements Comm {
   /** Handed out for every call that succeeds at once with no value: it never changes. */
   private final RankFuture<?> succeeded;
   private final ErrorHandling errors;
+  /** ULFM: revoke, the failed members, agree, shrink. */
+  private final CommRecovery recovery;
+  private final int ctx;
   private volatile boolean freed;
   /** MPI_Comm_set_name's name, local to this rank; the default is MPI's (see {@link Comm#getName}). */
   private volatile String userName;
@@ -82,6 +85,10 @@ public final class CommImpl extends CollectiveCalls implements Comm {
       members[i] = view.jobRank(i);
     }
     this.group = Group.of(rp.rank(), members);
+    this.ctx = ctx;
+    this.recovery = new CommRecovery(this, view,
+        view instanceof CommEndpoint ? ((CommEndpoint) view).faults() : rp.worldFaults(), ctx);
+    comms.register(ctx, recovery);
   }
 
   /** The world communicator of a rank, with its point-to-point engine. */
@@ -315,6 +322,7 @@ public final class CommImpl extends CollectiveCalls implements Comm {
       }
       freed = true;
       coll.close();
+      comms.unregister(ctx);
       return rp.context().succeededFuture();
     });
   }
@@ -433,5 +441,37 @@ public final class CommImpl extends CollectiveCalls implements Comm {
     } else {
       rp.context().runOnContext(v -> rp.abortJob(cause));
     }
+  }
+
+  // ------------------------------------------------------------------ fault tolerance (CommRecovery)
+
+  @Override
+  public Future<Void> revoke() {
+    return call(recovery::revoke);
+  }
+
+  @Override
+  public boolean isRevoked() {
+    return recovery.isRevoked();
+  }
+
+  @Override
+  public Future<Group> getFailed() {
+    return call(() -> rp.context().succeededFuture(recovery.failed()));
+  }
+
+  @Override
+  public Future<Integer> ackFailed(int numToAck) {
+    return call(() -> rp.context().succeededFuture(recovery.ackFailed(numToAck)));
+  }
+
+  @Override
+  public Future<Integer> agree(int flag) {
+    return call(() -> recovery.agree(flag));
+  }
+
+  @Override
+  public Future<Comm> shrink() {
+    return call(recovery::shrink);
   }
 }

@@ -141,7 +141,7 @@ public final class RankHost extends VerticleBase {
           }
           return Future.failedFuture(cause);
         }
-        return world.barrier();
+        return finalBarrier();
       });
     });
   }
@@ -156,8 +156,17 @@ public final class RankHost extends VerticleBase {
         }
         return Future.failedFuture(ar.cause());
       }
-      return world.barrier();
+      return finalBarrier();
     }));
+  }
+
+  /**
+   * MPI_Finalize's synchronization: a barrier of the world, or, when the job goes on after a
+   * rank's death ({@link dev.vertxrma.FailurePolicy#CONTINUE}), an agreement of the survivors
+   * (a barrier would fail once a rank is dead; ULFM's finalize completes among the survivors).
+   */
+  private Future<Void> finalBarrier() {
+    return job.failurePolicy() == dev.vertxrma.FailurePolicy.CONTINUE ? world.agree(1).mapEmpty() : world.barrier();
   }
 
   /**

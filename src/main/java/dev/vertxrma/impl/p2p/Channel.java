@@ -21,12 +21,25 @@ public final class Channel {
   private final MatchedProbes matched;
   private final int ctx;
   private final Endpoint comm;
+  /** Whether it carries a collective's messages: a dead member or a revocation then fails every receive. */
+  private final boolean collective;
 
-  Channel(PointToPoint p2p, MatchedProbes matched, int ctx, Endpoint comm) {
+  Channel(PointToPoint p2p, MatchedProbes matched, int ctx, Endpoint comm, boolean collective) {
     this.p2p = p2p;
     this.matched = matched;
     this.ctx = ctx;
     this.comm = comm;
+    this.collective = collective;
+  }
+
+  /** The communicator's view of the rank. */
+  Endpoint comm() {
+    return comm;
+  }
+
+  /** Whether it carries a collective's messages. */
+  boolean collective() {
+    return collective;
   }
 
   /** The job rank of a communicator rank; ANY_SOURCE and PROC_NULL stay. */

@@ -39,7 +39,72 @@ public final class PointToPoint {
 
   /** The channel of a communicator with context id {@code ctx} and rank numbering {@code comm}. */
   public Channel channel(int ctx, Endpoint comm) {
-    return new Channel(this, matched, ctx, comm);
+    return new Channel(this, matched, ctx, comm, false);
+  }
+
+  /**
+   * The channel of a collective's traffic over {@code comm}: once a member has died or the
+   * communicator is revoked ({@link Endpoint#groupFailure()}), every receive on it fails, since
+   * the message may never come.
+   */
+  public Channel collectiveChannel(int ctx, Endpoint comm) {
+    return new Channel(this, matched, ctx, comm, true);
+  }
+
+  /**
+   * Why a receive or probe of job rank {@code source} (or ANY_SOURCE) on {@code ch} cannot wait:
+   * on a collective channel, the communicator's group failure; else its revocation, an
+   * unacknowledged failure for ANY_SOURCE, or the source's death. {@code null} if it may wait.
+   */
+  private RmaException blocked(Channel ch, int source) {
+    Endpoint c = ch.comm();
+    if (ch.collective()) {
+      return c.groupFailure();
+    }
+    RmaException e = c.revocation();
+    if (e != null) {
+      return e;
+    }
+    return source == Comm.ANY_SOURCE ? c.anySourceFailure() : ep.peerFailure(source);
+  }
+
+  /**
+   * Fails every posted receive and pending probe that can no longer be matched (ULFM): its source
+   * died, it is from ANY_SOURCE on a communicator with an unacknowledged failure, its
+   * communicator was revoked, or it belongs to a collective of a communicator that lost a member.
+   * Called when ranks die or a communicator is revoked.
+   */
+  public void recheck() {
+    List<PostedRecv> failed = new ArrayList<>();
+    List<RmaException> why = new ArrayList<>();
+    for (Iterator<PostedRecv> it = posted.iterator(); it.hasNext(); ) {
+      PostedRecv r = it.next();
+      RmaException b = blocked(r.ch, r.source);
+      if (b != null) {
+        it.remove();
+        r.ended = true;
+        failed.add(r);
+        why.add(b);
+      }
+    }
+    List<PendingProbe> gone = new ArrayList<>();
+    List<RmaException> goneWhy = new ArrayList<>();
+    for (Iterator<PendingProbe> it = probes.iterator(); it.hasNext(); ) {
+      PendingProbe p = it.next();
+      RmaException b = blocked(p.ch, p.source);
+      if (b != null) {
+        it.remove();
+        p.ended = true;
+        gone.add(p);
+        goneWhy.add(b);
+      }
+    }
+    for (int i = 0; i < failed.size(); i++) {
+      failed.get(i).fail(why.get(i));
+    }
+    for (int i = 0; i < gone.size(); i++) {
+      gone.get(i).promise.tryFail(goneWhy.get(i));
+    }
   }
 
   /** A receive waiting for its message. */
@@ -132,6 +197,13 @@ public final class PointToPoint {
   Future<Void> send(Channel ch, MemoryRef buf, TypeMap type, int count, int dest, int tag, SendMode mode) {
     if (dest == Comm.PROC_NULL) {
       return ep.context().succeededFuture();
+    }
+    RmaException gone = ch.comm().revocation();
+    if (gone == null) {
+      gone = ep.peerFailure(dest);
+    }
+    if (gone != null) {
+      return ep.context().failedFuture(gone);
     }
     Frame f = Frame.of(mode == SendMode.SYNCHRONOUS ? FrameType.SSEND : FrameType.SEND, ep.rank(), ch.ctx());
     f.tag = tag;
@@ -257,6 +329,10 @@ public final class PointToPoint {
     if (f != null) {
       return ep.context().succeededFuture(probeStatus(ch, f));
     }
+    RmaException gone = blocked(ch, source);
+    if (gone != null) {
+      return ep.context().failedFuture(gone);
+    }
     Promise<Status> p = ep.context().promise();
     PendingProbe probe = new PendingProbe(ch, source, tag, p);
     probes.addLast(probe);
@@ -305,6 +381,12 @@ public final class PointToPoint {
         complete(r, f);
         return;
       }
+    }
+    RmaException gone = blocked(r.ch, r.source);
+    if (gone != null) {
+      r.ended = true;
+      r.fail(gone);
+      return;
     }
     posted.addLast(r);
     if (!bounded) {

@@ -35,6 +35,10 @@ public final class JobRuntime {
   private final int np;
   private final long startupTimeoutMs;
   private final long waitTimeoutMs;
+  /** What a rank's death does to the job ({@link JobOptions#getFailurePolicy()}). */
+  private final dev.vertxrma.FailurePolicy failurePolicy;
+  /** The cluster nodes of the job's ranks known gone (each is reported once). */
+  private final java.util.Set<String> lostNodes = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final AtomicReferenceArray<RankProcess> localRanks;
   private final Transport transport;
   private final ClusterMembership membership;
@@ -66,6 +70,7 @@ public final class JobRuntime {
     this.np = options.getNp();
     this.startupTimeoutMs = options.getStartupTimeoutMs();
     this.waitTimeoutMs = options.getWaitTimeoutMs();
+    this.failurePolicy = options.getFailurePolicy();
     this.host = options.getTransportOptions().getHost();
     this.dataPort = options.getTransportOptions().getPort();
     this.sharedMemory = options.getTransportOptions().isSharedMemory();
@@ -267,7 +272,12 @@ public final class JobRuntime {
     nodeLost(node, "left: their cluster node " + node + " is gone");
   }
 
-  /** Every local rank fails with PROC_FAILED if {@code node} hosted ranks of this job; {@code how} says why. */
+  /**
+   * {@code node} hosted ranks of this job and is gone ({@code how} says why): under
+   * {@link dev.vertxrma.FailurePolicy#ABORT} every local rank fails with PROC_FAILED; under
+   * {@link dev.vertxrma.FailurePolicy#CONTINUE} every local rank is told which ranks died and
+   * goes on.
+   */
   private void nodeLost(String node, String how) {
     String[] nodes = rankNodes;
     if (nodes == null) {
@@ -283,10 +293,25 @@ public final class JobRuntime {
       return;
     }
     RmaException cause = RmaException.of(ErrorClass.PROC_FAILED, "rank(s) %s of job %s %s", lost, jobName, how);
+    boolean goOn = failurePolicy == dev.vertxrma.FailurePolicy.CONTINUE;
+    if (goOn) {
+      if (!lostNodes.add(node)) {
+        return;
+      }
+      LOG.log(System.Logger.Level.WARNING, "job " + jobName + " goes on without rank(s) " + lost + " (they " + how
+          + ")");
+    }
+    int[] dead = lost.stream().mapToInt(Integer::intValue).toArray();
     for (int r = 0; r < np; r++) {
       RankProcess p = localRanks.get(r);
       if (p != null) {
-        p.context().runOnContext(v -> p.fail(cause));
+        p.context().runOnContext(v -> {
+          if (goOn) {
+            p.peersFailed(dead, cause);
+          } else {
+            p.fail(cause);
+          }
+        });
       }
     }
   }
@@ -298,6 +323,11 @@ public final class JobRuntime {
    */
   public static int removeSharedMemoryFiles(String jobName) {
     return dev.vertxrma.impl.memory.SharedMapping.removeJob(jobName, "win-", "barrier-");
+  }
+
+  /** What a rank's death does to the job. */
+  public dev.vertxrma.FailurePolicy failurePolicy() {
+    return failurePolicy;
   }
 
   /** Whether ranks in this JVM share window memory with the other JVMs of their host (the on-node path). */

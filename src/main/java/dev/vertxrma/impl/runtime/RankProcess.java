@@ -51,6 +51,13 @@ public final class RankProcess implements Endpoint {
   private final java.util.Map<Class<?>, Object> services = new java.util.concurrent.ConcurrentHashMap<>();
   private final RejectedInput rejected;
   private RmaException failure;
+  /** Job ranks known dead while the job goes on (FailurePolicy.CONTINUE), in the order learned. */
+  private int[] deathOrder = new int[0];
+  /** The failure of each job rank known dead, else {@code null}; made at the first death. */
+  private RmaException[] deaths;
+  private final List<PeerFailureListener> peerFailureListeners = new ArrayList<>();
+  /** What the world communicator knows of its members' failures. */
+  private final GroupFaults worldFaults;
   /** This rank's trace recorder, {@link RankObserver#NOOP} when the job is not traced. */
   private final RankObserver trace;
   /** The deadlines of the waits begun on the rank's context. */
@@ -63,6 +70,7 @@ public final class RankProcess implements Endpoint {
     this.transport = job.transport();
     this.trace = job.traceRecorder(rank);
     this.deadlines = new WaitDeadlines(context, rank, job.waitTimeoutMs());
+    this.worldFaults = new GroupFaults(this, null, "the world communicator");
     this.eventLoop = context.threadingModel() == io.vertx.core.ThreadingModel.EVENT_LOOP ? context.nettyEventLoop() : null;
     this.sink = frame -> {
       queued.incrementAndGet();
@@ -80,6 +88,103 @@ public final class RankProcess implements Endpoint {
     });
     handle(FrameType.ABORT, f -> fail(new RmaException(ErrorClass.ofCode(f.code),
         f.payload == null ? "job aborted by rank " + f.src : new String(f.payload, StandardCharsets.UTF_8))));
+  }
+
+  /** Told of ranks that died while the job goes on ({@code FailurePolicy.CONTINUE}). */
+  public interface PeerFailureListener {
+    /**
+     * @param jobRanks the job ranks newly known dead
+     * @param cause the {@code PROC_FAILED} failure naming them
+     */
+    void peersFailed(int[] jobRanks, RmaException cause);
+  }
+
+  /**
+   * Registers a listener told, on the rank's context, whenever ranks of the job die while the
+   * job goes on; {@link #removePeerFailureListener} when its engine ends.
+   */
+  public void onPeersFailed(PeerFailureListener listener) {
+    peerFailureListeners.add(listener);
+  }
+
+  /** Stops telling {@code listener}. */
+  public void removePeerFailureListener(PeerFailureListener listener) {
+    peerFailureListeners.remove(listener);
+  }
+
+  /**
+   * Ranks of the job died and the job goes on: every request to them fails with {@code cause},
+   * frames still arriving from them are dropped, and the engines are told. On the rank's
+   * context; ranks already known dead are skipped.
+   */
+  public void peersFailed(int[] jobRanks, RmaException cause) {
+    if (failure != null) {
+      return;
+    }
+    if (deaths == null) {
+      deaths = new RmaException[job.np()];
+    }
+    int[] fresh = new int[jobRanks.length];
+    int n = 0;
+    for (int r : jobRanks) {
+      if (r >= 0 && r < deaths.length && r != rank && deaths[r] == null) {
+        deaths[r] = cause;
+        fresh[n++] = r;
+      }
+    }
+    if (n == 0) {
+      return;
+    }
+    int[] news = java.util.Arrays.copyOf(fresh, n);
+    int[] order = java.util.Arrays.copyOf(deathOrder, deathOrder.length + n);
+    System.arraycopy(news, 0, order, deathOrder.length, n);
+    deathOrder = order;
+    RmaException[] byRank = deaths;
+    pending.failAll(t -> t >= 0 && t < byRank.length && byRank[t] != null, cause);
+    for (PeerFailureListener l : new ArrayList<>(peerFailureListeners)) {
+      try {
+        l.peersFailed(news, cause);
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.ERROR, "rank " + rank + ": a peer-failure listener threw", e);
+      }
+    }
+  }
+
+  /** The failure of job rank {@code r} if it died while the job goes on, else {@code null}. */
+  @Override
+  public RmaException peerFailure(int r) {
+    RmaException[] d = deaths;
+    return d == null || r < 0 || r >= d.length ? null : d[r];
+  }
+
+  /** How many ranks of the job this rank knows dead. */
+  public int deathCount() {
+    return deathOrder.length;
+  }
+
+  /** The job ranks known dead, in the order this rank learned of them (a copy). */
+  public int[] deathOrder() {
+    return deathOrder.clone();
+  }
+
+  /** What the world communicator knows of its members' failures. */
+  public GroupFaults worldFaults() {
+    return worldFaults;
+  }
+
+  @Override
+  public RmaException groupFailure() {
+    return worldFaults.groupFailure();
+  }
+
+  @Override
+  public RmaException revocation() {
+    return worldFaults.revocation();
+  }
+
+  @Override
+  public RmaException anySourceFailure() {
+    return worldFaults.anySourceFailure();
   }
 
   /** Registers the engine that handles frames of {@code type}. */
@@ -221,6 +326,9 @@ public final class RankProcess implements Endpoint {
       rejected.reject("a frame with an invalid source or type: " + f);
       return;
     }
+    if (deaths != null && deaths[f.src] != null) {
+      return; // sent before its rank died, arrived after this rank learned of the death: as if lost
+    }
     if (handlers[f.type] == null) {
       if (f.corr > 0 && f.type != FrameType.REPLY) {
         reply(f, ErrorClass.WIN, "rank " + rank + " has no window " + f.ctx + " (never created here, or freed)");
@@ -310,6 +418,9 @@ public final class RankProcess implements Endpoint {
 
   @Override
   public void send(int dst, Frame frame) {
+    if (deaths != null && dst >= 0 && dst < deaths.length && deaths[dst] != null) {
+      return; // a dead rank receives nothing; what waits for its answer fails by peersFailed
+    }
     transport.send(dst, frame);
   }
 
@@ -317,6 +428,10 @@ public final class RankProcess implements Endpoint {
   public Future<Frame> request(int dst, Frame frame) {
     if (failure != null) {
       return context.failedFuture(failure);
+    }
+    RmaException dead = peerFailure(dst);
+    if (dead != null) {
+      return context.failedFuture(dead);
     }
     // a rank future: the operators the caller chains on it, and its adoption as the call's
     // future, add no layer of another future kind

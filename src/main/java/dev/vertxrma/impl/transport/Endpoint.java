@@ -106,4 +106,34 @@ public interface Endpoint {
    * Any thread.
    */
   void atDeadline(java.util.function.BooleanSupplier ended, Runnable onExpiry);
+
+  /**
+   * The failure of rank {@code r} (this endpoint's numbering) if it is known to have died while
+   * the job goes on ({@code FailurePolicy.CONTINUE}), else {@code null}. On the rank's context.
+   */
+  default RmaException peerFailure(int r) {
+    return null;
+  }
+
+  /**
+   * What keeps a collective over this endpoint's ranks from completing: the job's failure, else
+   * the communicator's revocation, else the failure of a member that died; {@code null} while all
+   * is well. On the rank's context.
+   */
+  default RmaException groupFailure() {
+    return failure();
+  }
+
+  /** The communicator's revocation ({@code REVOKED}), or {@code null}. On the rank's context. */
+  default RmaException revocation() {
+    return null;
+  }
+
+  /**
+   * Why a receive or probe from {@code ANY_SOURCE} cannot wait now: a member died and its failure
+   * was not acknowledged yet (ULFM's rule); else {@code null}. On the rank's context.
+   */
+  default RmaException anySourceFailure() {
+    return null;
+  }
 }

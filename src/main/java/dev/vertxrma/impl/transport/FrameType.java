@@ -21,6 +21,14 @@ public final class FrameType {
   public static final byte SSEND = 3;
   /** Job control: abort of the whole job, {@code code} = error class, payload = message. */
   public static final byte ABORT = 4;
+  /**
+   * ULFM's fault-tolerant agreement on a communicator ({@code ctx}): {@code tag} = the
+   * agreement's number on it, {@code code} = 1 for a contribution sent to the coordinator, 2 for
+   * the decision sent back; payload = the values.
+   */
+  public static final byte AGREE = 5;
+  /** ULFM: the communicator {@code ctx} was revoked; each rank passes it on once to the others. */
+  public static final byte REVOKE = 6;
 
   /** RMA put. */
   public static final byte PUT = 10;
@@ -82,6 +90,8 @@ public final class FrameType {
       case SEND: return "SEND";
       case SSEND: return "SSEND";
       case ABORT: return "ABORT";
+      case AGREE: return "AGREE";
+      case REVOKE: return "REVOKE";
       case PUT: return "PUT";
       case GET: return "GET";
       case ACC: return "ACC";
