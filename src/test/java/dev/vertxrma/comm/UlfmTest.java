@@ -195,6 +195,86 @@ class UlfmTest {
     });
   }
 
+  /**
+   * A window over the world of a job that loses rank 3 while it holds rank 0's exclusive lock:
+   * rank 1's queued lock is granted at once, rank 0's wait for rank 3's complete and rank 2's
+   * start waiting for rank 3's post fail with PROC_FAILED, a put to rank 3 fails at issue, a fence
+   * fails, and every survivor frees the window locally.
+   */
+  @Test
+  void aWindowReleasesWhatTheDeadRankHeldAndFailsWhatWaitsOnIt() throws Exception {
+    Vertx[] nodes = Jobs.clusterNodes();
+    Vertx doomed = BlockedThreadGuard.watch(Jobs.await(Rma.clusteredVertx(clusterNameOf(nodes[0]),
+        BlockedThreadGuard.options()), 120));
+    JobOptions options = Jobs.options(4).setWaitTimeoutMs(60_000).setFailurePolicy(FailurePolicy.CONTINUE);
+    CountDownLatch waiting = new CountDownLatch(3);
+    CompletableFuture<Void> rank3Holds = new CompletableFuture<>();
+    Future<Void> a = Rma.run(nodes[0], new JobOptions(options).setLocalRanks(0, 2), (w, args) -> windowSurvivor(w,
+        waiting));
+    Future<Void> b = Rma.run(nodes[1], new JobOptions(options).setLocalRanks(2, 1), (w, args) -> windowSurvivor(w,
+        waiting));
+    Rma.run(doomed, new JobOptions(options).setLocalRanks(3, 1), (w, args) -> Win.allocate(w, 8, 8, Info.NULL)
+        .compose(win -> win.lock(dev.vertxrma.LockType.EXCLUSIVE, 0).compose(v -> w.barrier()).compose(v -> {
+          rank3Holds.complete(null);
+          return Promise.<Void>promise().future(); // holds rank 0's lock until its node leaves
+        })));
+    rank3Holds.get(120, TimeUnit.SECONDS);
+    assertTrue(waiting.await(120, TimeUnit.SECONDS), "the survivors never got to wait on rank 3");
+    doomed.close();
+    Jobs.await(Future.all(a, b), 120);
+  }
+
+  private static Future<Void> windowSurvivor(Comm world, CountDownLatch waiting) {
+    int me = world.rank();
+    return Win.allocate(world, 8, 8, Info.NULL).compose(win -> world.barrier().compose(v -> {
+      Future<Void> pending;
+      if (me == 0) {
+        pending = win.post(world.group().incl(3)).compose(v2 -> win.waitFor());
+      } else if (me == 1) {
+        pending = win.lock(dev.vertxrma.LockType.EXCLUSIVE, 0)
+            .compose(v2 -> win.put(Buf.of(new long[] {42}), 0, 1, Datatype.LONG, 0, 0))
+            .compose(v2 -> win.unlock(0));
+      } else {
+        pending = win.start(world.group().incl(3));
+      }
+      waiting.countDown();
+      return pending.transform(ar -> {
+        if (me == 1) {
+          assertTrue(ar.succeeded(), "the lock rank 3 held must be given to rank 1: " + ar.cause());
+        } else {
+          assertTrue(ar.failed(), "a PSCW wait on the dead rank must fail");
+          assertProcFailed(ar.cause(), "[3]");
+        }
+        return world.ackFailed(1);
+      }).compose(n -> {
+        if (me != 2) {
+          return Future.succeededFuture();
+        }
+        return win.lock(dev.vertxrma.LockType.SHARED, 1)
+            .compose(v2 -> win.put(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, 3, 0).transform(ar -> {
+              assertTrue(ar.failed(), "a put to the dead rank must fail");
+              assertProcFailed(ar.cause(), "[3]");
+              return win.unlock(1);
+            }));
+      }).compose(v2 -> {
+        // rank 1's put reached rank 0 before rank 1's unlock completed; the survivors meet by messages
+        Future<Status> told = me == 0 ? world.recv(Buf.of(new long[1]), 0, 1, Datatype.LONG, 1, 9)
+            : me == 1 ? world.send(Buf.of(new long[1]), 0, 1, Datatype.LONG, 0, 9).map((Status) null)
+            : Future.succeededFuture();
+        return told.map(st -> {
+          if (me == 0) {
+            assertEquals(42L, win.memory().readLong(0), "rank 1's put under the lock rank 3 held");
+          }
+          return null;
+        });
+      }).compose(v2 -> win.fence().transform(ar -> {
+        assertTrue(ar.failed(), "a fence of a window that lost a member must fail");
+        assertProcFailed(ar.cause(), "[3]");
+        return win.free();
+      }));
+    }));
+  }
+
   private static void assertProcFailed(Throwable t, String mentions) {
     assertTrue(t instanceof RmaException, String.valueOf(t));
     RmaException e = (RmaException) t;

@@ -264,6 +264,19 @@ public final class CompletionTracker {
     }
   }
 
+  /**
+   * Target {@code target} died while the job goes on (ULFM): every operation to it not complete
+   * yet completes with {@code cause}, so the synchronizations that wait for them (flush, unlock,
+   * complete, fence, free) fail with it instead of waiting for ever.
+   */
+  public void failTarget(int target, RmaException cause) {
+    for (long seq = completed[target] + 1; seq <= issued[target]; seq++) {
+      if (ahead[target] == null || !ahead[target].contains(seq)) {
+        complete(target, seq, cause);
+      }
+    }
+  }
+
   /** Operation {@code seq} to {@code target} went over the data plane (not applied in shared memory). */
   public void viaNetwork(int target, long seq) {
     lastViaNetwork[target] = seq;

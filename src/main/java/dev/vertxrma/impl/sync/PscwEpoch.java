@@ -162,8 +162,8 @@ public final class PscwEpoch {
     if (accessGroup == null && withdrawn != null) {
       RmaException cause = withdrawn;
       withdrawn = null;
-      throw RmaException.of(ErrorClass.RMA_SYNC, "complete at rank %d: its start was withdrawn when it timed out "
-          + "(%s); the access epoch is already closed", rank, cause.getMessage());
+      throw RmaException.of(ErrorClass.RMA_SYNC, "complete at rank %d: its start was withdrawn (%s); the access "
+          + "epoch is already closed", rank, cause.getMessage());
     }
     return startedOrFail("complete");
   }
@@ -176,10 +176,30 @@ public final class PscwEpoch {
     return startPromise.future();
   }
 
+  /**
+   * Rank {@code r} of the window died while the job goes on (ULFM): a start still waiting for its
+   * post is withdrawn with {@code cause} (the access epoch ends; on the rank's context).
+   */
+  public void accessMemberDied(int r, RmaException cause) {
+    if (startPromise != null && !startSatisfied && accessGroup != null && accessGroup.contains(r)) {
+      withdrawStart(cause);
+    }
+  }
+
   /** Ends the access epoch. */
   public void endAccess() {
     accessGroup = null;
     startPromise = null;
+  }
+
+  /**
+   * Rank {@code r} of the window died while the job goes on (ULFM): a wait for its complete fails
+   * with {@code cause} (the target side, as the window's owner).
+   */
+  public void memberDied(int r, RmaException cause) {
+    if (waitPromise != null && exposureGroup != null && exposureGroup.contains(r)) {
+      completeLater(waitPromise, cause);
+    }
   }
 
   /** Fails a pending start (window freed, job failed). */

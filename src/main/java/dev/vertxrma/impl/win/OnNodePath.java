@@ -67,8 +67,8 @@ final class OnNodePath {
       slots[r] = r == rank ? own : rp.isLocal(r) ? localPeer.apply(r).control().barrierSlot()
           : peers.control(r).barrierSlot();
     }
-    return new HostBarrier(slots, rank, p2p.channel(HOST_BARRIER_CTX_BASE + id, rp), n -> (int) (n & 0x3FFF_FFFF),
-        rp.context(), rp::failure);
+    return new HostBarrier(slots, rank, p2p.collectiveChannel(HOST_BARRIER_CTX_BASE + id, rp),
+        n -> (int) (n & 0x3FFF_FFFF), rp.context(), rp::groupFailure);
   }
 
   /**

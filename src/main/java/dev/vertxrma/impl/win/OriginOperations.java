@@ -200,6 +200,10 @@ final class OriginOperations {
     if (targetRank < 0 || targetRank >= rp.size()) {
       return runNow(c, 0); // PROC_NULL (no-op) or a bad rank (the body fails): nothing to count
     }
+    RmaException dead = rp.peerFailure(targetRank);
+    if (dead != null) {
+      throw dead; // ULFM: the target died; nothing is sent or counted, whatever the epoch
+    }
     int issuedIn = checks.syncFor(targetRank, c.name);
     c.seq = tracker.issue(targetRank);
     Future<?> gate = null;

@@ -29,6 +29,14 @@ interface RegisteredWindow {
   /** The job failed: pending synchronizations fail with {@code cause}. */
   void fail(RmaException cause);
 
+  /**
+   * Ranks of the job died while the job goes on (ULFM): what waits on them in this window fails
+   * with {@code cause}, locks they held here are given up.
+   *
+   * @param jobRanks the job ranks that died
+   */
+  void peersFailed(int[] jobRanks, RmaException cause);
+
   /** Releases the window's memory at once (the rank ends with the window not freed). */
   Future<Void> releaseNow();
 }

@@ -87,6 +87,13 @@ final class TargetLocks {
     mirror(src);
   }
 
+  /** Origin {@code src} died (ULFM): its lock, held (NOCHECK too) or queued, is given up at once. */
+  void originDied(int src) {
+    noCheckHolders.remove(src);
+    locks.cancel(src);
+    mirror(src);
+  }
+
   /** {@code src} gave up its lock request (its wait timed out): dropped, or released if granted meanwhile. */
   void cancel(int src) {
     locks.cancel(src);

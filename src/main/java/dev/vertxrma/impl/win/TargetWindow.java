@@ -488,6 +488,18 @@ final class TargetWindow {
     });
   }
 
+  /**
+   * Origin {@code r} died while the job goes on (ULFM): a lock it held or waited for is given up
+   * at once, so the next request is granted, and a wait for its complete or a start for its post
+   * fails with {@code cause}.
+   */
+  void originDied(int r, RmaException cause) {
+    owner.execute(() -> {
+      locks.originDied(r);
+      pscw.memberDied(r, cause);
+    });
+  }
+
   /** Fails pending synchronizations (the job failed). */
   void fail(RmaException cause) {
     owner.execute(() -> pscw.fail(cause));

@@ -54,6 +54,7 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
   private final CompletionTracker tracker;
   private final ErrorHandling errors;
   private final PassiveEpoch passive;
+  private final PscwEpoch pscw;
   private final ActiveTargetSync active;
   private final PassiveTargetSync passiveSync;
   private final OriginOperations origin;
@@ -100,7 +101,7 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
     this.tracker = new CompletionTracker(rp.context(), rp.size(), observer, id);
     this.errors = new ErrorHandling("window " + id + " of rank " + rank,
         e -> comm.abort("ERRORS_ARE_FATAL on window " + state.name() + ": " + e.getMessage()));
-    PscwEpoch pscw = new PscwEpoch(rp.context(), rank, rp.size());
+    this.pscw = new PscwEpoch(rp.context(), rank, rp.size());
     this.passive = new PassiveEpoch(rank, rp.size());
     this.targetWindow = new TargetWindow(rp, memory, dynamic, mapping, dispUnit, WindowInfo.noLocks(effective), pscw,
         state::name, segment != null ? segment.control() : WindowControl.onHeap(rp.size()),
@@ -459,7 +460,11 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
       }
       active.checkNotPassive("free");
       state.freeing();
-      return rp.withTimeout(tracker.flushAll().compose(v -> coll.barrier()), "free").compose(v -> releaseNow());
+      if (lostAMember()) {
+        return releaseNow(); // ULFM: a window that lost a member is freed locally, no barrier to fail
+      }
+      return rp.withTimeout(tracker.flushAll().compose(v -> coll.barrier()), "free").transform(ar -> ar.succeeded()
+          || lostAMember() ? releaseNow() : Future.failedFuture(ar.cause()));
     });
   }
 
@@ -478,6 +483,28 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
   }
 
   /** The job failed: fail pending synchronizations. */
+  @Override
+  public void peersFailed(int[] jobRanks, RmaException cause) {
+    for (int job : jobRanks) {
+      int r = rp.rankOf(job);
+      if (r >= 0) {
+        tracker.failTarget(r, cause);
+        pscw.accessMemberDied(r, cause);
+        targetWindow.originDied(r, cause);
+      }
+    }
+  }
+
+  /** Whether a member of the window died while the job goes on (ULFM). */
+  private boolean lostAMember() {
+    for (int r = 0; r < rp.size(); r++) {
+      if (rp.peerFailure(r) != null) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   @Override
   public void fail(RmaException cause) {
     targetWindow.fail(cause);

@@ -36,6 +36,7 @@ final class WindowRegistry {
       process.handle(t, this::onFrame);
     }
     process.onFailure(cause -> new ArrayList<>(windows.values()).forEach(w -> w.fail(cause)));
+    process.onPeersFailed((ranks, cause) -> new ArrayList<>(windows.values()).forEach(w -> w.peersFailed(ranks, cause)));
     process.onClose(this::releaseAll);
     process.onFinalizeCheck(this::unfreed);
   }
