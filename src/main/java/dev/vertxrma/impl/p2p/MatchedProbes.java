@@ -99,6 +99,10 @@ final class MatchedProbes {
     if (f != null) {
       return ep.context().succeededFuture(take(ch, f));
     }
+    RmaException gone = p2p.blocked(ch, source);
+    if (gone != null) {
+      return ep.context().failedFuture(gone);
+    }
     Promise<Message> p = ep.context().promise();
     Pending probe = new Pending(ch, source, tag, p);
     pending.addLast(probe);
@@ -191,6 +195,25 @@ final class MatchedProbes {
   }
 
   /** Fails every pending matched probe (job failure). */
+  /** Fails every pending matched probe that can no longer be matched ({@link PointToPoint#recheck()}). */
+  void recheck() {
+    List<Pending> failed = new ArrayList<>();
+    List<RmaException> why = new ArrayList<>();
+    for (Iterator<Pending> it = pending.iterator(); it.hasNext(); ) {
+      Pending m = it.next();
+      RmaException b = p2p.blocked(m.ch, m.source);
+      if (b != null) {
+        it.remove();
+        m.ended = true;
+        failed.add(m);
+        why.add(b);
+      }
+    }
+    for (int i = 0; i < failed.size(); i++) {
+      failed.get(i).promise.tryFail(why.get(i));
+    }
+  }
+
   void fail(RmaException cause) {
     List<Pending> waiting = new ArrayList<>(pending);
     pending.clear();

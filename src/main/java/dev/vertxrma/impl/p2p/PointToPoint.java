@@ -56,7 +56,7 @@ public final class PointToPoint {
    * on a collective channel, the communicator's group failure; else its revocation, an
    * unacknowledged failure for ANY_SOURCE, or the source's death. {@code null} if it may wait.
    */
-  private RmaException blocked(Channel ch, int source) {
+  RmaException blocked(Channel ch, int source) {
     Endpoint c = ch.comm();
     if (ch.collective()) {
       return c.groupFailure();
@@ -105,6 +105,7 @@ public final class PointToPoint {
     for (int i = 0; i < gone.size(); i++) {
       gone.get(i).promise.tryFail(goneWhy.get(i));
     }
+    matched.recheck();
   }
 
   /** A receive waiting for its message. */
