@@ -46,6 +46,32 @@ class ClassDataArchiveTest {
     }
   }
 
+  /**
+   * The documented own-program path after a rebuild (issue 42): the archive is older than the
+   * jar, and the JVMs' class path ends with the user's class directory, for which the JDK
+   * refuses to write an archive. Both jobs must end well (before, JVM 0 of each exited 1 with
+   * "Cannot have non-empty directory in paths" after every rank had verified); the stale
+   * archive is not rewritten by them, and a job without the directory writes a fresh one.
+   */
+  @Test
+  void aStaleArchiveAndAClassDirectoryBreakNoJob() throws Exception {
+    Path jar = copyJar("c");
+    Path archive = jar.resolveSibling(jar.getFileName() + ".jsa");
+    run(jar, "");
+    // a rebuilt jar: the archive is older than it
+    Files.setLastModifiedTime(archive, FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() - 60_000));
+    Path classes = dev.vertxrma.testing.UserProgram.compile(dir.resolve("user"));
+    for (int i = 0; i < 2; i++) {
+      String out = runProgram(jar, classes);
+      assertTrue(out.contains("hello from rank 1 of 2"), out);
+    }
+    assertTrue(Files.getLastModifiedTime(archive).compareTo(Files.getLastModifiedTime(jar)) < 0,
+        "no archive written for a class path with a directory");
+    run(jar, "");
+    assertTrue(Files.getLastModifiedTime(archive).compareTo(Files.getLastModifiedTime(jar)) > 0,
+        "the next job without the directory writes a fresh archive");
+  }
+
   @Test
   void noArchiveWhenTurnedOff() throws Exception {
     Path jar = copyJar("b");
@@ -64,6 +90,21 @@ class ClassDataArchiveTest {
     try (Stream<Path> s = Files.list(dir)) {
       return s.sorted().toList();
     }
+  }
+
+  /** Runs {@code bin/rmarun -np 2 --jvms 2 -cp CLASSES cli.user.Hello} on {@code jar}; its output, once it ended well. */
+  private static String runProgram(Path jar, Path classes) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder(HOME.resolve("bin/rmarun").toString(), "-np", "2", "--jvms", "2", "-q",
+        "-cp", classes.toString(), dev.vertxrma.testing.UserProgram.CLASS).redirectErrorStream(true);
+    pb.environment().remove("RMA_CLASSPATH");
+    pb.environment().put("RMA_JAR", jar.toString());
+    pb.environment().put("RMA_JAVA_OPTS", "");
+    Process p = pb.start();
+    byte[] out = p.getInputStream().readAllBytes();
+    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the job ends");
+    String text = new String(out, StandardCharsets.UTF_8);
+    assertEquals(0, p.exitValue(), text);
+    return text;
   }
 
   /** Runs {@code bin/rmarun -np 2 --jvms 2 counter} on {@code jar}; its output, once it verified. */

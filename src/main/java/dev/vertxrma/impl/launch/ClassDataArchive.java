@@ -41,6 +41,39 @@ public final class ClassDataArchive {
    * class path is not one jar file, the jar's directory cannot be written, or it is turned off.
    */
   public static ClassDataArchive forClassPath(String classPath) {
+    return forClassPath(classPath, java.util.List.of());
+  }
+
+  /**
+   * As {@link #forClassPath(String)} for JVMs whose class path is {@code classPath} followed by
+   * {@code appended} (the user's {@code -cp}). The JDK maps an archive for a class path that
+   * extends the one it was written for, but refuses to write one whose class path holds a
+   * directory that is not empty ("Cannot have non-empty directory in paths"): while the archive
+   * is missing or stale and {@code appended} has such a directory, there is none (those JVMs run
+   * without it; the next job without a directory writes it).
+   */
+  public static ClassDataArchive forClassPath(String classPath, java.util.List<Path> appended) {
+    ClassDataArchive a = forJar(classPath);
+    if (a == null || a.writing == null) {
+      return a;
+    }
+    for (Path p : appended) {
+      if (Files.isDirectory(p) && !isEmptyDirectory(p)) {
+        return null;
+      }
+    }
+    return a;
+  }
+
+  private static boolean isEmptyDirectory(Path dir) {
+    try (java.util.stream.Stream<Path> s = Files.list(dir)) {
+      return s.findAny().isEmpty();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static ClassDataArchive forJar(String classPath) {
     if ("false".equalsIgnoreCase(System.getProperty(PROPERTY)) || classPath == null
         || classPath.contains(java.io.File.pathSeparator) || !classPath.endsWith(".jar")) {
       return null;

@@ -63,7 +63,8 @@ final class JvmLauncher {
       ranksOf[k] = a.firstRankOf(k + 1) - a.firstRankOf(k);
     }
     int leaderPort = clustered && !remote ? LeaderPort.free(ClusterSupport.host()) : 0;
-    ClassDataArchive classData = remote ? null : ClassDataArchive.forClassPath(System.getProperty("java.class.path"));
+    ClassDataArchive classData = remote ? null : ClassDataArchive.forClassPath(System.getProperty("java.class.path"),
+        a.userClasspath);
     List<RankJvm> jvms = new ArrayList<>();
     JobSecret secret = JobSecret.random();
     Path secretFile = null;
