@@ -67,6 +67,21 @@ class ErrorsTest {
     });
   }
 
+  /**
+   * A program that awaits on its event loop (forgot --virtual-threads) is told the fix in one
+   * line: before, the job failed with Vert.x's bare "IllegalStateException: Cannot be called on a
+   * Vert.x event-loop thread" (issue 42).
+   */
+  @org.junit.jupiter.api.Test
+  void awaitOnAnEventLoopNamesTheFix() {
+    Throwable t = Jobs.runExpectingFailure(Mode.EMBEDDED, Jobs.options(2), (world, args) -> {
+      world.barrier().await();
+      return Future.succeededFuture();
+    });
+    assertInstanceOf(RmaException.class, t);
+    assertError((RmaException) t, ErrorClass.ARG, "await()", "event loop", "--virtual-threads", "compose");
+  }
+
   @ParameterizedTest
   @EnumSource(Mode.class)
   void unknownRanksFailWithRank(Mode mode) {

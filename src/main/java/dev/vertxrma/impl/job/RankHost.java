@@ -134,6 +134,10 @@ public final class RankHost extends VerticleBase {
       return outcome.future().compose(v -> finalizeCheck()).transform(ar -> {
         if (ar.failed()) {
           RmaException cause = ar.cause() instanceof RmaException ? (RmaException) ar.cause()
+              : awaitedOnEventLoop(ar.cause()) ? new RmaException(ErrorClass.ARG, "rank " + process.rank()
+                  + " called await() on its event loop, which must never wait: run the ranks on virtual threads "
+                  + "(bin/rmarun --virtual-threads, JobOptions.setVirtualThreads(true)) or chain the calls with "
+                  + "compose (" + ar.cause() + ")", ar.cause())
               : new RmaException(ErrorClass.OTHER, "rank " + process.rank() + " failed: " + ar.cause(), ar.cause());
           if (process.failure() == null) {
             process.abortJob(new RmaException(ErrorClass.COMM, "job " + job.jobName() + " aborted because rank "
@@ -144,6 +148,16 @@ public final class RankHost extends VerticleBase {
         return finalBarrier();
       });
     });
+  }
+
+  /** Whether {@code t} is Vert.x's refusal of {@code Future.await()} on an event-loop thread. */
+  static boolean awaitedOnEventLoop(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof IllegalStateException && String.valueOf(c.getMessage()).contains("event-loop thread")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** MPI_Finalize for a rank that ran no program (a world's rank): the final barrier, on the rank's context. */
