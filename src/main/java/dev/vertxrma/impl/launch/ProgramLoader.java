@@ -63,8 +63,11 @@ final class ProgramLoader {
         c = load(program, loader); // a class of the default package
       }
       if (c == null) {
-        throw new RmaRunCommand.UsageError("unknown program '" + program + "': no sample of that name (the samples are "
-            + String.join(", ", SampleCatalog.samples(loader)) + ") and no class of that name"
+        List<String> samples = SampleCatalog.samples(loader);
+        String near = nearest(program, samples);
+        throw new RmaRunCommand.UsageError("unknown program '" + program + "': "
+            + (near != null ? "did you mean " + near + "? " : "")
+            + "no sample of that name (the samples are " + String.join(", ", samples) + ") and no class of that name"
             + (classpath == null ? " (a program of yours: its class name, and -cp for where it is)" : " in -cp"));
       }
     } else {
@@ -224,5 +227,42 @@ final class ProgramLoader {
       parts.add(p.toAbsolutePath().toString());
     }
     return String.join(File.pathSeparator, parts);
+  }
+
+  /**
+   * The sample whose name is nearest to {@code name} (a typo: at most two edits, or a third of its
+   * length), or {@code null} if none is near.
+   */
+  static String nearest(String name, List<String> samples) {
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String s : samples) {
+      int d = editDistance(name.toLowerCase(java.util.Locale.ROOT), s.toLowerCase(java.util.Locale.ROOT));
+      if (d < bestDistance) {
+        best = s;
+        bestDistance = d;
+      }
+    }
+    return bestDistance <= Math.max(2, name.length() / 3) ? best : null;
+  }
+
+  /** Levenshtein distance (insertions, deletions, substitutions). */
+  private static int editDistance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int subst = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        cur[j] = Math.min(subst, Math.min(prev[j] + 1, cur[j - 1] + 1));
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
   }
 }

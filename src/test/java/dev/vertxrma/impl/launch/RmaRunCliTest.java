@@ -113,6 +113,7 @@ class RmaRunCliTest {
         Arguments.of(List.of("-np", "2", "--trace", "/does/not/exist/t.html", "twisted"),
             "--trace /does/not/exist/t.html: its directory does not exist"),
         Arguments.of(List.of("-np", "2", "no-such-sample"), "unknown program 'no-such-sample'"),
+        Arguments.of(List.of("-np", "2", "twistd"), "unknown program 'twistd': did you mean twisted?"),
         Arguments.of(List.of("-np", "2", "com.example.Missing"), "unknown program 'com.example.Missing': no class"),
         Arguments.of(List.of("-np", "2", "java.lang.String"), "java.lang.String is not a program"),
         Arguments.of(List.of("-np", "2", UserProgram.CLASS), "unknown program '" + UserProgram.CLASS + "'"),
