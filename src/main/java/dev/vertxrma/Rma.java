@@ -100,6 +100,7 @@ public final class Rma {
         return;
       }
       Vertx v = started.result();
+      JobRunner.watchBlockedRanks(v, options, result::tryFail);
       JobRunner.run(v, options, program).onComplete(outcome -> v.close().onComplete(closed -> {
         if (outcome.failed()) {
           result.fail(outcome.cause());

@@ -104,6 +104,21 @@ public final class JobRunner {
 
   /** The most telling failure: one that is not merely another rank's abort echoed. */
   public static Throwable rootCause(List<Throwable> failures) {
+    return rootCauseOf(failures);
+  }
+
+  /**
+   * Diagnoses event loops of {@code vertx} (an instance made for the job, not a user's) that a
+   * rank's program blocks, instead of Vert.x's stack trace every second: one WARNING naming the
+   * rank, where it waits and the fix, one line per 10 s after, and {@code onStuck} told once with
+   * TIMEOUT when a rank's loop has been blocked longer than the job's wait timeout.
+   */
+  public static void watchBlockedRanks(Vertx vertx, JobOptions options,
+      java.util.function.Consumer<dev.vertxrma.RmaException> onStuck) {
+    BlockedRankWatch.install(vertx, options.getWaitTimeoutMs(), onStuck);
+  }
+
+  private static Throwable rootCauseOf(List<Throwable> failures) {
     for (Throwable t : failures) {
       if (!(t instanceof RmaException) || ((RmaException) t).errorClass() != ErrorClass.COMM) {
         return t;

@@ -106,6 +106,7 @@ final class RankRun {
         return;
       }
       Vertx vertx = s.result();
+      dev.vertxrma.impl.job.JobRunner.watchBlockedRanks(vertx, options, result::tryFail);
       Rma.run(vertx, options, program).onComplete(outcome -> close(vertx).onComplete(closed -> result.handle(outcome)));
     });
     return result.future();
@@ -142,6 +143,7 @@ final class RankRun {
         return;
       }
       Vertx vertx = s.result();
+      dev.vertxrma.impl.job.JobRunner.watchBlockedRanks(vertx, options, result::tryFail);
       Rma.world(vertx, options).compose(world -> runAndClose(vertx, world, options, program))
           .onComplete(outcome -> close(vertx).onComplete(closed -> result.handle(outcome)));
     });

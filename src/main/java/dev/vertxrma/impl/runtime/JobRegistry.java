@@ -118,6 +118,15 @@ final class JobRegistry implements Shareable, Closeable {
     return held == null ? null : held.job;
   }
 
+  /** The jobs that run here. */
+  synchronized java.util.List<JobRuntime> all() {
+    java.util.List<JobRuntime> list = new java.util.ArrayList<>();
+    for (Held h : jobs.values()) {
+      list.add(h.job);
+    }
+    return list;
+  }
+
   /** The number of jobs that run here. */
   synchronized int size() {
     return jobs.size();

@@ -325,6 +325,27 @@ public final class JobRuntime {
     return dev.vertxrma.impl.memory.SharedMapping.removeJob(jobName, "win-", "barrier-");
   }
 
+  /**
+   * The ranks of the jobs on {@code vertx} whose event loop is thread {@code t}, named ("rank 2 of
+   * job J"); empty if none. Any thread (the blocked-thread checker's).
+   */
+  public static java.util.List<String> ranksOn(Vertx vertx, Thread t) {
+    JobRegistry registry = JobRegistry.find(vertx);
+    java.util.List<String> found = new java.util.ArrayList<>();
+    if (registry == null) {
+      return found;
+    }
+    for (JobRuntime job : registry.all()) {
+      for (int r = 0; r < job.np; r++) {
+        RankProcess p = job.localRanks.get(r);
+        if (p != null && p.runsOn(t)) {
+          found.add("rank " + r + " of job " + job.jobName);
+        }
+      }
+    }
+    return found;
+  }
+
   /** What a rank's death does to the job. */
   public dev.vertxrma.FailurePolicy failurePolicy() {
     return failurePolicy;

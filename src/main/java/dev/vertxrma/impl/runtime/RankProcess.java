@@ -58,6 +58,11 @@ public final class RankProcess implements Endpoint {
   private final List<PeerFailureListener> peerFailureListeners = new ArrayList<>();
   /** What the world communicator knows of its members' failures. */
   private final GroupFaults worldFaults;
+  /** Whether this rank's event loop is thread {@code t} (any thread). */
+  public boolean runsOn(Thread t) {
+    return eventLoop != null && eventLoop.inEventLoop(t);
+  }
+
   /** This rank's trace recorder, {@link RankObserver#NOOP} when the job is not traced. */
   private final RankObserver trace;
   /** The deadlines of the waits begun on the rank's context. */
