@@ -250,11 +250,12 @@ class UlfmTest {
         if (me != 2) {
           return Future.succeededFuture();
         }
-        return win.lock(dev.vertxrma.LockType.SHARED, 1)
+        // its own lock (rank 1 may have freed its window by now): the put names another target
+        return win.lock(dev.vertxrma.LockType.SHARED, 2)
             .compose(v2 -> win.put(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, 3, 0).transform(ar -> {
               assertTrue(ar.failed(), "a put to the dead rank must fail");
               assertProcFailed(ar.cause(), "[3]");
-              return win.unlock(1);
+              return win.unlock(2);
             }));
       }).compose(v2 -> {
         // rank 1's put reached rank 0 before rank 1's unlock completed; the survivors meet by messages

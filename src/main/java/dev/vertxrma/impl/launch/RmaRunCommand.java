@@ -209,6 +209,11 @@ final class RmaRunCommand {
       throw new UsageError("--jvms " + jvms + " must be between 1 and the number of ranks (" + np + ")");
     }
     jvmCount = jvms == null ? 1 : jvms;
+    if (jvmCount > 1 && np > JobOptions.MAX_NP_OVER_JVMS) {
+      throw new UsageError("-np " + np + " over --jvms " + jvmCount + ": a job whose ranks span JVMs has at most "
+          + JobOptions.MAX_NP_OVER_JVMS + " ranks (" + JobOptions.MAX_NP + " in one JVM): every rank greets every rank "
+          + "when the job starts, and larger jobs do not start in time");
+    }
     if (timeoutSeconds < 1 || timeoutSeconds > MAX_TIMEOUT_SECONDS) {
       throw new UsageError("--timeout " + timeoutSeconds + " must be between 1 and " + MAX_TIMEOUT_SECONDS + " seconds");
     }

@@ -25,7 +25,8 @@ import java.util.function.IntFunction;
  * <ol>
  * <li>Each instance registers a consumer on the job's hello address and on a private address,
  *     waits for both registrations to be visible, then publishes HELLO(key, private address)
- *     every {@value #REPUBLISH_MS} ms.</li>
+ *     until it knows every instance: first at once, then after {@value #REPUBLISH_MS} ms, each
+ *     wait twice the one before, up to {@value #MAX_REPUBLISH_MS} ms.</li>
  * <li>Once an instance knows {@code np} keys, ranks are the sorted order of the keys (a key is the
  *     requested rank, zero padded, or a random id for launcher-started instances). It registers
  *     its rank address (via the {@code onRank} callback) and then sends READY, with reply, to
@@ -40,6 +41,10 @@ import java.util.function.IntFunction;
 public final class Handshake {
 
   static final long REPUBLISH_MS = 100;
+  /** The longest wait between two HELLOs of an instance. */
+  static final long MAX_REPUBLISH_MS = 1_600;
+  private long helloInterval = REPUBLISH_MS / 2;
+  private long nextHello;
   private static final String NO_RANK = "~";
   /** An instance key: a requested rank (10 digits) or the no-rank mark, a slash, a UUID. */
   private static final java.util.regex.Pattern KEY =
@@ -94,6 +99,9 @@ public final class Handshake {
   public Future<Integer> run(IntFunction<Future<Void>> onRank) {
     this.onRank = onRank;
     MessageConsumer<Object> hello = bus.consumer(helloAddress, m -> {
+      if (repeated(m.body())) {
+        return; // a HELLO this instance has learned already: nothing to check, nothing changes
+      }
       JsonObject body = valid(m.body());
       if (body != null) {
         learn(body);
@@ -135,7 +143,15 @@ public final class Handshake {
       finish(timeoutError());
       return;
     }
-    bus.publish(helloAddress, hello());
+    long now = System.currentTimeMillis();
+    if (members.size() < job.np() && now >= nextHello) {
+      // until this instance knows every instance; a later one learns of it by its READY. Each
+      // HELLO reaches every instance (np^2 messages, each checked for the job's proof): every
+      // round waits twice as long as the one before, up to MAX_REPUBLISH_MS
+      bus.publish(helloAddress, hello());
+      helloInterval = Math.min(2 * helloInterval, MAX_REPUBLISH_MS);
+      nextHello = now + helloInterval;
+    }
     if (readyPhase) {
       sendReadies();
     }
@@ -193,6 +209,24 @@ public final class Handshake {
     }
     rejected.reject("a handshake message that is not one: " + (body == null ? "null" : body.getClass().getSimpleName()));
     return null;
+  }
+
+  /**
+   * Whether {@code body} repeats a HELLO this instance has learned from already (same key,
+   * address, node and data-plane address): learning it again changes nothing, so its proof need
+   * not be checked again (np^2 proofs a round otherwise). Anything else is checked in full.
+   */
+  private boolean repeated(Object body) {
+    if (!(body instanceof JsonObject)) {
+      return false;
+    }
+    JsonObject m = (JsonObject) body;
+    Object k = m.getValue("key");
+    Object node = m.getValue("node");
+    return k instanceof String && node instanceof String && m.getValue("addr") != null
+        && m.getValue("addr").equals(members.get(k)) && node.equals(nodes.get(k))
+        && m.getValue("dp") != null && m.getValue("dp").equals(dataPlanes.get(node))
+        && Integer.valueOf(job.np()).equals(m.getValue("np"));
   }
 
   /** Learns an instance from a valid HELLO or READY; false once the handshake is over. */

@@ -372,6 +372,11 @@ public final class JobRuntime {
         : dev.vertxrma.impl.memory.ParallelCopy.machineThreads(
             dev.vertxrma.impl.transport.PollingTransport.modeOf(vertx) == dev.vertxrma.Progress.BUSY));
     JobOptions own = new JobOptions(options);
+    if (vertx.isClustered() && own.getNp() > JobOptions.MAX_NP_OVER_JVMS) {
+      throw RmaException.of(ErrorClass.ARG, "np=%d: a job whose ranks span JVMs has at most %d ranks (every rank "
+          + "greets every rank when the job starts, and larger jobs do not start in time); run fewer ranks, each with "
+          + "a larger share of the work", own.getNp(), JobOptions.MAX_NP_OVER_JVMS);
+    }
     JobRuntime job = registry.obtain(own.getJobName(), own.getNp(),
         () -> new JobRuntime(vertx, registry, own, secretOf(vertx, own.getJobName(), own.getSecret())));
     if (own.getTraceFile() != null) {

@@ -114,6 +114,8 @@ class RmaRunCliTest {
             "--trace /does/not/exist/t.html: its directory does not exist"),
         Arguments.of(List.of("-np", "2", "no-such-sample"), "unknown program 'no-such-sample'"),
         Arguments.of(List.of("-np", "2", "twistd"), "unknown program 'twistd': did you mean twisted?"),
+        Arguments.of(List.of("-np", "10000", "twisted"), "np=10000: a job has at most 256 ranks in one JVM and 128 over several"),
+        Arguments.of(List.of("-np", "200", "--jvms", "2", "twisted"), "-np 200 over --jvms 2: a job whose ranks span JVMs has at most 128 ranks"),
         Arguments.of(List.of("-np", "2", "com.example.Missing"), "unknown program 'com.example.Missing': no class"),
         Arguments.of(List.of("-np", "2", "java.lang.String"), "java.lang.String is not a program"),
         Arguments.of(List.of("-np", "2", UserProgram.CLASS), "unknown program '" + UserProgram.CLASS + "'"),
