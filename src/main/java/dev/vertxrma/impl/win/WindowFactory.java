@@ -243,7 +243,12 @@ public final class WindowFactory {
     // the mapping's hop to a worker: window creations issued back to back stay matched
     io.vertx.core.Promise<byte[]> reached = io.vertx.core.Promise.promise();
     Future<java.util.List<byte[]>> everyone = wc.collectives().allgather(reached.future());
-    return ctx.executeBlocking(() -> SegmentPeers.map(descriptors, local, agreed.sizes(), agreed.units()), false)
+    // a JVM off the on-node path (rma.shm=false) maps no peer's segment, but takes the same
+    // collective steps; it made no segment either, so the others reach its ranks over the data plane
+    Future<SegmentPeers> mapped = wc.process().job().sharedMemory()
+        ? ctx.executeBlocking(() -> SegmentPeers.map(descriptors, local, agreed.sizes(), agreed.units()), false)
+        : ctx.succeededFuture(SegmentPeers.none(descriptors.length));
+    return mapped
         .compose(peers -> {
           WinImpl w = newWindow(registry, wc, agreed, mem, null, null, dispUnit, Win.Flavor.ALLOCATE, info, own, peers);
           // no rank uses the window before every rank has registered it; the same step agrees
