@@ -81,15 +81,18 @@ final class BarrierPage {
   }
 
   /**
-   * Creates and maps this rank's page of job {@code job}, zeroed but for a new token.
+   * Creates and maps this rank's page of job {@code job}, zeroed but for a new token, its space
+   * reserved before it is mapped ({@link SharedMapping#createFile}): a full directory fails here,
+   * never at the page's first store.
    *
-   * @throws dev.vertxrma.RmaException RMA_SHARED when the directory or the file cannot be made
+   * @throws dev.vertxrma.RmaException NO_MEM when the directory has no room for the page,
+   *     RMA_SHARED when the directory or the file cannot be made
    */
   static BarrierPage create(String job) {
     if (STALE_SWEPT.compareAndSet(false, true)) {
       SharedMapping.removeStale(PREFIX, STALE_AFTER_MS);
     }
-    Path path = SharedMapping.createFile(SharedMapping.fileName(PREFIX, job), BYTES);
+    Path path = SharedMapping.createFile(SharedMapping.fileName(PREFIX, job), BYTES, "barrier page");
     SharedMapping mapping;
     try {
       mapping = SharedMapping.map(path, BYTES);

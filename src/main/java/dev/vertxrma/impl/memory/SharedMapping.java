@@ -3,7 +3,6 @@ package dev.vertxrma.impl.memory;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.lang.reflect.Field;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -76,25 +75,126 @@ public final class SharedMapping {
     }
   }
 
-  /** Creates the zero-filled file of {@code length} bytes (at least 8); returns its path. Blocking file I/O. */
+  /**
+   * Creates the zero-filled file {@code name} of {@code length} bytes (at least 8) in the segment
+   * directory, its space reserved; returns its path. Blocking file I/O: a worker thread's job.
+   *
+   * @see #createFile(String, long, String)
+   */
   public static Path createFile(String name, long length) {
-    Path p = directory().resolve(name);
+    return createFile(name, length, "shared segment");
+  }
+
+  /**
+   * Creates the file {@code name} of {@code length} bytes (at least 8) in the segment directory,
+   * new (never a file or link that is there already), mode 0600, and <b>reserves its space</b>: it
+   * writes zeroes over the whole length through the file descriptor, so that the file system
+   * allocates every page now. A directory that runs out (a small or full {@code /dev/shm}) then
+   * fails this call with an I/O error, instead of leaving a sparse file whose first store past the
+   * free space would raise SIGBUS in every JVM that maps it. Blocking file I/O: a worker thread's
+   * job.
+   *
+   * @param what what the file is, for messages ("window segment", "barrier page", ...)
+   * @throws RmaException NO_MEM when the directory has too little room (its free space is checked
+   *     first, then the reservation may still run out when others fill it meanwhile): the message
+   *     names the directory and how to give it more room; RMA_SHARED when the directory or the file
+   *     cannot be made
+   */
+  public static Path createFile(String name, long length, String what) {
+    Path dir = directory();
+    long len = Math.max(length, 8);
+    long usable;
     try {
-      if (p.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-        Files.createFile(p, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-      }
-    } catch (java.nio.file.FileAlreadyExistsException e) {
-      // sized below like a new one (a name is used once: a leftover of the same name is reused)
+      usable = Files.getFileStore(dir).getUsableSpace();
     } catch (IOException e) {
-      throw new RmaException(ErrorClass.RMA_SHARED, "cannot create shared segment " + p + ": " + e, e);
+      throw new RmaException(ErrorClass.RMA_SHARED, "cannot read the free space of " + dir + ": " + e, e);
     }
-    try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
-      f.setLength(Math.max(length, 8));
+    if (usable < len) {
+      throw noSpace(dir, what, len, usable, null);
+    }
+    Path p = dir.resolve(name);
+    java.util.Set<java.nio.file.OpenOption> options = java.util.Set.of(java.nio.file.StandardOpenOption.CREATE_NEW,
+        java.nio.file.StandardOpenOption.WRITE, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    boolean posix = p.getFileSystem().supportedFileAttributeViews().contains("posix");
+    FileChannel ch;
+    try {
+      ch = posix ? FileChannel.open(p, options, PosixFilePermissions.asFileAttribute(
+          PosixFilePermissions.fromString("rw-------"))) : FileChannel.open(p, options);
+    } catch (IOException e) {
+      throw new RmaException(ErrorClass.RMA_SHARED, "cannot create " + what + " " + p + ": " + e, e);
+    }
+    long[] reserved = new long[1];
+    try (ch) {
+      reserve(ch, len, reserved);
       return p;
     } catch (IOException e) {
-      throw new RmaException(ErrorClass.RMA_SHARED, "cannot create shared segment " + p + ": " + e, e);
+      unlinkQuietly(p, what); // what was reserved goes back at once
+      if (outOfSpace(e)) {
+        throw noSpace(dir, what, len, reserved[0], e);
+      }
+      throw new RmaException(ErrorClass.RMA_SHARED, "cannot create " + what + " " + p + ": " + e, e);
     }
   }
+
+  /** Zeroes written at once when a file's space is reserved (read only: shared by every thread). */
+  private static final java.nio.ByteBuffer ZEROS = java.nio.ByteBuffer.allocateDirect(1 << 20).asReadOnlyBuffer();
+
+  /**
+   * Writes zeroes over {@code [0, length)} of {@code ch}: the file system allocates every page or
+   * fails. {@code reserved[0]} says how far it got.
+   */
+  private static void reserve(FileChannel ch, long length, long[] reserved) throws IOException {
+    java.nio.ByteBuffer zeros = ZEROS.duplicate();
+    while (reserved[0] < length) {
+      zeros.clear().limit((int) Math.min(zeros.capacity(), length - reserved[0]));
+      while (zeros.hasRemaining()) {
+        reserved[0] += ch.write(zeros, reserved[0]);
+      }
+    }
+  }
+
+  /** Whether {@code e} says the file system ran out of space or quota (ENOSPC, EDQUOT). */
+  private static boolean outOfSpace(IOException e) {
+    String m = String.valueOf(e.getMessage());
+    return m.contains("No space left on device") || m.contains("Disk quota exceeded");
+  }
+
+  /**
+   * NO_MEM for a {@code what} of {@code needed} bytes that the segment directory {@code dir} cannot
+   * hold: {@code cause} is null when its free space ({@code freeOrReserved}) was too small to begin
+   * with, else the error of the reservation that ran out after {@code freeOrReserved} bytes.
+   */
+  private static RmaException noSpace(Path dir, String what, long needed, long freeOrReserved, IOException cause) {
+    String root = dir.getParent() == null ? dir.toString() : dir.getParent().toString();
+    String state = cause == null ? String.format("has %d bytes free", freeOrReserved)
+        : String.format("ran out after %d bytes (%s: other files took the room meanwhile)", freeOrReserved,
+            cause.getMessage());
+    String text = String.format("cannot reserve %d bytes for a %s: the segment directory %s %s; give %s more room "
+        + "(Docker: docker run --shm-size=1g or larger, see docs/running-jobs.md#docker), or put fewer ranks or "
+        + "smaller windows on this host", needed, what, dir, state, root);
+    return cause == null ? new RmaException(ErrorClass.NO_MEM, text) : new RmaException(ErrorClass.NO_MEM, text, cause);
+  }
+
+  /**
+   * Touches every page of {@code [offset, offset + length)} of this mapping (a read per page), so
+   * that the first stores into it fault no page later, on an event loop. The pages are the file's
+   * (reserved by {@link #createFile}): a read never allocates. Blocking: a worker thread's job.
+   */
+  public void touch(long offset, long length) {
+    if (offset < 0 || length < 0 || offset + length > this.length) {
+      throw RmaException.of(ErrorClass.RMA_RANGE, "touch [%d, +%d) outside the shared mapping of %d bytes", offset,
+          length, this.length);
+    }
+    long sum = 0;
+    for (long at = 0; at < length; at += PAGE) {
+      sum += Memory.getByte(null, address + offset + at);
+    }
+    touched = sum; // kept, so that the reads are not optimized away
+  }
+
+  private static final long PAGE = 4096;
+  @SuppressWarnings("unused")
+  private static volatile long touched;
 
   /** Maps the file at {@code path} (created by {@link #createFile}). Blocking file I/O. */
   public static SharedMapping map(Path path, long length) {
@@ -215,6 +315,42 @@ public final class SharedMapping {
     } catch (IOException e) {
       System.getLogger(SharedMapping.class.getName()).log(System.Logger.Level.WARNING,
           "cannot remove " + what + " " + path + ": " + e);
+    }
+  }
+
+  /** How long after a fallback's WARNING the same kind of fallback is logged at DEBUG only (counted). */
+  public static final long FALLBACK_WARNING_INTERVAL_MS = 60_000;
+  /** Per kind and error class: when its last WARNING was logged (nanos) and how many fallbacks went unlogged since. */
+  private static final java.util.Map<String, long[]> FALLBACKS = new java.util.HashMap<>();
+
+  /**
+   * Logs that {@code what}, a {@code kind} of file ("window segment", "barrier page"), does without
+   * shared memory because of {@code why} (a full segment directory, one another user squats, ...):
+   * at WARNING the first time for that kind and {@code why}'s error class in this JVM, and again
+   * once {@link #FALLBACK_WARNING_INTERVAL_MS} have passed (saying how many more there were
+   * meanwhile), else at DEBUG. A job that makes many windows or communicators in a full or squatted
+   * directory writes one warning of each kind a minute, not one line each.
+   */
+  public static void reportFallback(String kind, String what, RmaException why) {
+    System.Logger log = System.getLogger(SharedMapping.class.getName());
+    long now = System.nanoTime();
+    long more;
+    synchronized (FALLBACKS) {
+      long[] last = FALLBACKS.computeIfAbsent(kind + " " + why.errorClass(), k -> new long[] {now, -1});
+      if (last[1] >= 0 && now - last[0] < FALLBACK_WARNING_INTERVAL_MS * 1_000_000L) {
+        last[1]++;
+        more = -1;
+      } else {
+        more = Math.max(last[1], 0);
+        last[0] = now;
+        last[1] = 0;
+      }
+    }
+    if (more < 0) {
+      log.log(System.Logger.Level.DEBUG, what + ": " + why.getMessage());
+    } else {
+      log.log(System.Logger.Level.WARNING, what + ": " + why.getMessage() + (more == 0 ? ""
+          : " (and " + more + " more such fallback(s) since the last warning)"));
     }
   }
 

@@ -1,12 +1,10 @@
 package dev.vertxrma.impl.win;
 
-import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.comm.CommImpl;
 import dev.vertxrma.impl.memory.SharedMapping;
 import dev.vertxrma.impl.memory.WindowMemory;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 
@@ -72,32 +70,25 @@ final class HostSegment {
 
   /**
    * Creates and maps the file of a window of {@code size} bytes for {@code ranks} ranks of job
-   * {@code job}. Blocking
-   * file I/O: a worker thread's job.
+   * {@code job}, its space reserved before it is mapped ({@link SharedMapping#createFile}) and every
+   * page of it touched here: no store into it can fault later for want of room. Blocking file I/O
+   * and touching: a worker thread's job.
    *
-   * @throws RmaException RMA_SHARED when the directory or the file cannot be made, NO_MEM when the
-   *     segment directory has less room than the window needs (the caller falls back)
+   * @throws RmaException NO_MEM when the segment directory has too little room for the file (the
+   *     message names the directory and the fix; the caller falls back to private memory),
+   *     RMA_SHARED when the directory or the file cannot be made
    */
   static HostSegment create(long size, int ranks, String job) {
-    Path dir = SharedMapping.directory();
-    long length = controlBytes(ranks) + Math.max(size, 8);
-    try {
-      long usable = Files.getFileStore(dir).getUsableSpace();
-      if (usable < length) {
-        throw RmaException.of(ErrorClass.NO_MEM, "segment directory %s has %d bytes free, a window needs %d", dir,
-            usable, length);
-      }
-    } catch (IOException e) {
-      throw new RmaException(ErrorClass.RMA_SHARED, "cannot read the free space of " + dir + ": " + e, e);
-    }
-    Path path = SharedMapping.createFile(SharedMapping.fileName(PREFIX, job), length);
     long ctrl = controlBytes(ranks);
+    long bytes = Math.max(size, 8);
+    Path path = SharedMapping.createFile(SharedMapping.fileName(PREFIX, job), ctrl + bytes, "window segment of "
+        + size + " bytes");
     SharedMapping block;
     SharedMapping mapping;
     try {
       block = SharedMapping.map(path, 0, ctrl);
       try {
-        mapping = SharedMapping.map(path, ctrl, Math.max(size, 8));
+        mapping = SharedMapping.map(path, ctrl, bytes);
       } catch (RuntimeException e) {
         block.unmap();
         throw e;
@@ -109,11 +100,10 @@ final class HostSegment {
     long token = RANDOM.nextLong() | 1; // never 0: an unwritten block never matches
     WindowControl control = WindowControl.create(block.segment(0, ctrl).addressForWrite(0), ranks, token);
     CLEANER.register(control, block::unmap);
-    // the file reads zero already; writing the zeroes touches every page now, on this worker, as
-    // a private window's are: the first stores into the window then fault no page on an event loop
-    dev.vertxrma.impl.memory.Memory.zero(null, mapping.segment(0, Math.max(size, 8)).addressForWrite(0),
-        Math.max(size, 8));
-    WindowMemory memory = WindowMemory.segment(mapping.segment(0, Math.max(size, 8)), size, mapping::unmap);
+    // the file's pages exist already (reserved, zero): reading one byte of each maps them now, on
+    // this worker, as a private window's are zeroed: the first stores then fault no page on an event loop
+    mapping.touch(0, bytes);
+    WindowMemory memory = WindowMemory.segment(mapping.segment(0, bytes), size, mapping::unmap);
     return new HostSegment(path, mapping, control, memory, token);
   }
 
