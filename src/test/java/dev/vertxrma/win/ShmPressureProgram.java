@@ -28,7 +28,12 @@ import java.util.List;
  *   <li>{@code comms COUNT}: COUNT communicators (dup of the world) made at once, each with a
  *       barrier, a small allreduce and a bcast checked, then freed; then an 8 KiB
  *       {@code Win.allocate} checked as for {@code windows}; prints
- *       {@code shm-pressure: rank R comms verified}.</li>
+ *       {@code shm-pressure: rank R comms verified};</li>
+ *   <li>{@code hold}: leaves in the segment directory what JVMs killed while they set a job up
+ *       leave, and waits for ever: every rank dups the world, ranks 0 to P-2 enter the dup's first
+ *       barrier (each makes its barrier page; the last rank never comes), rank 0 also starts a
+ *       {@code Win.allocate} of 1 MiB nobody else joins (its window segment) and makes a file as
+ *       {@code allocateShared}'s rank 0 does; each rank prints {@code shm-pressure: rank R holds}.</li>
  * </ul>
  *
  * Test code only.
@@ -57,6 +62,8 @@ public final class ShmPressureProgram implements RankProgram {
         return shared(world, Long.parseLong(args.get(1)) << 20);
       case "comms":
         return comms(world, Integer.parseInt(args.get(1)));
+      case "hold":
+        return hold(world);
       default:
         throw new IllegalArgumentException("shm-pressure: unknown " + what);
     }
@@ -131,6 +138,23 @@ public final class ShmPressureProgram implements RankProgram {
         return Future.succeededFuture();
       }
       return Future.failedFuture(e);
+    });
+  }
+
+  private static Future<?> hold(Comm world) {
+    int me = world.rank();
+    return world.dup().compose(comm -> {
+      if (me < world.size() - 1) {
+        comm.barrier();
+      }
+      if (me == 0) {
+        Win.allocate(world, 1 << 20, 1, Info.NULL);
+        String job = ((dev.vertxrma.impl.comm.CommImpl) world).process().job().jobName();
+        dev.vertxrma.impl.memory.SharedMapping.createFile(dev.vertxrma.impl.memory.SharedMapping.fileName(
+            dev.vertxrma.impl.memory.SharedMapping.SHARED_PREFIX, job), 1 << 16, "shared window");
+      }
+      System.out.println(PREFIX + me + " holds");
+      return io.vertx.core.Promise.promise().future(); // never: the test kills the job
     });
   }
 

@@ -4,7 +4,6 @@ import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.comm.CommImpl;
 import dev.vertxrma.impl.memory.SharedMapping;
 import dev.vertxrma.impl.memory.WindowMemory;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 
@@ -15,16 +14,14 @@ import java.security.SecureRandom;
  * ({@link SegmentPeers}). Its descriptor — the file's name and a random token written in the block
  * — travels in the window's creation agreement; a peer that can open the file and finds the token
  * shares this rank's memory, whatever its host name. The file is removed once every rank has
- * mapped what it could (the mappings stay valid), and names its creator's process so that a later
- * job can remove it if that process died first.
+ * mapped what it could (the mappings stay valid), and names its creator's process so that any later
+ * JVM of the host removes it at once if that process died first ({@link SharedMapping#removeStale}).
  */
 final class HostSegment {
 
   private static final SecureRandom RANDOM = new SecureRandom();
   /** Prefix of every window segment file ({@link SharedMapping#fileName}). */
-  static final String PREFIX = "win-";
-  /** A file of a dead process is stale once it is this old. */
-  static final long STALE_AFTER_MS = 60_000;
+  static final String PREFIX = SharedMapping.WINDOW_PREFIX;
 
   /**
    * Bytes of a segment file before its window memory: the control block, in a page of its own,
@@ -134,13 +131,5 @@ final class HostSegment {
 
   private static void unlinkQuietly(Path path) {
     SharedMapping.unlinkQuietly(path, "window segment");
-  }
-
-  /**
-   * Removes the window segment files whose creating process is gone (a JVM killed before it
-   * removed its own). Blocking file I/O; errors only logged.
-   */
-  static void removeStale() {
-    SharedMapping.removeStale(PREFIX, STALE_AFTER_MS);
   }
 }

@@ -17,13 +17,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 
 /**
  * MPI_Win_allocate_shared once the ranks agreed on the window's id: they agree on the layout, rank
- * 0 creates the file (a random name in its memory segment directory, its space reserved: a
- * directory too small fails the call at every rank with NO_MEM), every rank maps it
+ * 0 creates the file (named as every file of the job, {@link SharedMapping#fileName}, its space
+ * reserved: a directory too small fails the call at every rank with NO_MEM), every rank maps it
  * and touches its own segment, and
  * rank 0 removes the file once all have tried. Mapping it is the proof that the ranks share memory
  * (not host names): a rank that does not share rank 0's segment directory finds no such file, and
@@ -72,7 +71,9 @@ final class SharedWindows {
       }
       Future<byte[]> created = Future.succeededFuture(null);
       if (wc.rank() == 0) {
-        String name = "vertx-rma-" + wc.process().job().jobName() + "-w" + id + "-" + UUID.randomUUID();
+        // named as every file of the job, so that its launcher's cleanup and any later JVM's sweep
+        // find it should this JVM die before it is removed
+        String name = SharedMapping.fileName(SharedMapping.SHARED_PREFIX, wc.process().job().jobName());
         created = blocking(ctx, () -> SharedMapping.createFile(name, total, "shared window of " + total + " bytes"))
             .transform(ar -> Future.succeededFuture(ar.succeeded() ? tagged(CREATED, ar.result().toString())
                 : failed(ar.cause())));

@@ -45,15 +45,12 @@ public final class WindowFactory {
         String job = wc.process().job().jobName();
         int rank = wc.rank();
         return wc.process().context().executeBlocking(() -> {
-          if (STALE_SWEPT.compareAndSet(false, true)) {
-            HostSegment.removeStale();
-          }
           try {
             segment[0] = HostSegment.create(size, ranks, job);
             return segment[0].memory();
           } catch (RmaException e) {
-            SharedMapping.reportFallback("window segment", "window of " + size + " bytes at rank " + rank + " of job "
-                + job + " in private memory, reached over the data plane", e);
+            SharedMapping.reportFallback("window segment", "window of " + size + " bytes at rank " + rank + " of job " + job
+                + " in private memory, reached over the data plane", e);
             return WindowMemory.allocate(size);
           }
         }, false);
@@ -93,9 +90,6 @@ public final class WindowFactory {
       return body.apply(wc);
     });
   }
-
-  /** Whether this JVM has looked for stale segment files of dead processes yet. */
-  private static final java.util.concurrent.atomic.AtomicBoolean STALE_SWEPT = new java.util.concurrent.atomic.AtomicBoolean();
 
   private static Future<Win> build(Comm comm, int dispUnit, Info info, Win.Flavor flavor,
       Function<CommImpl, Future<WindowMemory>> memory) {

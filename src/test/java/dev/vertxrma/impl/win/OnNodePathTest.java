@@ -418,7 +418,7 @@ class OnNodePathTest {
   void noSegmentFileOfThisJvmIsLeftAfterTheWindowsAreFreed() throws Exception {
     Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(2, true), (world, args) ->
         Win.allocate(world, 1 << 16, 1, Info.NULL).compose(Win::free)), 120);
-    String mine = HostSegment.PREFIX + ProcessHandle.current().pid() + "-";
+    String mine = SharedMapping.ownPrefix(HostSegment.PREFIX);
     try (Stream<java.nio.file.Path> files = Files.list(SharedMapping.directory())) {
       List<String> left = files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith(mine)).toList();
       assertEquals(List.of(), left, "segment files of this JVM left behind");
