@@ -129,6 +129,26 @@ class ShmPressureTest {
     }
   }
 
+  /**
+   * Another local user made the segment directory first: the JVMs cannot share memory, and each
+   * says so once, at WARNING, with the fix, however many windows and communicators it makes
+   * (before: one INFO line per window and per communicator, and no fix).
+   */
+  @Test
+  void aSegmentDirectoryAnotherUserMadeIsOneWarningPerJvmWithTheFix() throws Exception {
+    try (Rmarun run = runAfter("d=/dev/shm/vertx-rma-$(id -un) && mkdir -m 700 $d && chown 65534 $d", "-np", "4",
+        "--jvms", "2", ShmPressureProgram.class.getName(), "comms", "3")) {
+      String out = finish(run);
+      assertEquals(4, lines(out, "comms verified"), out);
+      List<String> logged = out.lines().filter(l -> l.matches(".*\\d \\w+ dev\\.vertxrma\\..*")).toList();
+      assertEquals(2, logged.size(), "one line per JVM:\n" + out);
+      for (String l : logged) {
+        assertTrue(l.contains("WARNING") && l.contains("/dev/shm/vertx-rma-") && l.contains("another user")
+            && l.contains("rm -r"), l);
+      }
+    }
+  }
+
   /** What fits takes the on-node path: 4 windows of 8 MiB in 64 MiB, every remote rank reached in memory. */
   @Test
   void windowsThatFitTakeTheOnNodePath() throws Exception {

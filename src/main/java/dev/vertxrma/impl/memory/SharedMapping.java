@@ -40,7 +40,7 @@ public final class SharedMapping {
    * process of that user can map the segments in it, as with MPI). Blocking file I/O on first use.
    *
    * @throws RmaException RMA_SHARED when the directory cannot be created, or exists but belongs to
-   *     another user or lets others in
+   *     another user or lets others in (said once per JVM at WARNING, with the fix)
    */
   public static Path directory() {
     Path dir = location();
@@ -59,14 +59,25 @@ public final class SharedMapping {
       }
       String wrong = ownedAndPrivate(dir);
       if (wrong != null) {
-        throw RmaException.of(ErrorClass.RMA_SHARED, "segment directory %s must be a directory of user %s with mode "
-            + "0700 (it is %s): remove it or fix its mode", dir, user(), wrong);
+        RmaException refused = RmaException.of(ErrorClass.RMA_SHARED, "segment directory %s must be a directory of "
+            + "user %s with mode 0700 (it is %s): JVMs of this host cannot share memory, every operation between them "
+            + "crosses the data plane; %s", dir, user(), wrong, wrong.contains("owner " + user() + ",")
+            ? "chmod 700 " + dir : "another user made it first: have that user or root remove it (rm -r " + dir + ")");
+        if (!refused.getMessage().equals(refusal)) {
+          refusal = refused.getMessage(); // said once per JVM (again only if it changes), not per window
+          System.getLogger(SharedMapping.class.getName()).log(System.Logger.Level.WARNING, refusal);
+        }
+        throw refused;
       }
+      refusal = null;
       return dir;
     } catch (IOException e) {
       throw new RmaException(ErrorClass.RMA_SHARED, "cannot create the segment directory " + dir + ": " + e, e);
     }
   }
+
+  /** The last refusal of the segment directory this JVM logged ({@link #directory}), or null. */
+  private static volatile String refusal;
 
   /** Where the segment directory is: {@code vertx-rma-USER} under {@code /dev/shm} if writable, else the temp dir. */
   private static Path location() {
@@ -486,6 +497,10 @@ public final class SharedMapping {
    */
   public static void reportFallback(String kind, String what, RmaException why) {
     System.Logger log = System.getLogger(SharedMapping.class.getName());
+    if (why.getMessage().equals(refusal)) {
+      log.log(System.Logger.Level.DEBUG, what + ": " + why.getMessage()); // the directory's refusal, said once
+      return;
+    }
     long now = System.nanoTime();
     long more;
     synchronized (FALLBACKS) {
