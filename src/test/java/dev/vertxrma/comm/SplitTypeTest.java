@@ -30,7 +30,7 @@ class SplitTypeTest {
 
   private static long proofFiles() throws IOException {
     try (Stream<java.nio.file.Path> files = Files.list(SharedMapping.directory())) {
-      return files.filter(p -> p.getFileName().toString().startsWith("vertx-rma-domain-")).count();
+      return files.filter(p -> p.getFileName().toString().startsWith(SharedMapping.ownPrefix(SharedMapping.DOMAIN_PREFIX))).count();
     }
   }
 

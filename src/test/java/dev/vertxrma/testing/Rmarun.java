@@ -76,8 +76,17 @@ public final class Rmarun implements AutoCloseable {
 
   /** {@link #startWith} in the working directory {@code dir}. */
   public static Rmarun startIn(File dir, String javaOpts, String... args) throws IOException {
+    return startWrapped(List.of(), dir, javaOpts, args);
+  }
+
+  /**
+   * {@link #startIn}, the launcher's command line after {@code wrapper} (a command that runs its
+   * arguments, e.g. {@code unshare ... sh -c '...; exec "$@"' sh}).
+   */
+  public static Rmarun startWrapped(List<String> wrapper, File dir, String javaOpts, String... args)
+      throws IOException {
     File home = home();
-    List<String> cmd = new ArrayList<>();
+    List<String> cmd = new ArrayList<>(wrapper);
     cmd.add(new File(home, "bin/rmarun").getAbsolutePath());
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir);
@@ -176,6 +185,11 @@ public final class Rmarun implements AutoCloseable {
     } catch (IOException e) {
       return "";
     }
+  }
+
+  /** The launcher's process (the wrapper's, if it was started {@link #startWrapped wrapped}). */
+  public ProcessHandle launcher() {
+    return process.toHandle();
   }
 
   /** Sends {@code signal} (e.g. "STOP", "KILL") to {@code jvm}. */

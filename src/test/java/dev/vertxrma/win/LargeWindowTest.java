@@ -186,9 +186,9 @@ class LargeWindowTest {
               .compose(v -> world.barrier())
               .compose(v -> win.free());
         })), 120);
-    String prefix = "vertx-rma-" + options.getJobName() + "-";
+    String job = "-" + options.getJobName() + "-";
     try (Stream<Path> files = Files.list(SharedMapping.directory())) {
-      List<String> left = files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(prefix))
+      List<String> left = files.map(p -> p.getFileName().toString()).filter(n -> n.contains(job))
           .collect(Collectors.toList());
       assertTrue(left.isEmpty(), "segment files left behind: " + left);
     }

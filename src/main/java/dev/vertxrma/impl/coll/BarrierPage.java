@@ -36,17 +36,15 @@ import java.util.regex.Pattern;
 final class BarrierPage {
 
   /** File names start with this ({@link SharedMapping#fileName}). */
-  static final String PREFIX = "barrier-";
+  static final String PREFIX = SharedMapping.BARRIER_PREFIX;
   static final long BYTES = 4096;
-  /** A page left by a JVM that is gone is removed once it is this old. */
-  static final long STALE_AFTER_MS = 60_000;
-  /** Whether this JVM has looked for stale pages (once: the first page it makes). */
-  private static final java.util.concurrent.atomic.AtomicBoolean STALE_SWEPT =
-      new java.util.concurrent.atomic.AtomicBoolean();
-  private static final Pattern NAME = Pattern.compile(PREFIX + "\\d{1,19}-[A-Za-z0-9._-]{1,64}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-"
-      + "[0-9a-f]{4}-[0-9a-f]{12}");
-  /** The longest name this class makes: the prefix, a pid, a job name of 64 characters, a UUID and dashes. */
-  private static final int MAX_NAME = PREFIX.length() + 19 + 1 + 64 + 1 + 36;
+  private static final Pattern NAME = Pattern.compile(PREFIX + "\\d{1,19}(\\.[0-9a-f]{1,16}\\.[0-9a-f]{1,16})?"
+      + "-[A-Za-z0-9._-]{1,64}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+  /**
+   * The longest name this class makes: the prefix, the creator (a pid, its start time and PID
+   * namespace), a job name of 64 characters, a UUID and dashes.
+   */
+  private static final int MAX_NAME = PREFIX.length() + 19 + 2 * 17 + 1 + 64 + 1 + 36;
   private static final int TOKEN = 0;
   private static final int ARRIVED = 64;
   private static final int PARKED = 128;
@@ -81,15 +79,15 @@ final class BarrierPage {
   }
 
   /**
-   * Creates and maps this rank's page of job {@code job}, zeroed but for a new token.
+   * Creates and maps this rank's page of job {@code job}, zeroed but for a new token, its space
+   * reserved before it is mapped ({@link SharedMapping#createFile}): a full directory fails here,
+   * never at the page's first store.
    *
-   * @throws dev.vertxrma.RmaException RMA_SHARED when the directory or the file cannot be made
+   * @throws dev.vertxrma.RmaException NO_MEM when the directory has no room for the page,
+   *     RMA_SHARED when the directory or the file cannot be made
    */
   static BarrierPage create(String job) {
-    if (STALE_SWEPT.compareAndSet(false, true)) {
-      SharedMapping.removeStale(PREFIX, STALE_AFTER_MS);
-    }
-    Path path = SharedMapping.createFile(SharedMapping.fileName(PREFIX, job), BYTES);
+    Path path = SharedMapping.createFile(SharedMapping.fileName(PREFIX, job), BYTES, "barrier page");
     SharedMapping mapping;
     try {
       mapping = SharedMapping.map(path, BYTES);

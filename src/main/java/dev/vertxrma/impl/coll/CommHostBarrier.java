@@ -170,8 +170,13 @@ final class CommHostBarrier {
     ContextInternal ctx = ep.context();
     Future<BarrierPage> own = !sharedMemory ? ctx.succeededFuture()
         : ctx.executeBlocking(() -> BarrierPage.create(job), false).otherwise(e -> {
-          LOG.log(System.Logger.Level.INFO, "no shared-memory barrier page at rank " + ep.rank() + " (" + e
-              + "): this communicator's barriers take messages");
+          String what = "no shared-memory barrier page at rank " + ep.rank() + " of job " + job + ": this "
+              + "communicator's barriers take messages";
+          if (e instanceof RmaException) {
+            dev.vertxrma.impl.memory.SharedMapping.reportFallback("barrier page", what, (RmaException) e);
+          } else {
+            LOG.log(System.Logger.Level.WARNING, what + " (" + e + ")");
+          }
           return null;
         });
     return own.compose(page -> allgather(tag, page == null ? NONE : page.descriptor())

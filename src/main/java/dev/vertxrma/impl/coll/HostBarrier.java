@@ -46,6 +46,8 @@ public final class HostBarrier {
   private final java.util.function.Supplier<dev.vertxrma.RmaException> failure;
   private long number;
   private Future<Void> last;
+  /** Set by {@link #close}: no slot but this rank's own is read any more. */
+  private boolean closed;
 
   /**
    * @param slots every rank's control block, by window rank (this rank's own among them)
@@ -73,6 +75,21 @@ public final class HostBarrier {
   /** Completes once this rank's barriers so far are done (at once if it has had none). */
   Future<Void> idle() {
     return last == null ? ctx.succeededFuture() : last.transform(ar -> ctx.succeededFuture());
+  }
+
+  /**
+   * Ends this barrier at this rank (its window is released): from now on it reads no other rank's
+   * slot, so their pages may be unmapped once this returns. A barrier polling the others fails
+   * with {@code WIN}, and so does any later {@link #arrive}; one parked for a wake message only
+   * touches this rank's own slot when the message comes. Called on this rank's context.
+   */
+  public void close() {
+    closed = true;
+  }
+
+  private dev.vertxrma.RmaException closedError(long n) {
+    return dev.vertxrma.RmaException.of(dev.vertxrma.ErrorClass.WIN, "host barrier %d at rank %d ended: its window "
+        + "was released meanwhile", n, rank);
   }
 
   /** The number of this rank's last barrier (0 before its first). */
@@ -117,6 +134,9 @@ public final class HostBarrier {
   }
 
   private Future<Void> run(long n, Runnable deposit) {
+    if (closed) {
+      return ctx.failedFuture(closedError(n));
+    }
     if (deposit != null) {
       deposit.run();
     }
@@ -142,6 +162,10 @@ public final class HostBarrier {
   }
 
   private void poll(long n, long deadline, Promise<Void> done) {
+    if (closed) {
+      done.fail(closedError(n)); // the others' pages may be unmapped by now: never read again
+      return;
+    }
     if (passed(n)) {
       wakeParked(n);
       done.complete();

@@ -13,7 +13,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.List;
-import java.util.UUID;
 
 /**
  * MPI_Comm_split_type with MPI_COMM_TYPE_SHARED: which ranks of a communicator can share memory,
@@ -27,13 +26,17 @@ import java.util.UUID;
  *
  * <p>File work runs on a worker, never on an event loop. A rank whose file cannot be written (a
  * full or read-only directory) proves nothing and is a domain of its own, with one log line. The
- * files are 0600, named {@code vertx-rma-domain-UUID}, and removed once every rank has read them.
+ * files are 0600, named {@code domain-PID.START.NS-JOB-UUID} ({@link SharedMapping#fileName}), and
+ * removed once every rank has read them.
  */
 final class SharedMemoryDomain {
 
   private static final System.Logger LOG = System.getLogger(SharedMemoryDomain.class.getName());
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final int TOKEN_BYTES = 16;
+  /** The names {@link SharedMapping#fileName} gives proof files: a plain file name of the directory. */
+  private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile(SharedMapping.DOMAIN_PREFIX
+      + "\\d{1,19}(\\.[0-9a-f]{1,16}\\.[0-9a-f]{1,16})?-[A-Za-z0-9._-]{1,128}-[0-9a-f-]{36}");
 
   private SharedMemoryDomain() {
   }
@@ -42,7 +45,8 @@ final class SharedMemoryDomain {
   static Future<Comm> split(CommImpl parent, int key) {
     var context = parent.endpoint().context();
     Path dir = SharedMapping.directory();
-    String name = "vertx-rma-domain-" + UUID.randomUUID();
+    // named as every file of the job, so that its launcher's cleanup and the next JVM's sweep find it
+    String name = SharedMapping.fileName(SharedMapping.DOMAIN_PREFIX, parent.process().job().jobName());
     byte[] token = new byte[TOKEN_BYTES];
     RANDOM.nextBytes(token);
     Future<byte[]> mine = context.executeBlocking(() -> write(dir.resolve(name), token) ? proof(name, token)
@@ -110,7 +114,7 @@ final class SharedMemoryDomain {
       return false;
     }
     String name = new String(proof, 4, n, StandardCharsets.UTF_8);
-    if (!name.matches("vertx-rma-domain-[0-9a-f-]{36}")) {
+    if (!NAME.matcher(name).matches()) {
       return false;
     }
     byte[] token = Arrays.copyOfRange(proof, 4 + n, proof.length);

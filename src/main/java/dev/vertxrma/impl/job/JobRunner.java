@@ -75,7 +75,15 @@ public final class JobRunner {
     job.expectLocalRanks(count);
     List<RankHost> hosts = new ArrayList<>();
     List<Future<String>> deployments = new ArrayList<>();
-    return JvmWarmup.ensure(vertx).transform(warm -> {
+    // the files a job killed whole left in the host's segment directory (kill -9 of its every JVM
+    // and launcher) go as the next job's JVMs start, not at their first window
+    Future<Void> swept = vertx.isClustered() && options.getTransportOptions().isSharedMemory()
+        ? vertx.executeBlocking(() -> {
+          dev.vertxrma.impl.memory.SharedMapping.sweepStale();
+          return null;
+        }, false)
+        : Future.succeededFuture();
+    return Future.join(JvmWarmup.ensure(vertx), swept).transform(warm -> {
       for (int r = first; r < first + count; r++) {
         RankHost host = new RankHost(job, r, program, options.getArgs(), options.isRequireFreedWindows());
         hosts.add(host);

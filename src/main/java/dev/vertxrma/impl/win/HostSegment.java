@@ -1,12 +1,9 @@
 package dev.vertxrma.impl.win;
 
-import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.comm.CommImpl;
 import dev.vertxrma.impl.memory.SharedMapping;
 import dev.vertxrma.impl.memory.WindowMemory;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 
@@ -17,16 +14,14 @@ import java.security.SecureRandom;
  * ({@link SegmentPeers}). Its descriptor — the file's name and a random token written in the block
  * — travels in the window's creation agreement; a peer that can open the file and finds the token
  * shares this rank's memory, whatever its host name. The file is removed once every rank has
- * mapped what it could (the mappings stay valid), and names its creator's process so that a later
- * job can remove it if that process died first.
+ * mapped what it could (the mappings stay valid), and names its creator's process so that any later
+ * JVM of the host removes it at once if that process died first ({@link SharedMapping#removeStale}).
  */
 final class HostSegment {
 
   private static final SecureRandom RANDOM = new SecureRandom();
   /** Prefix of every window segment file ({@link SharedMapping#fileName}). */
-  static final String PREFIX = "win-";
-  /** A file of a dead process is stale once it is this old. */
-  static final long STALE_AFTER_MS = 60_000;
+  static final String PREFIX = SharedMapping.WINDOW_PREFIX;
 
   /**
    * Bytes of a segment file before its window memory: the control block, in a page of its own,
@@ -72,32 +67,25 @@ final class HostSegment {
 
   /**
    * Creates and maps the file of a window of {@code size} bytes for {@code ranks} ranks of job
-   * {@code job}. Blocking
-   * file I/O: a worker thread's job.
+   * {@code job}, its space reserved before it is mapped ({@link SharedMapping#createFile}) and every
+   * page of it touched here: no store into it can fault later for want of room. Blocking file I/O
+   * and touching: a worker thread's job.
    *
-   * @throws RmaException RMA_SHARED when the directory or the file cannot be made, NO_MEM when the
-   *     segment directory has less room than the window needs (the caller falls back)
+   * @throws RmaException NO_MEM when the segment directory has too little room for the file (the
+   *     message names the directory and the fix; the caller falls back to private memory),
+   *     RMA_SHARED when the directory or the file cannot be made
    */
   static HostSegment create(long size, int ranks, String job) {
-    Path dir = SharedMapping.directory();
-    long length = controlBytes(ranks) + Math.max(size, 8);
-    try {
-      long usable = Files.getFileStore(dir).getUsableSpace();
-      if (usable < length) {
-        throw RmaException.of(ErrorClass.NO_MEM, "segment directory %s has %d bytes free, a window needs %d", dir,
-            usable, length);
-      }
-    } catch (IOException e) {
-      throw new RmaException(ErrorClass.RMA_SHARED, "cannot read the free space of " + dir + ": " + e, e);
-    }
-    Path path = SharedMapping.createFile(SharedMapping.fileName(PREFIX, job), length);
     long ctrl = controlBytes(ranks);
+    long bytes = Math.max(size, 8);
+    Path path = SharedMapping.createFile(SharedMapping.fileName(PREFIX, job), ctrl + bytes, "window segment of "
+        + size + " bytes");
     SharedMapping block;
     SharedMapping mapping;
     try {
       block = SharedMapping.map(path, 0, ctrl);
       try {
-        mapping = SharedMapping.map(path, ctrl, Math.max(size, 8));
+        mapping = SharedMapping.map(path, ctrl, bytes);
       } catch (RuntimeException e) {
         block.unmap();
         throw e;
@@ -109,11 +97,10 @@ final class HostSegment {
     long token = RANDOM.nextLong() | 1; // never 0: an unwritten block never matches
     WindowControl control = WindowControl.create(block.segment(0, ctrl).addressForWrite(0), ranks, token);
     CLEANER.register(control, block::unmap);
-    // the file reads zero already; writing the zeroes touches every page now, on this worker, as
-    // a private window's are: the first stores into the window then fault no page on an event loop
-    dev.vertxrma.impl.memory.Memory.zero(null, mapping.segment(0, Math.max(size, 8)).addressForWrite(0),
-        Math.max(size, 8));
-    WindowMemory memory = WindowMemory.segment(mapping.segment(0, Math.max(size, 8)), size, mapping::unmap);
+    // the file's pages exist already (reserved, zero): reading one byte of each maps them now, on
+    // this worker, as a private window's are zeroed: the first stores then fault no page on an event loop
+    mapping.touch(0, bytes);
+    WindowMemory memory = WindowMemory.segment(mapping.segment(0, bytes), size, mapping::unmap);
     return new HostSegment(path, mapping, control, memory, token);
   }
 
@@ -144,13 +131,5 @@ final class HostSegment {
 
   private static void unlinkQuietly(Path path) {
     SharedMapping.unlinkQuietly(path, "window segment");
-  }
-
-  /**
-   * Removes the window segment files whose creating process is gone (a JVM killed before it
-   * removed its own). Blocking file I/O; errors only logged.
-   */
-  static void removeStale() {
-    SharedMapping.removeStale(PREFIX, STALE_AFTER_MS);
   }
 }

@@ -24,6 +24,8 @@ final class OnNodePath {
   private final int rank;
   /** The segments of this window's ranks in the host's other JVMs, mapped here (none if none). */
   private final SegmentPeers peers;
+  /** The host barrier over their control pages, once made ({@link #hostBarrier}); the rank's context only. */
+  private HostBarrier hostBarrier;
 
   /**
    * @param rp the window's communicator's view of the rank
@@ -67,20 +69,31 @@ final class OnNodePath {
       slots[r] = r == rank ? own : rp.isLocal(r) ? localPeer.apply(r).control().barrierSlot()
           : peers.control(r).barrierSlot();
     }
-    return new HostBarrier(slots, rank, p2p.collectiveChannel(HOST_BARRIER_CTX_BASE + id, rp),
+    hostBarrier = new HostBarrier(slots, rank, p2p.collectiveChannel(HOST_BARRIER_CTX_BASE + id, rp),
         n -> (int) (n & 0x3FFF_FFFF), rp.context(), rp::groupFailure);
+    return hostBarrier;
   }
 
   /**
    * {@code released}, followed by the unmapping of the segments mapped here (on a worker when it
    * may block): once the window's memory is released, no operation of this rank reaches a peer's
-   * segment any more.
+   * segment any more, and once the window's host barrier is closed on the rank's context (a fence
+   * still polling fails, {@link HostBarrier#close}) no barrier reads their control pages either.
    */
   Future<Void> unmapAfter(Future<Void> released) {
     if (peers.count() == 0) {
       return released;
     }
-    return released.compose(v -> peers.unmapMayBlock()
+    return released.compose(v -> {
+      io.vertx.core.Promise<Void> closed = rp.context().promise();
+      rp.context().runOnContext(x -> { // the host barrier reads the pages on this context only
+        if (hostBarrier != null) {
+          hostBarrier.close();
+        }
+        closed.complete();
+      });
+      return closed.future();
+    }).compose(v -> peers.unmapMayBlock()
         ? rp.context().<Void>executeBlocking(() -> {
           peers.close();
           return null;

@@ -17,12 +17,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 
 /**
  * MPI_Win_allocate_shared once the ranks agreed on the window's id: they agree on the layout, rank
- * 0 creates the file (a random name in its memory segment directory), every rank maps it, and
+ * 0 creates the file (named as every file of the job, {@link SharedMapping#fileName}, its space
+ * reserved: a directory too small fails the call at every rank with NO_MEM), every rank maps it
+ * and touches its own segment, and
  * rank 0 removes the file once all have tried. Mapping it is the proof that the ranks share memory
  * (not host names): a rank that does not share rank 0's segment directory finds no such file, and
  * every rank's call fails with RMA_SHARED. Every blocking step — creating, mapping, removing and
@@ -70,9 +71,12 @@ final class SharedWindows {
       }
       Future<byte[]> created = Future.succeededFuture(null);
       if (wc.rank() == 0) {
-        String name = "vertx-rma-" + wc.process().job().jobName() + "-w" + id + "-" + UUID.randomUUID();
-        created = blocking(ctx, () -> SharedMapping.createFile(name, total)).transform(ar -> Future.succeededFuture(
-            ar.succeeded() ? tagged(CREATED, ar.result().toString()) : tagged(FAILED, reason(ar.cause()))));
+        // named as every file of the job, so that its launcher's cleanup and any later JVM's sweep
+        // find it should this JVM die before it is removed
+        String name = SharedMapping.fileName(SharedMapping.SHARED_PREFIX, wc.process().job().jobName());
+        created = blocking(ctx, () -> SharedMapping.createFile(name, total, "shared window of " + total + " bytes"))
+            .transform(ar -> Future.succeededFuture(ar.succeeded() ? tagged(CREATED, ar.result().toString())
+                : failed(ar.cause())));
       }
       return created.compose(path -> coll.bcast(path, 0))
           .compose(p -> map(registry, wc, coll, agreed, p, sizes, total, dispUnit, info));
@@ -84,20 +88,51 @@ final class SharedWindows {
     return ByteBuffer.allocate(1 + t.length).put(tag).put(t).array();
   }
 
-  private static String reason(Throwable e) {
-    return e instanceof RmaException ? e.getMessage() : String.valueOf(e);
+  /** Rank 0's failure to create the file: FAILED, its error class's code, its message. */
+  private static byte[] failed(Throwable e) {
+    ErrorClass c = e instanceof RmaException ? ((RmaException) e).errorClass() : ErrorClass.RMA_SHARED;
+    String text = e instanceof RmaException ? e.getMessage() : String.valueOf(e);
+    String prefix = c + ": ";
+    byte[] t = (text.startsWith(prefix) ? text.substring(prefix.length()) : text).getBytes(StandardCharsets.UTF_8);
+    return ByteBuffer.allocate(5 + t.length).put(FAILED).putInt(c.code()).put(t).array();
+  }
+
+  /** The error of rank 0's {@link #failed} block, as rank {@code rank} reports it. */
+  private static RmaException failure(byte[] fromRank0, int rank) {
+    ErrorClass c = ErrorClass.RMA_SHARED;
+    String text;
+    if (fromRank0.length >= 5) {
+      ErrorClass sent = ErrorClass.ofCode(ByteBuffer.wrap(fromRank0, 1, 4).getInt());
+      c = sent == ErrorClass.NO_MEM ? ErrorClass.NO_MEM : ErrorClass.RMA_SHARED;
+      text = new String(fromRank0, 5, fromRank0.length - 5, StandardCharsets.UTF_8);
+    } else {
+      text = "(no reason given)";
+    }
+    return new RmaException(c, rank == 0 ? text : "rank 0 could not create the shared segment: " + text);
   }
 
   private static Future<Win> map(WindowRegistry registry, CommImpl wc, Collectives coll,
       WindowFactory.Agreement agreed, byte[] fromRank0, long[] sizes, long total, int dispUnit, Info info) {
-    String text = new String(fromRank0, 1, fromRank0.length - 1, StandardCharsets.UTF_8);
-    if (fromRank0[0] == FAILED) {
-      return Future.failedFuture(new RmaException(ErrorClass.RMA_SHARED, wc.rank() == 0 ? text
-          : "rank 0 could not create the shared segment: " + text));
+    if (fromRank0.length == 0 || fromRank0[0] != CREATED) {
+      return Future.failedFuture(failure(fromRank0, wc.rank()));
     }
+    String text = new String(fromRank0, 1, fromRank0.length - 1, StandardCharsets.UTF_8);
     ContextInternal ctx = wc.process().context();
     Path path = Path.of(text);
-    Future<SharedMapping> mapping = blocking(ctx, () -> SharedMapping.map(path, total));
+    long offset = SharedLayout.offset(sizes, wc.rank());
+    long mySize = sizes[wc.rank()];
+    // the file's space is reserved (rank 0 wrote it whole): each rank maps it and touches its own
+    // segment's pages here, on a worker, so that its first stores fault no page on an event loop
+    Future<SharedMapping> mapping = blocking(ctx, () -> {
+      SharedMapping m = SharedMapping.map(path, total);
+      try {
+        m.touch(offset, mySize);
+      } catch (RuntimeException e) {
+        m.unmap();
+        throw e;
+      }
+      return m;
+    });
     return mapping.transform(mapped -> {
       byte[] flag = {(byte) (mapped.succeeded() ? 1 : 0)};
       // a failure from here on (a rank could not map, the exchange timed out) unmaps this rank's mapping
@@ -123,8 +158,6 @@ final class SharedWindows {
             }
           }
           SharedMapping m = mapped.result();
-          long offset = SharedLayout.offset(sizes, wc.rank());
-          long mySize = sizes[wc.rank()];
           WindowMemory mem = WindowMemory.segment(m.segment(offset, mySize), mySize, m::unmap);
           return WindowFactory.register(registry, wc, agreed, mem, null, m, dispUnit, Win.Flavor.SHARED, info);
         });

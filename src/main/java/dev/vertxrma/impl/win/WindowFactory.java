@@ -33,8 +33,9 @@ public final class WindowFactory {
   /**
    * MPI_Win_allocate of {@code size} zeroed bytes: in a host segment when ranks of the
    * communicator live in other JVMs and the job shares memory between them ({@link HostSegment}),
-   * else in private native memory. A segment that cannot be made (a full segment directory) falls
-   * back to private memory and the data plane, with one log line.
+   * else in private native memory. A segment that cannot be made (a full segment directory, one
+   * another user squats) falls back to private memory and the data plane, said at WARNING once a
+   * minute at most ({@link SharedMapping#reportFallback}).
    */
   public static Future<Win> allocate(Comm comm, long size, int dispUnit, Info info) {
     HostSegment[] segment = new HostSegment[1];
@@ -42,16 +43,14 @@ public final class WindowFactory {
       if (HostSegment.wanted(wc, size)) {
         int ranks = wc.size();
         String job = wc.process().job().jobName();
+        int rank = wc.rank();
         return wc.process().context().executeBlocking(() -> {
-          if (STALE_SWEPT.compareAndSet(false, true)) {
-            HostSegment.removeStale();
-          }
           try {
             segment[0] = HostSegment.create(size, ranks, job);
             return segment[0].memory();
           } catch (RmaException e) {
-            LOG.log(System.Logger.Level.INFO, "window of " + size + " bytes in private memory, reached over the "
-                + "data plane: " + e.getMessage());
+            SharedMapping.reportFallback("window segment", "window of " + size + " bytes at rank " + rank + " of job " + job
+                + " in private memory, reached over the data plane", e);
             return WindowMemory.allocate(size);
           }
         }, false);
@@ -91,10 +90,6 @@ public final class WindowFactory {
       return body.apply(wc);
     });
   }
-
-  private static final System.Logger LOG = System.getLogger(WindowFactory.class.getName());
-  /** Whether this JVM has looked for stale segment files of dead processes yet. */
-  private static final java.util.concurrent.atomic.AtomicBoolean STALE_SWEPT = new java.util.concurrent.atomic.AtomicBoolean();
 
   private static Future<Win> build(Comm comm, int dispUnit, Info info, Win.Flavor flavor,
       Function<CommImpl, Future<WindowMemory>> memory) {
@@ -243,7 +238,12 @@ public final class WindowFactory {
     // the mapping's hop to a worker: window creations issued back to back stay matched
     io.vertx.core.Promise<byte[]> reached = io.vertx.core.Promise.promise();
     Future<java.util.List<byte[]>> everyone = wc.collectives().allgather(reached.future());
-    return ctx.executeBlocking(() -> SegmentPeers.map(descriptors, local, agreed.sizes(), agreed.units()), false)
+    // a JVM off the on-node path (rma.shm=false) maps no peer's segment, but takes the same
+    // collective steps; it made no segment either, so the others reach its ranks over the data plane
+    Future<SegmentPeers> mapped = wc.process().job().sharedMemory()
+        ? ctx.executeBlocking(() -> SegmentPeers.map(descriptors, local, agreed.sizes(), agreed.units()), false)
+        : ctx.succeededFuture(SegmentPeers.none(descriptors.length));
+    return mapped
         .compose(peers -> {
           WinImpl w = newWindow(registry, wc, agreed, mem, null, null, dispUnit, Win.Flavor.ALLOCATE, info, own, peers);
           // no rank uses the window before every rank has registered it; the same step agrees

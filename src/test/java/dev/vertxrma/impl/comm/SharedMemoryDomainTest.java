@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SharedMemoryDomainTest {
 
-  private static final String NAME = "vertx-rma-domain-0123abcd-0123-4567-89ab-0123456789ab";
+  private static final String NAME = "domain-4242.18c3a9f1e2b.effffffc-job-1-0123abcd-0123-4567-89ab-0123456789ab";
 
   private static byte[] proof(String name, byte[] token) {
     byte[] n = name.getBytes(StandardCharsets.UTF_8);

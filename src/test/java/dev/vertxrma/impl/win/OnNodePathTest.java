@@ -375,11 +375,50 @@ class OnNodePathTest {
     }), 120);
   }
 
+  /**
+   * The per-JVM switch (issue 41): a JVM with the on-node path off ({@code -Drma.shm=false},
+   * here the second node's {@code setSharedMemory(false)}) makes no segment and maps none of the
+   * others': its ranks reach the other JVM's over the data plane, and the other JVM, seeing no
+   * segment of its ranks, reaches them the same way. Fences, locks and the values are as ever.
+   * Before, that JVM still mapped the others' segments and applied its operations in them.
+   */
+  @Test
+  void aJvmWithThePathOffIsReachedAndReachesOverTheDataPlane() {
+    JobOptions on = options(4, true);
+    JobOptions first = new JobOptions(on).setLocalRanks(0, 2);
+    JobOptions second = new JobOptions(on).setLocalRanks(2, 2);
+    second.getTransportOptions().setSharedMemory(false);
+    dev.vertxrma.RankProgram program = (world, args) -> Win.allocate(world, 8 * 8, 8, Info.NULL).compose(win -> {
+      WinImpl w = (WinImpl) win;
+      int me = world.rank();
+      int p = world.size();
+      assertEquals(0, w.onNodePeers(), "rank " + me + ": ranks of the other JVM reached in their segments");
+      return win.fence()
+          .compose(v -> win.put(Buf.of(new long[] {100L + me}), 0, 1, Datatype.LONG, (me + 2) % p, me))
+          .compose(v -> win.fence())
+          .compose(v -> win.lockAll())
+          .compose(v -> win.accumulate(Buf.of(new long[] {1L + me}), 0, 1, Datatype.LONG, (me + 1) % p, 4, Op.SUM))
+          .compose(v -> win.unlockAll())
+          .compose(v -> world.barrier())
+          .map(v -> {
+            int from = (me + p - 2) % p;
+            assertEquals(100L + from, win.memory().readLong(8L * from), "the put of rank " + from);
+            assertEquals(1L + (me + p - 1) % p, win.memory().readLong(32), "the accumulate of the rank before");
+            assertEquals(0L, w.appliedOnNode(), "operations applied in another JVM's segment");
+            return null;
+          })
+          .compose(v -> win.free());
+    });
+    io.vertx.core.Vertx[] nodes = Jobs.clusterNodes();
+    Jobs.await(Future.all(dev.vertxrma.Rma.run(nodes[0], first, program), dev.vertxrma.Rma.run(nodes[1], second,
+        program)), 120);
+  }
+
   @Test
   void noSegmentFileOfThisJvmIsLeftAfterTheWindowsAreFreed() throws Exception {
     Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, options(2, true), (world, args) ->
         Win.allocate(world, 1 << 16, 1, Info.NULL).compose(Win::free)), 120);
-    String mine = HostSegment.PREFIX + ProcessHandle.current().pid() + "-";
+    String mine = SharedMapping.ownPrefix(HostSegment.PREFIX);
     try (Stream<java.nio.file.Path> files = Files.list(SharedMapping.directory())) {
       List<String> left = files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith(mine)).toList();
       assertEquals(List.of(), left, "segment files of this JVM left behind");
