@@ -70,7 +70,9 @@ final class TargetWindow {
       boolean noLocks, PscwEpoch pscw, Supplier<String> name, WindowControl control, boolean shared) {
     this.endpoint = endpoint;
     this.control = control;
-    this.owner = new SingleOwner(endpoint.context(), control, shared, () -> endpoint.failure() != null);
+    int at = endpoint.rank();
+    this.owner = new SingleOwner(endpoint.context(), control, shared, endpoint::failure,
+        () -> "window " + name.get() + " at rank " + at, this::ownerClosed);
     this.rank = endpoint.rank();
     this.memory = memory;
     this.dynamic = dynamic;
@@ -90,6 +92,40 @@ final class TargetWindow {
   /** The control block: owner word, published state, host barrier slot. */
   WindowControl control() {
     return control;
+  }
+
+  /** The owner word's holder ({@link dev.vertxrma.impl.memory.HolderMark}), 0 if free. Any thread. */
+  long ownerWordHolder() {
+    return control.holder();
+  }
+
+  /**
+   * Takes the owner word back from {@code holder} if it still holds it, and lets the queued work
+   * run: for the failure handling, once the ranks of the holder's process are declared dead while
+   * that process may still exist (stopped, partitioned), which the target's own wait does not
+   * take it back from. True if taken back. Any thread.
+   */
+  boolean reclaimOwnerWordFrom(long holder) {
+    if (!control.reclaimFrom(holder)) {
+      return false;
+    }
+    owner.wake();
+    return true;
+  }
+
+  /**
+   * The owner closed (the job failed while another process holds the word, or the word holds
+   * garbage): what waits inside the state fails with {@code cause} — the post/start/wait epochs'
+   * pending futures, the operations held for a later fence epoch. As the owner.
+   */
+  private void ownerClosed(RmaException cause) {
+    pscw.fail(cause);
+    java.util.ArrayDeque<RmaOperation> held = fence.held();
+    while (!held.isEmpty()) {
+      RmaOperation op = held.pollFirst();
+      replies.answerError(op, cause.errorClass(), "window " + name.get() + " at rank " + rank + " can no longer apply "
+          + "it: " + PendingReplies.messageOf(cause));
+    }
   }
 
   // ------------------------------------------------------------------ operations
@@ -166,7 +202,35 @@ final class TargetWindow {
   void onFrame(Frame f) {
     boolean onArrival = FrameType.isOperation(f.type) && f.payloadLength() <= APPLY_ON_ARRIVAL_MAX;
     if (!onArrival || !owner.tryRun(handleFrame, f)) {
-      owner.execute(() -> handle(f));
+      owner.execute(new QueuedFrame(f));
+    }
+  }
+
+  /** A frame queued to the owner: handled, or refused with the cause if the owner closes first. */
+  private final class QueuedFrame implements SingleOwner.Abandonable {
+    private final Frame f;
+
+    QueuedFrame(Frame f) {
+      this.f = f;
+    }
+
+    @Override
+    public void run() {
+      handle(f);
+    }
+
+    @Override
+    public void abandon(RmaException cause) {
+      if (FrameType.isOperation(f.type)) {
+        RmaOperation op = OperationFrames.fromFrame(f);
+        if (op.answered()) {
+          replies.answerError(op, cause.errorClass(), PendingReplies.messageOf(cause));
+        } else {
+          TargetReplies.release(op);
+        }
+      } else if (f.corr > 0) {
+        owner.defer(() -> endpoint.replyError(f, cause));
+      }
     }
   }
 
@@ -298,26 +362,48 @@ final class TargetWindow {
    * {@link RmaException}. Called on the home context.
    */
   <T> Future<T> owned(Supplier<T> body) {
+    return owned(body, false);
+  }
+
+  /**
+   * {@link #owned(Supplier)}; if the owner closes before the body runs ({@link SingleOwner}: the
+   * job failed while another process holds the word), the future fails with the cause, or, if
+   * {@code local}, the body runs anyway as the home context's owner of the state (what only this
+   * JVM reaches: giving back the window's memory here).
+   */
+  private <T> Future<T> owned(Supplier<T> body, boolean local) {
     Promise<T> p = endpoint.context().promise();
-    owner.execute(() -> {
-      T v;
-      try {
-        v = body.get();
-      } catch (RmaException e) {
-        owner.defer(() -> p.tryFail(e));
-        return;
-      } catch (RuntimeException | Error e) {
-        // a bug, not bad input: the caller's future fails with it (never waits for ever); an
-        // Error then goes on to the rank's context, which fails the rank by name
-        RmaException internal = new RmaException(ErrorClass.INTERN, "internal error at rank " + rank + " on window "
-            + name.get() + ": " + e, e);
-        owner.defer(() -> p.tryFail(internal));
-        if (e instanceof Error) {
-          throw (Error) e;
+    owner.execute(new SingleOwner.Abandonable() {
+      @Override
+      public void run() {
+        T v;
+        try {
+          v = body.get();
+        } catch (RmaException e) {
+          owner.defer(() -> p.tryFail(e));
+          return;
+        } catch (RuntimeException | Error e) {
+          // a bug, not bad input: the caller's future fails with it (never waits for ever); an
+          // Error then goes on to the rank's context, which fails the rank by name
+          RmaException internal = new RmaException(ErrorClass.INTERN, "internal error at rank " + rank + " on window "
+              + name.get() + ": " + e, e);
+          owner.defer(() -> p.tryFail(internal));
+          if (e instanceof Error) {
+            throw (Error) e;
+          }
+          return;
         }
-        return;
+        owner.defer(() -> p.tryComplete(v));
       }
-      owner.defer(() -> p.tryComplete(v));
+
+      @Override
+      public void abandon(RmaException cause) {
+        if (local) {
+          run();
+        } else {
+          owner.defer(() -> p.tryFail(cause));
+        }
+      }
     });
     return p.future();
   }
@@ -500,17 +586,30 @@ final class TargetWindow {
     });
   }
 
-  /** Fails pending synchronizations (the job failed). */
+  /** Fails pending synchronizations (the job failed); also if the owner closes first (as it then does). */
   void fail(RmaException cause) {
-    owner.execute(() -> pscw.fail(cause));
+    owner.rankFailed(cause);
+    owner.execute(new SingleOwner.Abandonable() {
+      @Override
+      public void run() {
+        pscw.fail(cause);
+      }
+
+      @Override
+      public void abandon(RmaException closed) {
+        pscw.fail(cause);
+      }
+    });
   }
 
   /**
    * Releases the memory through the owner: once the future completes no operation touches it; held
-   * and later operations fail with WIN.
+   * and later operations fail with WIN. If the owner closed (the job failed while another process
+   * holds the word) the memory is still given back here: no thread of this JVM can reach it any more.
    */
   Future<Void> release() {
-    return owned(this::releaseOwned).compose(free -> free == null ? Future.succeededFuture() : freeOffLoop(free));
+    return owned(this::releaseOwned, true).compose(free -> free == null ? Future.succeededFuture()
+        : freeOffLoop(free));
   }
 
   /**

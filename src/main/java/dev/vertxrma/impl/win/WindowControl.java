@@ -1,5 +1,6 @@
 package dev.vertxrma.impl.win;
 
+import dev.vertxrma.impl.memory.HolderMark;
 import dev.vertxrma.impl.memory.Memory;
 
 /**
@@ -10,8 +11,8 @@ import dev.vertxrma.impl.memory.Memory;
  * another process can take part.
  *
  * <pre>
- *   0  int   owner: 1 while a thread (of any JVM) owns the target state, else 0
- *   4  int   freed: 1 once the window is freed at this rank
+ *   0  long  owner: the {@link HolderMark} of the process one of whose threads owns the target
+ *                state, else 0
  *   8  long  fence: (epoch &lt;&lt; 1) | open, the fence epoch the target admits operations of
  *  16  long  token: random, written by the creator, proves which file a peer mapped
  *  24  int   ranks: the number of slots in each table that follows
@@ -22,27 +23,32 @@ import dev.vertxrma.impl.memory.Memory;
  *  44  int   pageWaiter: 1 while this rank sleeps until a peer writes a post or complete below
  *  48  long  arrived: the last host barrier this rank reached ({@link dev.vertxrma.impl.coll.HostBarrier})
  *  56  long  parked: n while this rank sleeps in host barrier n, -n once a rank wakes it, else 0
- *  64  byte  shared[ranks]: 1 while that rank holds the lock shared
- *  64 + S  byte  admitted[ranks]: 1 while that origin holds any lock here (NOCHECK ones too),
+ *  64  int   freed: 1 once the window is freed at this rank
+ *  68  int   (unused, 0)
+ *  72  byte  shared[ranks]: 1 while that rank holds the lock shared
+ *  72 + S  byte  admitted[ranks]: 1 while that origin holds any lock here (NOCHECK ones too),
  *                what admits its passive-target operations (S: ranks rounded up to 8)
- *  64 + 2S byte  exposed[ranks]: 1 while this rank's post/start exposure epoch includes that
+ *  72 + 2S byte  exposed[ranks]: 1 while this rank's post/start exposure epoch includes that
  *                origin, what admits its post/start operations
- *  64 + 3S long  posts[ranks]: how many times that rank (of another JVM) posted to this one,
+ *  72 + 3S long  posts[ranks]: how many times that rank (of another JVM) posted to this one,
  *                written by that rank only ({@link PscwPages})
- *  64 + 3S + 8R long  completes[ranks]: that origin's last complete to this rank, written by it
+ *  72 + 3S + 8R long  completes[ranks]: that origin's last complete to this rank, written by it
  *                only: (its number of completes &lt;&lt; 32) | the operations it announces (R: ranks)
  * </pre>
  *
- * <p>The owner word is taken with a compare-and-set and given back with a volatile store
- * (release); the other words are written only by the owner, so a thread that has taken the owner
- * word reads them as the last owner left them. A peer's block is untrusted input: its slots are
+ * <p>The owner word is taken with a compare-and-set from 0 to the taker's {@link HolderMark}
+ * (its process: pid, pid namespace, start time) and given back with a compare-and-set from that
+ * mark to 0 (both full fences: what the owner wrote is visible to the next one); the other words
+ * are written only by the owner, so a thread that has taken the owner word reads them as the last
+ * owner left them. A word whose holder's process is gone is taken back from that exact mark
+ * ({@link #takeFrom}, {@link #reclaimFrom}); a word holding no mark at all was written by no
+ * holder, and the target names it as an error of the window ({@link SingleOwner}). A peer's block is untrusted input: its slots are
  * read only at indices below the number of ranks the caller knows, and a word holding an
  * unexpected value only makes the origin send its operation the safe way.
  */
 final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
 
   private static final int OWNER = 0;
-  private static final int FREED = 4;
   private static final int FENCE = 8;
   private static final int TOKEN = 16;
   private static final int RANKS = 24;
@@ -53,7 +59,9 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
   private static final int PAGE_WAITER = 44;
   private static final int ARRIVED = 48;
   private static final int PARKED = 56;
-  private static final int SHARED = 64;
+  private static final int FREED = 64;
+  private static final int SHARED = 72;
+  private static final System.Logger LOG = System.getLogger(WindowControl.class.getName());
 
   private final Object base;
   private final long address;
@@ -113,14 +121,69 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
     return new WindowControl(null, address, ranks);
   }
 
-  /** Takes the owner word if it is free; never waits. */
+  /** Takes the owner word for this process ({@link HolderMark#SELF}) if it is free; never waits. */
   boolean tryAcquire() {
-    return Memory.compareAndSwapInt(base, address + OWNER, 0, 1);
+    return Memory.compareAndSwapLong(base, address + OWNER, 0, HolderMark.SELF);
   }
 
-  /** Gives the owner word back (a release store: what the owner wrote is visible to the next one). */
+  /**
+   * Gives the owner word back (what the owner wrote is visible to the next one). If the word no
+   * longer holds this process's mark — another process took it back, believing this one dead,
+   * or wrote over it — it is left as it is and the fact logged: never cleared from under its
+   * present holder.
+   */
   void release() {
-    Memory.putIntVolatile(base, address + OWNER, 0);
+    if (!Memory.compareAndSwapLong(base, address + OWNER, HolderMark.SELF, 0)) {
+      LOG.log(System.Logger.Level.WARNING, "the owner word of a window was taken from this process (pid "
+          + ProcessHandle.current().pid() + ") while one of its threads held it; it now holds "
+          + HolderMark.describe(holder()));
+    }
+  }
+
+  /**
+   * Takes the owner word for the process whose mark is {@code mark} if it is free: tests standing
+   * for another process (a live one, one that is gone, one that writes garbage).
+   */
+  boolean tryAcquireAs(long mark) {
+    return Memory.compareAndSwapLong(base, address + OWNER, 0, mark);
+  }
+
+  /** The owner word: the {@link HolderMark} of the process holding it, 0 if free (an acquire load). */
+  long holder() {
+    return Memory.getLongVolatile(base, address + OWNER);
+  }
+
+  /**
+   * Takes the owner word from {@code holder} (a compare-and-set from that exact value), whose
+   * process is gone or declared dead: true if this process now holds it. Then repairs what a
+   * holder that died in the middle of an update may have left inconsistent (the count of shared
+   * lock holders is counted again from their slots).
+   */
+  boolean takeFrom(long holder) {
+    if (holder == 0 || holder == HolderMark.SELF
+        || !Memory.compareAndSwapLong(base, address + OWNER, holder, HolderMark.SELF)) {
+      return false;
+    }
+    int shared = 0;
+    for (int r = 0; r < ranks; r++) {
+      shared += Memory.getByte(base, address + SHARED + r) != 0 ? 1 : 0;
+    }
+    Memory.putInt(base, address + SHARED_COUNT, shared);
+    return true;
+  }
+
+  /**
+   * Takes the owner word back from {@code holder} and frees it, if {@code holder} still holds it:
+   * for a holder whose ranks were declared dead while its process may still exist (stopped,
+   * partitioned), which no waiter would take it back from by itself. True if taken back. Any
+   * thread; the target's queued work then runs at its next try ({@link TargetWindow#reclaimOwnerWordFrom}).
+   */
+  boolean reclaimFrom(long holder) {
+    if (!takeFrom(holder)) {
+      return false;
+    }
+    release();
+    return true;
   }
 
   /** Whether the window is freed here. Owner only. */
