@@ -7,7 +7,16 @@ package dev.vertxrma;
  * sees the reply as soon as it lands. Chosen per node, when it starts
  * ({@link JobOptions#setProgress}, {@link Rma#clusteredVertx(String, io.vertx.core.VertxOptions,
  * Progress)}); the system property {@code -Drma.progress=sleep|adaptive|busy} sets the default of
- * the JVM. The choice needs Netty's native epoll transport (Linux); elsewhere every mode sleeps.
+ * the JVM.
+ *
+ * <p>The polling modes need Netty's native epoll transport (Linux). Its jars are optional
+ * dependencies of the library: a project that wants polling adds
+ * {@code io.netty:netty-transport-native-epoll} with the classifier of its platform
+ * ({@code linux-x86_64}, {@code linux-aarch_64}). Where epoll does not load (those jars absent,
+ * macOS, Windows) a clustered node runs on the transport Vert.x chooses (NIO) and every mode
+ * behaves as {@link #SLEEP}: an idle loop sleeps in {@code select}, and each round trip between
+ * JVMs pays the wake-ups. Nothing fails; the JVM says so once in its log (DEBUG for
+ * {@link #ADAPTIVE}, INFO for {@link #BUSY}).
  */
 public enum Progress {
 

@@ -189,10 +189,15 @@ public final class Rma {
   /**
    * Runs {@code body.apply(0)}, ..., {@code body.apply(n - 1)} one after the other, each once the
    * previous one's future has succeeded: a counted loop of calls, in constant stack whatever
-   * {@code n} is. Use it (or RxJava's {@code Flowable.range(0, n).concatMapCompletable(...)})
-   * instead of a recursive {@code compose}, which nests stack frames whenever a call completes
-   * at once. Calls that complete at once run back to back without an event-loop hop; every 64 of
-   * them the loop yields to the caller's context so its other tasks run.
+   * {@code n} is. It is the shorter form of the recursive {@code compose} loop
+   * ({@code step(i).compose(v -> loop(i + 1))}), which runs in constant stack and memory too as
+   * long as its futures are the library's (every call's future, and what {@code compose},
+   * {@code map} and the like derive from one: their listeners never nest more than 32 deep on a
+   * thread, and a pending future a mapper returns merges with the outer one). Only a recursive
+   * chain built from futures of one's own (plain Vert.x futures that complete at once) nests a
+   * stack frame per iteration; {@code repeat} runs such a {@code body} in constant stack as well.
+   * Calls that complete at once run back to back without an event-loop hop; every 64 of them (or
+   * 2 ms) the loop yields to the caller's context so its other tasks run.
    *
    * @param n    the number of iterations (0 completes at once)
    * @param body the iteration: a call, or a chain of calls, returning a future

@@ -25,6 +25,14 @@ import java.util.concurrent.ThreadFactory;
  * busy and then sleeps ({@link BackoffSelectStrategy}). A round trip between two JVMs whose loops
  * poll costs no thread wake-up (on this project's VM a loopback ping-pong took 7 µs instead of
  * 70). Vert.x's acceptor loop keeps sleeping.
+ *
+ * <p>Where native epoll does not load (its jars are optional dependencies of the library, so a
+ * project that depends on it does not get them; macOS, Windows, another architecture), there is
+ * nothing to poll with: Vert.x chooses its transport itself (NIO, or another native one it finds)
+ * and every mode sleeps, as {@link Progress#SLEEP} does. That is logged once per JVM, at DEBUG for
+ * the default {@link Progress#ADAPTIVE} (an idle adaptive loop sleeps anyway) and at INFO for
+ * {@link Progress#BUSY}, which was asked for by name. Netty's NIO loops cannot poll:
+ * {@code NioIoHandler} treats {@link SelectStrategy#BUSY_WAIT} as a plain select.
  */
 public final class PollingTransport implements Transport {
 
@@ -39,16 +47,61 @@ public final class PollingTransport implements Transport {
 
   /**
    * The transport that gives {@code mode}, or {@code null} for Vert.x's own choice: for
-   * {@link Progress#SLEEP}, and where native epoll does not load.
+   * {@link Progress#SLEEP}, and where native epoll does not load (then every mode sleeps; logged
+   * once, see the class comment).
    *
    * @param mode how the event loops wait
    * @return the transport, or {@code null}
    */
   public static Transport of(Progress mode) {
-    if (mode == Progress.SLEEP || !Transport.EPOLL.available()) {
+    return of(mode, epollAvailable());
+  }
+
+  /** As {@link #of(Progress)}, told whether native epoll loads here (the seam of its unit test). */
+  static Transport of(Progress mode, boolean epoll) {
+    if (mode == Progress.SLEEP) {
+      return null;
+    }
+    if (!epoll) {
+      noteSleeping(mode);
       return null;
     }
     return mode == Progress.BUSY ? BUSY : ADAPTIVE;
+  }
+
+  /**
+   * Whether Netty's native epoll transport loads in this JVM. Vert.x's {@code Transport.EPOLL} is
+   * {@code null} when Netty's epoll classes are not on the class path at all, and unavailable
+   * when they are but the native library does not load (not Linux, another architecture).
+   */
+  static boolean epollAvailable() {
+    Transport epoll = Transport.EPOLL;
+    return epoll != null && epoll.available();
+  }
+
+  /** Why native epoll does not load here, for the log line. */
+  static String epollUnavailability() {
+    Transport epoll = Transport.EPOLL;
+    if (epoll == null) {
+      return "Netty's epoll classes are not on the class path (io.netty:netty-transport-native-epoll, "
+          + "classifier linux-x86_64 or linux-aarch_64, is an optional dependency of vertx-rma)";
+    }
+    Throwable cause = epoll.unavailabilityCause();
+    return cause == null ? "Netty says it is unavailable" : String.valueOf(cause);
+  }
+
+  /** Whether {@link #noteSleeping} has logged (once per JVM). */
+  static final java.util.concurrent.atomic.AtomicBoolean NOTED = new java.util.concurrent.atomic.AtomicBoolean();
+
+  /** Logs once per JVM that {@code mode} sleeps like {@link Progress#SLEEP} here, and why. */
+  private static void noteSleeping(Progress mode) {
+    if (NOTED.compareAndSet(false, true)) {
+      System.getLogger(PollingTransport.class.getName()).log(
+          mode == Progress.BUSY ? System.Logger.Level.INFO : System.Logger.Level.DEBUG,
+          "progress " + mode.name().toLowerCase(java.util.Locale.ROOT) + " needs Netty's native epoll transport, "
+              + "which does not load here (" + epollUnavailability() + "): the event loops sleep when idle, as "
+              + "with progress sleep, on the transport Vert.x chooses (NIO)");
+    }
   }
 
   /**
@@ -73,12 +126,12 @@ public final class PollingTransport implements Transport {
 
   @Override
   public boolean available() {
-    return Transport.EPOLL.available();
+    return epollAvailable();
   }
 
   @Override
   public Throwable unavailabilityCause() {
-    return Transport.EPOLL.unavailabilityCause();
+    return epollAvailable() ? null : new IllegalStateException(epollUnavailability());
   }
 
   @Override
