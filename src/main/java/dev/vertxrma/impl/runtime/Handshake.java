@@ -66,6 +66,8 @@ public final class Handshake {
   private final RejectedInput rejected;
   /** Data-plane address of each node that hosts instances of the job. */
   private final java.util.Map<String, String> dataPlanes = new java.util.HashMap<>();
+  /** The process mark ({@code HolderMark}) of each node that hosts instances of the job. */
+  private final java.util.Map<String, Long> marks = new java.util.HashMap<>();
   /** This node's data-plane address, once listening. */
   private String dataPlane;
   private final java.util.function.Consumer<String> nodeLeftListener = this::nodeLeft;
@@ -163,16 +165,18 @@ public final class Handshake {
    */
   private JsonObject hello() {
     String np = String.valueOf(job.np());
-    byte[] mac = job.secret().mac(job.jobName(), key, privateAddress, np, job.nodeId(), dataPlane);
+    String mark = Long.toString(dev.vertxrma.impl.memory.HolderMark.SELF);
+    byte[] mac = job.secret().mac(job.jobName(), key, privateAddress, np, job.nodeId(), dataPlane, mark);
     return new JsonObject().put("key", key).put("addr", privateAddress).put("np", job.np()).put("node", job.nodeId())
-        .put("dp", dataPlane).put("mac", java.util.Base64.getEncoder().encodeToString(mac));
+        .put("dp", dataPlane).put("mark", mark).put("mac", java.util.Base64.getEncoder().encodeToString(mac));
   }
 
   private boolean proven(JsonObject m) {
     try {
       byte[] mac = java.util.Base64.getDecoder().decode(m.getString("mac"));
       return job.secret().verify(mac, bytes(job.jobName()), bytes(m.getString("key")), bytes(m.getString("addr")),
-          bytes(String.valueOf(m.getInteger("np"))), bytes(m.getString("node")), bytes(m.getString("dp")));
+          bytes(String.valueOf(m.getInteger("np"))), bytes(m.getString("node")), bytes(m.getString("dp")),
+          bytes(m.getString("mark")));
     } catch (IllegalArgumentException e) {
       return false;
     }
@@ -196,7 +200,8 @@ public final class Handshake {
       Object node = m.getValue("node");
       Object dp = m.getValue("dp");
       Object mac = m.getValue("mac");
-      if (k instanceof String && KEY.matcher((String) k).matches() && addr instanceof String
+      Object mark = m.getValue("mark");
+      if (mark instanceof String && ((String) mark).matches("-?\\d{1,19}") && k instanceof String && KEY.matcher((String) k).matches() && addr instanceof String
           && ((String) addr).startsWith("rma." + job.jobName() + ".i.") && np instanceof Integer
           && node instanceof String && dp instanceof String && mac instanceof String) {
         if (proven(m)) {
@@ -247,6 +252,11 @@ public final class Handshake {
     }
     nodes.put(k, m.getString("node"));
     dataPlanes.put(m.getString("node"), m.getString("dp"));
+    try {
+      marks.put(m.getString("node"), Long.parseLong(m.getString("mark")));
+    } catch (NumberFormatException e) {
+      marks.remove(m.getString("node")); // proven, but not a mark: no word is ever taken back from it
+    }
     if (members.size() > job.np()) {
       finish(RmaException.of(ErrorClass.RANK, "job %s has np=%d but %d rank instances joined",
           job.jobName(), job.np(), members.size()));
@@ -375,7 +385,7 @@ public final class Handshake {
       for (String k : members.keySet()) {
         rankNodes[r++] = nodes.get(k);
       }
-      job.learnNodes(rankNodes, dataPlanes);
+      job.learnNodes(rankNodes, dataPlanes, marks);
       done.complete(myRank);
       StartupProgress.joined(job.jobName(), myRank);
     } else {

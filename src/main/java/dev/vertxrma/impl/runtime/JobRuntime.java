@@ -52,6 +52,8 @@ public final class JobRuntime {
   /** Whether the data plane may share the event loop of this JVM's rank (it hosts only one). */
   private volatile boolean dataPlaneNearRank;
   private volatile String[] rankNodes;
+  /** The process mark of each node of the job (what its JVM writes into the owner words it takes). */
+  private volatile Map<String, Long> nodeMarks = Map.of();
   private final java.util.List<Consumer<String>> nodeLeftListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
   /** The data plane's address and port (the transport options'). */
   private final String host;
@@ -228,10 +230,11 @@ public final class JobRuntime {
    * Records which cluster node hosts each rank and where each node's data plane listens (from the
    * handshake); the data plane connects to the nodes it is to connect to.
    */
-  synchronized void learnNodes(String[] nodes, Map<String, String> dataPlanes) {
+  synchronized void learnNodes(String[] nodes, Map<String, String> dataPlanes, Map<String, Long> marks) {
     if (rankNodes != null) {
       return;
     }
+    this.nodeMarks = Map.copyOf(marks);
     this.rankNodes = nodes;
     if (dataPlane != null) {
       dataPlanes.forEach(dataPlane::learn);
@@ -344,6 +347,19 @@ public final class JobRuntime {
       }
     }
     return found;
+  }
+
+  /**
+   * The process mark ({@code HolderMark}) of the JVM that hosts job rank {@code r}, or 0 if unknown
+   * (an embedded job, or before the startup handshake ended). Any thread.
+   */
+  public long holderMarkOf(int r) {
+    String[] nodes = rankNodes;
+    if (nodes == null || r < 0 || r >= nodes.length || nodes[r] == null) {
+      return 0;
+    }
+    Long m = nodeMarks.get(nodes[r]);
+    return m == null ? 0 : m;
   }
 
   /** What a rank's death does to the job. */

@@ -486,6 +486,11 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
   @Override
   public void peersFailed(int[] jobRanks, RmaException cause) {
     for (int job : jobRanks) {
+      long mark = registry.process().job().holderMarkOf(job);
+      if (mark != 0 && mark != dev.vertxrma.impl.memory.HolderMark.SELF) {
+        // its JVM may still exist (stopped, partitioned): a word it holds here is taken back
+        targetWindow.reclaimOwnerWordFrom(mark);
+      }
       int r = rp.rankOf(job);
       if (r >= 0) {
         tracker.failTarget(r, cause);
