@@ -103,9 +103,9 @@ class RmaMetricsTest {
     assertEquals(5, count(registry, "rma.operations", job, 0, "kind", "accumulate"));
     assertEquals(80, count(registry, "rma.operation.bytes", job, 0, "kind", "accumulate"));
     assertEquals(1, count(registry, "rma.operations", job, 0, "kind", "compare_and_swap"));
-    assertEquals(0, count(registry, "rma.operations", job, 0, "kind", "get_accumulate"));
-    assertEquals(4, count(registry, "rma.operations", job, 1, "kind", "get_accumulate"), "fetch-and-op");
-    assertEquals(32, count(registry, "rma.operation.bytes", job, 1, "kind", "get_accumulate"));
+    assertEquals(0, count(registry, "rma.operations", job, 0, "kind", "fetch_and_op"));
+    assertEquals(4, count(registry, "rma.operations", job, 1, "kind", "fetch_and_op"), "fetch-and-op");
+    assertEquals(32, count(registry, "rma.operation.bytes", job, 1, "kind", "fetch_and_op"));
 
     assertEquals(1, count(registry, "rma.epochs", job, 0, "kind", "fence"), "NOSUCCEED opens none");
     assertEquals(1, count(registry, "rma.epochs", job, 0, "kind", "lock"));

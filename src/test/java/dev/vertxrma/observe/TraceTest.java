@@ -53,7 +53,10 @@ class TraceTest {
     return n;
   }
 
-  /** The totals row of rank {@code r}: put, get, accumulate, get_accumulate, cas, bytes, epochs, lock waits, lock ms, flushes, errors, dropped. */
+  /**
+   * The totals row of rank {@code r}: put, get, accumulate, get_accumulate, cas, fetch_and_op,
+   * bytes, epochs, lock waits, lock ms, flushes, errors, dropped.
+   */
   static List<String> totals(String html, int r) {
     Matcher m = Pattern.compile("<tr><td>" + r + "</td>((?:<td>[^<]*</td>)+)</tr>").matcher(html);
     assertTrue(m.find(), "totals row of rank " + r);
@@ -113,17 +116,18 @@ class TraceTest {
     assertFalse(Pattern.compile("(src|href)=\"(https?:)?//").matcher(html).find(), "no external resource");
     assertTrue(html.contains(">rank 0<") && html.contains(">rank 1<"), "a lane per rank");
     assertFalse(html.contains("no trace from ranks"), "every rank traced");
-    // put get acc get_acc cas bytes epochs lockwaits lockms flushes errors dropped
+    // put get acc get_acc cas fetch_and_op bytes epochs lockwaits lockms flushes errors dropped
     List<String> r0 = totals(html, 0);
-    assertEquals(List.of("3", "2", "1", "0", "0", "56"), r0.subList(0, 6), "rank 0: ops by kind and bytes " + r0);
-    assertEquals("2", r0.get(6), "rank 0: epochs: the fence epoch and the lock epoch " + r0);
-    assertEquals("1", r0.get(7), "rank 0: one lock wait");
-    assertEquals("1", r0.get(9), "rank 0: one flush");
-    assertEquals("1", r0.get(10), "rank 0: one failed call (RMA_SYNC)");
+    assertEquals(List.of("3", "2", "1", "0", "0", "0", "56"), r0.subList(0, 7), "rank 0: ops by kind and bytes " + r0);
+    assertEquals("2", r0.get(7), "rank 0: epochs: the fence epoch and the lock epoch " + r0);
+    assertEquals("1", r0.get(8), "rank 0: one lock wait");
+    assertEquals("1", r0.get(10), "rank 0: one flush");
+    assertEquals("1", r0.get(11), "rank 0: one failed call (RMA_SYNC)");
     List<String> r1 = totals(html, 1);
-    assertEquals(List.of("0", "0", "0", "1", "0", "8"), r1.subList(0, 6), "rank 1: one fetch-and-op " + r1);
-    assertEquals("2", r1.get(6), "rank 1: the fence epoch and lockAll");
-    assertEquals("0", r1.get(10), "rank 1: no error");
+    // a fetchAndOp is counted as MPI_Fetch_and_op, not as the get-accumulate it travels as
+    assertEquals(List.of("0", "0", "0", "0", "0", "1", "8"), r1.subList(0, 7), "rank 1: one fetch-and-op " + r1);
+    assertEquals("2", r1.get(7), "rank 1: the fence epoch and lockAll");
+    assertEquals("0", r1.get(11), "rank 1: no error");
     assertEquals(7, count(html, "class=\"op"), "an arrow per operation");
     assertTrue(html.contains("failed with RMA_SYNC"), "the failed call is marked");
     assertTrue(html.contains("lock epoch (exclusive) on rank 1") && html.contains("lock_all epoch")
@@ -152,7 +156,7 @@ class TraceTest {
     String html = read(file);
     assertTrue(html.contains("rank 0 \u2192 2: put"), "the arrow goes from lane 0 to lane 2");
     assertTrue(html.contains("flush of rank 2"), "the flush names the job rank");
-    assertEquals(List.of("1", "0", "0", "0", "0", "8"), totals(html, 0).subList(0, 6));
+    assertEquals(List.of("1", "0", "0", "0", "0", "0", "8"), totals(html, 0).subList(0, 7));
   }
 
   @Test
@@ -164,8 +168,8 @@ class TraceTest {
     for (int r = 0; r < 4; r++) {
       List<String> t = totals(html, r);
       assertTrue(Long.parseLong(t.get(4)) >= 10, "rank " + r + " appended 10 elements with compare-and-swap: " + t);
-      assertEquals("0", t.get(10), "no error at rank " + r);
-      assertEquals("0", t.get(11), "nothing dropped at rank " + r);
+      assertEquals("0", t.get(11), "no error at rank " + r);
+      assertEquals("0", t.get(12), "nothing dropped at rank " + r);
     }
     assertTrue(count(html, "class=\"op") > 100, "the operations as arrows");
     assertTrue(html.contains("lock_all epoch") && html.contains("class=\"flushwait"), "lockAll epochs, flushes");

@@ -43,9 +43,17 @@ public final class Observers {
     return o;
   }
 
-  /** The operation kinds by index ({@link #opIndex}): put, get, accumulate, get_accumulate, compare_and_swap. */
-  public static final java.util.List<String> OP_KINDS = java.util.List.of("put", "get", "accumulate", "get_accumulate",
-      "compare_and_swap");
+  /**
+   * The operation kinds by index ({@link #opIndex}): put, get, accumulate, get_accumulate,
+   * compare_and_swap, fetch_and_op.
+   */
+  public static final java.util.List<String> OP_KINDS = java.util.List.of(RankTimeline.OP_NAMES);
+
+  /**
+   * The kind an observer is told for MPI_Fetch_and_op, which travels as a get-accumulate frame:
+   * not a frame type (those are below 64).
+   */
+  public static final byte FETCH_AND_OP = 64;
 
   /** The index in {@link #OP_KINDS} of an operation's frame type. */
   public static int opIndex(byte frameType) {

@@ -17,7 +17,7 @@ import java.util.Map;
 final class RankTimeline {
 
   /** Operation kinds, in the order of {@link #opIndex}. */
-  static final String[] OP_NAMES = {"put", "get", "accumulate", "get_accumulate", "compare_and_swap"};
+  static final String[] OP_NAMES = {"put", "get", "accumulate", "get_accumulate", "compare_and_swap", "fetch_and_op"};
 
   /**
    * An epoch of window {@code win}: {@code kind} is {@code fence}, {@code access},
@@ -77,6 +77,7 @@ final class RankTimeline {
       case FrameType.GET: return 1;
       case FrameType.ACC: return 2;
       case FrameType.GET_ACC: return 3;
+      case Observers.FETCH_AND_OP: return 5;
       default: return 4;
     }
   }

@@ -186,7 +186,8 @@ final class OperationTransfers {
       op.targetTypeWire = tt.wireBytes();
     }
     if (observe) {
-      observer.opIssued(id, kind, target, tt.size() * (long) count, c.seq);
+      observer.opIssued(id, "fetchAndOp".equals(c.name) ? dev.vertxrma.impl.observe.Observers.FETCH_AND_OP : kind,
+          target, tt.size() * (long) count, c.seq);
     }
     return op;
   }

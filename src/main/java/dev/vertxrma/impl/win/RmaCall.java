@@ -55,6 +55,14 @@ final class RmaCall {
     return this;
   }
 
+  /** fetchAndOp: a getAccumulate of one predefined element, named and traced as MPI_Fetch_and_op. */
+  RmaCall fetchAndOp(Op op, Buf origin, int originOffset, Buf result, int resultOffset, Datatype type, int target,
+      long targetDisp) {
+    getAccumulate(op, origin, originOffset, 1, type, result, resultOffset, 1, type, target, targetDisp, 1, type);
+    name = "fetchAndOp";
+    return this;
+  }
+
   /** getAccumulate: {@code origin} op'ed into the target, the former contents into {@code result}. */
   RmaCall getAccumulate(Op op, Buf origin, int originOffset, int originCount, Datatype originType, Buf result,
       int resultOffset, int resultCount, Datatype resultType, int target, long targetDisp, int targetCount,

@@ -343,8 +343,8 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
       return rp.context().failedFuture(RmaException.of(ErrorClass.TYPE,
           "fetchAndOp takes a predefined datatype, not %s", type.name()));
     }
-    return getAccumulate(origin, originOffset, 1, type, result, resultOffset, 1, type, targetRank, targetDisp, 1,
-        type, op);
+    return this.origin.issue(this.origin.call().fetchAndOp(op, origin, originOffset, result, resultOffset, type,
+        targetRank, targetDisp));
   }
 
   @Override
@@ -352,8 +352,8 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
     long[] in = {value};
     long[] out = new long[1];
     // the value is the future's: the operation counts as complete only once the future has it
-    return this.origin.issue(this.origin.call().getAccumulate(op, Buf.of(in), 0, 1, Datatype.LONG, Buf.of(out), 0, 1,
-        Datatype.LONG, targetRank, targetDisp, 1, Datatype.LONG), () -> out[0]);
+    return this.origin.issue(this.origin.call().fetchAndOp(op, Buf.of(in), 0, Buf.of(out), 0, Datatype.LONG,
+        targetRank, targetDisp), () -> out[0]);
   }
 
   @Override
