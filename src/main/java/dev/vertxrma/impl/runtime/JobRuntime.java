@@ -90,6 +90,14 @@ public final class JobRuntime {
 
       @Override
       public void unreachable(String node, String reason) {
+        if (failurePolicy == dev.vertxrma.FailurePolicy.CONTINUE) {
+          // only the cluster's membership declares ranks dead when the job goes on: every survivor
+          // then learns of the same deaths (what agree and shrink build on), and a link that
+          // failed while its node is alive (its connection reset during a proof) kills no rank
+          LOG.log(System.Logger.Level.WARNING, "job " + jobName + ": the data plane cannot reach node " + node + ": "
+              + reason + "; its ranks are declared dead only if the node leaves the cluster");
+          return;
+        }
         nodeLost(node, "are unreachable: " + reason);
       }
 
