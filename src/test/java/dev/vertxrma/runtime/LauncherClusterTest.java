@@ -40,13 +40,22 @@ class LauncherClusterTest {
     cmd.addAll(List.of(launcher.split(" ")));
     cmd.addAll(List.of("dev.vertxrma.samples.standard.Twisted", "-cluster", "-cluster-host", "127.0.0.1", "-instances", "1",
         "-conf", "{\"np\":2,\"job\":\"" + job + "\"}"));
+    // JVM 0 logs at INFO through a logging configuration of its own, which the library leaves as
+    // it is: Hazelcast's lines show its configuration. JVM 1 has none: quiet by default (issue 42)
+    Path verbose = Files.createTempFile("launcher-logging", ".properties");
+    Files.writeString(verbose, "handlers=java.util.logging.ConsoleHandler\n.level=INFO\n"
+        + "java.util.logging.ConsoleHandler.level=ALL\n");
     List<Process> jvms = new ArrayList<>();
     List<Path> outs = new ArrayList<>();
     try {
       for (int i = 0; i < 2; i++) {
         Path out = Files.createTempFile("launcher-cluster", ".out");
         outs.add(out);
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(home).redirectErrorStream(true).redirectOutput(out.toFile());
+        List<String> jvm = new ArrayList<>(cmd);
+        if (i == 0) {
+          jvm.add(1, "-Djava.util.logging.config.file=" + verbose);
+        }
+        ProcessBuilder pb = new ProcessBuilder(jvm).directory(home).redirectErrorStream(true).redirectOutput(out.toFile());
         pb.environment().put(JobSecret.FILE_ENV, secret.toString());
         jvms.add(pb.start());
       }
@@ -57,6 +66,11 @@ class LauncherClusterTest {
         assertTrue(finished, "JVM " + i + " did not exit after the job\n" + output);
         assertEquals(0, p.exitValue(), "JVM " + i + "\n" + output);
         assertFalse(output.toLowerCase(Locale.ROOT).contains("multicast"), "JVM " + i + " used multicast\n" + output);
+        if (i == 1) {
+          assertFalse(output.contains("com.hazelcast") || output.contains("Discarding message"),
+              "JVM 1, run with no logging configuration, printed Hazelcast's or the event bus's lines\n" + output);
+          continue;
+        }
         assertTrue(output.contains("Using TCP/IP discovery"), "JVM " + i + " not on TCP-IP\n" + output);
         // Hazelcast prefixes its lines with [ADDRESS]:PORT [CLUSTER NAME] [VERSION]
         Matcher m = Pattern.compile("\\[([^\\]]+)\\]:(\\d+) \\[([^\\]]+)\\] \\[\\d").matcher(output);
@@ -78,6 +92,7 @@ class LauncherClusterTest {
       for (Path out : outs) {
         Files.deleteIfExists(out);
       }
+      Files.deleteIfExists(verbose);
       Files.deleteIfExists(secret);
     }
   }

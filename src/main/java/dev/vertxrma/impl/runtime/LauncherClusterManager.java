@@ -55,12 +55,39 @@ public final class LauncherClusterManager extends HazelcastClusterManager {
         || (current.getClass() == HazelcastClusterManager.class && ((HazelcastClusterManager) current).getConfig() == null
             && ((HazelcastClusterManager) current).getHazelcastInstance() == null);
     if (defaultOne && launch().isPresent()) {
+      quietByDefault();
       bootstrap.clusterManager(this);
       // the launcher's node gets the job's progress too (rmarun's and Rma.run's get it from ClusterSupport)
       io.vertx.core.transport.Transport polling = bootstrap.transport() == null
           ? dev.vertxrma.impl.transport.PollingTransport.of(new TransportOptions().getProgress()) : null;
       if (polling != null) {
         bootstrap.transport(polling.implementation());
+      }
+    }
+  }
+
+  /** The loggers {@link #quietByDefault} set (java.util.logging keeps its loggers weakly). */
+  private static final List<java.util.logging.Logger> QUIETED = new ArrayList<>();
+
+  /**
+   * A launcher's JVM without a logging configuration of the user's logs what {@code bin/rmarun}'s
+   * do (conf/logging.properties): Hazelcast's severe errors only, not its ~300 INFO lines per JVM
+   * and its CP-subsystem warning, and not the event bus's "Discarding message since the consumer
+   * is not registered" that the startup handshake's greetings cause. A logging configuration of
+   * the user's ({@code -Djava.util.logging.config.file} or {@code .class}) is left as it is.
+   */
+  static void quietByDefault() {
+    if (System.getProperty("java.util.logging.config.file") != null
+        || System.getProperty("java.util.logging.config.class") != null) {
+      return;
+    }
+    synchronized (QUIETED) {
+      for (String name : new String[] {"com.hazelcast", "io.vertx.core.eventbus.impl.MessageConsumerImpl"}) {
+        java.util.logging.Logger l = java.util.logging.Logger.getLogger(name);
+        if (l.getLevel() == null) {
+          l.setLevel(java.util.logging.Level.SEVERE);
+          QUIETED.add(l);
+        }
       }
     }
   }
