@@ -968,7 +968,8 @@ public interface Comm {
    * members' pending and later calls on it fail with {@link ErrorClass#REVOKED}, except
    * {@link #agree}, {@link #shrink}, {@link #getFailed}, {@link #ackFailed}, {@link #isRevoked}
    * and {@link #free}. A window created over it keeps its passive-target and post/start
-   * epochs; its fences, collectives over the same members, fail with {@link ErrorClass#REVOKED}.
+   * epochs; its fences, collectives over the same members, fail with {@link ErrorClass#REVOKED},
+   * and its {@code free} completes locally.
    *
    * @return completes when this rank has marked it revoked and passed the notice on (each rank
    *     passes it on once, so it reaches every survivor even if this rank dies now). Fails with

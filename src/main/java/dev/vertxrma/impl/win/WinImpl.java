@@ -460,11 +460,11 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
       }
       active.checkNotPassive("free");
       state.freeing();
-      if (lostAMember()) {
-        return releaseNow(); // ULFM: a window that lost a member is freed locally, no barrier to fail
+      if (brokenGroup()) {
+        return releaseNow(); // ULFM: no barrier to fail; the window is freed locally
       }
       return rp.withTimeout(tracker.flushAll().compose(v -> coll.barrier()), "free").transform(ar -> ar.succeeded()
-          || lostAMember() ? releaseNow() : Future.failedFuture(ar.cause()));
+          || brokenGroup() ? releaseNow() : Future.failedFuture(ar.cause()));
     });
   }
 
@@ -500,14 +500,14 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
     }
   }
 
-  /** Whether a member of the window died while the job goes on (ULFM). */
-  private boolean lostAMember() {
-    for (int r = 0; r < rp.size(); r++) {
-      if (rp.peerFailure(r) != null) {
-        return true;
-      }
-    }
-    return false;
+  /**
+   * Whether the window's communicator lost a member or was revoked (ULFM): its barrier would
+   * fail, so free completes locally.
+   */
+  private boolean brokenGroup() {
+    RmaException broken = rp.groupFailure();
+    return broken != null && (broken.errorClass() == ErrorClass.PROC_FAILED || broken.errorClass() == ErrorClass.REVOKED)
+        && rp.failure() == null;
   }
 
   @Override
