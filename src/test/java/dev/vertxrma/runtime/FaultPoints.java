@@ -21,7 +21,8 @@ import java.util.List;
  * lockAll, an exclusive-lock increment), then rank R stops at a known point, prints
  * {@code "fault-points: rank R holds ..."} and waits for ever, so that a test can kill or stop its
  * JVM in a known state. Usage: {@code rmarun -np N dev.vertxrma.runtime.FaultPoints --hold-at
- * fence|lock|flush|pscw [--hold-rank R]} (R defaults to the last rank):
+ * fence|lock|flush|pscw [--hold-rank R] [--recover]} (R defaults to the last rank; for
+ * {@code --recover}, a job that goes on after a death, see {@link #recover}):
  *
  * <ul>
  *   <li>{@code fence}: R never enters the next fence; the others put to every rank and wait in it;</li>
@@ -50,6 +51,7 @@ public final class FaultPoints extends RankVerticle {
     rank = world.rank();
     String point = null;
     int holder = np - 1;
+    boolean recover = false;
     try {
       for (int i = 0; i < args.size(); i++) {
         switch (args.get(i)) {
@@ -58,6 +60,9 @@ public final class FaultPoints extends RankVerticle {
             break;
           case "--hold-rank":
             holder = Integer.parseInt(args.get(++i));
+            break;
+          case "--recover":
+            recover = true;
             break;
           default:
             throw new IllegalArgumentException("unknown argument " + args.get(i));
@@ -72,6 +77,7 @@ public final class FaultPoints extends RankVerticle {
     }
     String at = point;
     int r = holder;
+    boolean goOn = recover;
     return Win.allocate(world, (long) np * Long.BYTES, Long.BYTES, Info.NULL)
         .compose(w -> {
           fenceWin = w;
@@ -87,7 +93,49 @@ public final class FaultPoints extends RankVerticle {
         })
         .compose(v -> Future.all(fenceRound(), counterRound(), lockRound()))
         .compose(v -> world.barrier())
-        .compose(v -> hold(world, at, r));
+        .compose(v -> goOn ? recover(world, at, r) : hold(world, at, r));
+  }
+
+  /**
+   * With {@code --recover} (a job run with {@code --on-failure continue}): the survivors wait at
+   * the point as without it until the holder's JVM dies, then print how their wait ended
+   * ({@code "fault-points: rank R went on after the death: ..."}), shrink the world to the
+   * survivors, make a window over it, put to every survivor in a fence epoch, check every slot
+   * and print {@code "fault-points: rank R recovered on N ranks"}.
+   */
+  private Future<Void> recover(Comm world, String point, int holder) {
+    Future<Void> waited = point.equals("lock") && rank != holder
+        // the dead holder's lock is given up: the survivors get it in turn
+        ? world.barrier().compose(v -> lockWin.lock(LockType.EXCLUSIVE, 0)).compose(v -> lockWin.unlock(0))
+        : hold(world, point, holder);
+    return waited.transform(ar -> {
+      System.out.println("fault-points: rank " + rank + " went on after the death: " + (ar.succeeded() ? "its wait "
+          + "completed" : ar.cause().getMessage()));
+      System.out.flush();
+      if (ar.failed() && !(ar.cause() instanceof RmaException
+          && ((RmaException) ar.cause()).errorClass() == ErrorClass.PROC_FAILED)) {
+        return Future.failedFuture(ar.cause());
+      }
+      return world.shrink();
+    }).compose(survivors -> Win.allocate(survivors, (long) survivors.size() * Long.BYTES, Long.BYTES, Info.NULL)
+        .compose(w -> w.fence(Mode.NOPRECEDE).compose(v -> {
+          long[] mine = {100L + survivors.rank()};
+          for (int t = 0; t < survivors.size(); t++) {
+            w.put(Buf.of(mine), 0, 1, Datatype.LONG, t, survivors.rank());
+          }
+          return w.fence();
+        }).compose(v -> {
+          for (int s = 0; s < survivors.size(); s++) {
+            long got = w.memory().readLong((long) s * Long.BYTES);
+            if (got != 100L + s) {
+              return Future.failedFuture(RmaException.of(ErrorClass.OTHER, "fault-points: after the shrink rank %d's "
+                  + "slot %d holds %d, expected %d", survivors.rank(), s, got, 100L + s));
+            }
+          }
+          System.out.println("fault-points: rank " + rank + " recovered on " + survivors.size() + " ranks");
+          System.out.flush();
+          return w.free();
+        })));
   }
 
   /** Each rank puts its rank + 1 into its slot at every rank; the fence that ends the round checks them. */

@@ -179,6 +179,10 @@ final class SynchronizationCalls {
       return rp.context().succeededFuture();
     }
     state.checkRank(targetRank, "flush");
+    RmaException dead = rp.peerFailure(targetRank);
+    if (dead != null) {
+      throw dead; // ULFM: nothing to it completes any more
+    }
     return observer.sync(id, Sync.FLUSH, targetRank, passiveSync.flush(targetRank));
   }
 
