@@ -92,6 +92,41 @@ class FaultsTest {
     }
   }
 
+  /**
+   * The same kills under {@code --on-failure continue} (ULFM): every survivor's wait at the point
+   * ends within 2 s of the kill -9 (PROC_FAILED, or for the lock the dead holder's lock granted),
+   * the survivors shrink the world, make a window over it and put and check a fence round, and
+   * rmarun exits 0 after reporting the killed JVM once.
+   */
+  @ParameterizedTest(name = "kill -9 with {0}, the job goes on")
+  @CsvSource({
+      "fence, holds before the first fence",
+      "lock, holds an exclusive lock on rank 0",
+      "flush, holds while the others put and flush",
+      "pscw, holds while the others wait for its post and complete"})
+  void killedJvmLeavesSurvivorsThatShrinkAndGoOn(String point, String marker) throws Exception {
+    String job = "goes-on-" + point + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+    try (Rmarun run = Rmarun.start("-np", "4", "--jvms", "2", "--job", job, "--on-failure", "continue",
+        FaultPoints.class.getName(), "--hold-at", point, "--recover")) {
+      run.await(run.line(marker), 120, "the job reaching its " + point + " point");
+      ProcessHandle victim = run.await(run.rankJvm(2, 2), 10, "finding the JVM of ranks 2..3");
+      long killed = System.nanoTime();
+      Rmarun.signal(victim, "KILL");
+      Rmarun.Line rank0 = run.await(run.line("fault-points: rank 0 went on after the death"), 30, "rank 0 going on");
+      Rmarun.Line rank1 = run.await(run.line("fault-points: rank 1 went on after the death"), 30, "rank 1 going on");
+      run.await(run.line("fault-points: rank 0 recovered on 2 ranks"), 60, "rank 0 recovering");
+      run.await(run.line("fault-points: rank 1 recovered on 2 ranks"), 60, "rank 1 recovering");
+      int status = run.await(run.exit(), 60, "rmarun's exit");
+      String out = run.output();
+      assertEquals(0, status, out);
+      assertEquals(1, out.split("was killed by signal 9 \\(SIGKILL\\)", -1).length - 1, "the kill reported once\n" + out);
+      long wentOnMs = TimeUnit.NANOSECONDS.toMillis(Math.max(rank0.nanos(), rank1.nanos()) - killed);
+      assertTrue(wentOnMs <= KILLED_MS, "a survivor still waited " + wentOnMs + " ms after the kill\n" + out);
+      System.out.printf("FaultsTest: kill -9 at %s, the job goes on: every survivor went on after %d ms%n", point,
+          wentOnMs);
+    }
+  }
+
   @Test
   void stoppedJvmIsNamedWithinTenSecondsAndKilled() throws Exception {
     try (Rmarun run = Rmarun.start("-np", "4", "--jvms", "2", FaultPoints.class.getName(), "--hold-at", "fence")) {

@@ -55,6 +55,7 @@ final class CommRecovery {
     }
     comm.p2p().recheck();
     comm.collectives().recheck();
+    comm.process().revoked(); // windows over it: a fence or free waiting in memory fails too
   }
 
   boolean isRevoked() {

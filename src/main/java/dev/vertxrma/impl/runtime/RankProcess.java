@@ -162,6 +162,27 @@ public final class RankProcess implements Endpoint {
     return d == null || r < 0 || r >= d.length ? null : d[r];
   }
 
+  private final List<Runnable> revocationListeners = new ArrayList<>();
+
+  /** Registers a listener told, on the rank's context, when one of the rank's communicators is revoked. */
+  public void onRevocation(Runnable listener) {
+    revocationListeners.add(listener);
+  }
+
+  /**
+   * One of this rank's communicators was revoked: engines with collectives over it (windows)
+   * fail what waits in them. On the rank's context.
+   */
+  public void revoked() {
+    for (Runnable l : new ArrayList<>(revocationListeners)) {
+      try {
+        l.run();
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.ERROR, "rank " + rank + ": a revocation listener threw", e);
+      }
+    }
+  }
+
   /** How many ranks of the job this rank knows dead. */
   public int deathCount() {
     return deathOrder.length;

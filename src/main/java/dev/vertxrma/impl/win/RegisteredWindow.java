@@ -37,6 +37,12 @@ interface RegisteredWindow {
    */
   void peersFailed(int[] jobRanks, RmaException cause);
 
+  /**
+   * A communicator of the rank was revoked: if it is this window's, a barrier of its collectives
+   * waiting in memory fails (one waiting on messages fails through the point-to-point engine).
+   */
+  void recheck();
+
   /** Releases the window's memory at once (the rank ends with the window not freed). */
   Future<Void> releaseNow();
 }

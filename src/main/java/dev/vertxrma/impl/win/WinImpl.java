@@ -500,6 +500,11 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
     }
   }
 
+  @Override
+  public void recheck() {
+    coll.recheck();
+  }
+
   /**
    * Whether the window's communicator lost a member or was revoked (ULFM): its barrier would
    * fail, so free completes locally.

@@ -37,6 +37,7 @@ final class WindowRegistry {
     }
     process.onFailure(cause -> new ArrayList<>(windows.values()).forEach(w -> w.fail(cause)));
     process.onPeersFailed((ranks, cause) -> new ArrayList<>(windows.values()).forEach(w -> w.peersFailed(ranks, cause)));
+    process.onRevocation(() -> new ArrayList<>(windows.values()).forEach(RegisteredWindow::recheck));
     process.onClose(this::releaseAll);
     process.onFinalizeCheck(this::unfreed);
   }
