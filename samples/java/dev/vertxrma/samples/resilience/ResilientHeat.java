@@ -9,8 +9,8 @@
 //     buddy when unlock completes). The buddy of rank r is r + 1, that of the last rank the one
 //     before it, so the buddy of a dead rank is one of its neighbours. An allreduce that follows
 //     commits the checkpoint: once it completed anywhere, every rank's checkpoint is complete at
-//     its buddy. Two slots per window, alternating, so that a checkpoint being written never
-//     spoils the last committed one.
+//     its buddy. Two slots per writer in the buddy's window, alternating, so that a checkpoint
+//     being written never spoils the last committed one.
 //   * With --die RANK --at ITER, rank RANK kills its own JVM (SIGKILL, as kill -9 would; it must
 //     be alone in its JVM: bin/rmarun --jvms N) when it is about to compute iteration ITER.
 //   * The survivors notice: a call that needs the dead rank fails with PROC_FAILED (a halo
@@ -293,16 +293,21 @@ public final class ResilientHeat implements RankProgram {
     return size == 1 ? -1 : r < size - 1 ? r + 1 : r - 1;
   }
 
-  /** The first word of slot {@code slot} of a checkpoint window. */
-  private long slotBase(int slot) {
-    return (long) slot * (HEADER + capacity);
+  /**
+   * The first word of slot {@code slot} for the checkpoints of rank {@code writer} in the window of
+   * rank {@code holder}: a rank holds the checkpoints of its left neighbour and, when it is the last
+   * rank's left neighbour, of the last rank too; each writer has its own two slots.
+   */
+  private long slotBase(int writer, int holder, int slot) {
+    int side = writer < holder ? 0 : 1;
+    return (long) (2 * side + slot) * (HEADER + capacity);
   }
 
-  /** Makes the checkpoint window of {@link #comm}: two slots, each big enough for the largest block. */
+  /** Makes the checkpoint window of {@link #comm}: two slots for each of two writers, each big enough for the largest block. */
   private Future<Void> newWindow() {
     return comm.allreduce((long) (hi - lo), Op.MAX).compose(max -> {
       capacity = max.intValue();
-      return Win.allocate(comm, 2 * (HEADER + (long) capacity) * Long.BYTES, Long.BYTES, Info.NULL);
+      return Win.allocate(comm, 4 * (HEADER + (long) capacity) * Long.BYTES, Long.BYTES, Info.NULL);
     }).map(w -> {
       window = w;
       committed = -1;
@@ -323,9 +328,9 @@ public final class ResilientHeat implements RankProgram {
     Future<Void> stored = buddy < 0 ? Future.succeededFuture()
         : window.lock(LockType.SHARED, buddy)
             .compose(v -> window.put(Buf.of(new long[] {s, lo, hi, worldOf[comm.rank()]}), 0, HEADER, Datatype.LONG,
-                buddy, slotBase(slot), HEADER, Datatype.LONG))
-            .compose(v -> window.put(Buf.of(u), 1, n, Datatype.DOUBLE, buddy, slotBase(slot) + HEADER, n,
-                Datatype.DOUBLE))
+                buddy, slotBase(comm.rank(), buddy, slot), HEADER, Datatype.LONG))
+            .compose(v -> window.put(Buf.of(u), 1, n, Datatype.DOUBLE, buddy,
+                slotBase(comm.rank(), buddy, slot) + HEADER, n, Datatype.DOUBLE))
             .compose(v -> window.unlock(buddy));
     return stored.compose(v -> comm.allreduce((long) s, Op.MIN)).map(min -> {
       committed = s;
@@ -391,7 +396,7 @@ public final class ResilientHeat implements RankProgram {
       if (buddyOfIn(old.size(), d) != old.rank()) {
         continue;
       }
-      long base = slotBase(slot) * Long.BYTES;
+      long base = slotBase(d, old.rank(), slot) * Long.BYTES;
       long theirStep = memory.readLong(base);
       int dLo = (int) memory.readLong(base + 8);
       int dHi = (int) memory.readLong(base + 16);
