@@ -54,6 +54,18 @@ final class JvmLauncher {
   }
 
   /**
+   * Under {@code --on-failure continue}: how long the JVMs still running after the first survivor
+   * ended on its own get before they are killed: the job's wait limit ({@code --timeout}), at
+   * least {@link #GRACE_MS}. Its survivors end together (their finalize is an agreement), but the
+   * cluster's master leaves last and, beside other jobs on 2 cores, was seen to need more than
+   * 10 s to close Hazelcast; one still running after every wait of the job would have timed out is
+   * hung.
+   */
+  static long endGraceMs(RmaRunCommand a) {
+    return Math.max(GRACE_MS, a.timeoutSeconds * 1000);
+  }
+
+  /**
    * Starts the JVMs of the job {@code a} describes and waits for all of them.
    *
    * @return the exit status: 0 when every JVM ended well, else 1
@@ -136,7 +148,7 @@ final class JvmLauncher {
       jvms.forEach(RankJvm::kill);
       return 1;
     }
-    int status = RankJvm.awaitAll(jvms, a.job, a.launchHow, a.failurePolicy, shown, err);
+    int status = RankJvm.awaitAll(jvms, a.job, a.launchHow, a.failurePolicy, endGraceMs(a), shown, err);
     if (classData != null) {
       classData.finish(jvms.get(0).process.exitValue() == 0);
     }
@@ -319,10 +331,10 @@ final class JvmLauncher {
      * @return under abort 0 when every JVM exited with 0, else 1; under continue as
      *     {@link #awaitSurvivors} says
      */
-    static int awaitAll(List<RankJvm> jvms, String job, String launch, FailurePolicy policy, LaunchProgress shown,
-        PrintStream err) {
+    static int awaitAll(List<RankJvm> jvms, String job, String launch, FailurePolicy policy, long endGraceMs,
+        LaunchProgress shown, PrintStream err) {
       if (policy == FailurePolicy.CONTINUE) {
-        return awaitSurvivors(jvms, job, launch, shown, err);
+        return awaitSurvivors(jvms, job, launch, endGraceMs, shown, err);
       }
       int status = 0;
       List<RankJvm> left = new ArrayList<>(jvms);
@@ -344,7 +356,7 @@ final class JvmLauncher {
           }
           if (status == 0) {
             status = 1;
-            killAfterGrace(left, job, err, "of the failure");
+            killAfterGrace(left, job, err, GRACE_MS, "of the failure");
           }
         }
       }
@@ -359,14 +371,16 @@ final class JvmLauncher {
      * signal 9 (SIGKILL); the job goes on without it (--on-failure continue)}, and does not count
      * in the status. Every other JVM is a survivor. Once one survivor has ended on its own (the
      * job is ending: under continue its ranks' finalize is an agreement of the survivors), those
-     * still running get {@link #GRACE_MS} to end and are then killed: a stopped or hung JVM, which
-     * its peers removed from the job, would otherwise keep rmarun waiting for ever, and rmarun
-     * cannot tell it from a hung survivor, so it counts as a failure.
+     * still running get {@code endGraceMs} ({@link JvmLauncher#endGraceMs}) to end and are then
+     * killed: a stopped or hung JVM, which its peers removed from the job, would otherwise keep
+     * rmarun waiting for ever, and rmarun cannot tell it from a hung survivor, so it counts as a
+     * failure.
      *
      * @return 0 when at least one JVM ended on its own and every JVM that did exited with 0
      *     (every survivor succeeded), else 1
      */
-    static int awaitSurvivors(List<RankJvm> jvms, String job, String launch, LaunchProgress shown, PrintStream err) {
+    static int awaitSurvivors(List<RankJvm> jvms, String job, String launch, long endGraceMs, LaunchProgress shown,
+        PrintStream err) {
       boolean failed = false;
       int succeeded = 0;
       int lost = 0;
@@ -398,7 +412,7 @@ final class JvmLauncher {
           }
           if (!graceStarted) {
             graceStarted = true;
-            killAfterGrace(left, job, err, "of the end of " + j.describe());
+            killAfterGrace(left, job, err, endGraceMs, "of the end of " + j.describe());
           }
         }
       }
@@ -424,12 +438,12 @@ final class JvmLauncher {
       return ended;
     }
 
-    private static void killAfterGrace(List<RankJvm> others, String job, PrintStream err, String after) {
+    private static void killAfterGrace(List<RankJvm> others, String job, PrintStream err, long graceMs, String after) {
       List<RankJvm> snapshot = new ArrayList<>(others);
-      CompletableFuture.delayedExecutor(GRACE_MS, TimeUnit.MILLISECONDS).execute(() -> {
+      CompletableFuture.delayedExecutor(graceMs, TimeUnit.MILLISECONDS).execute(() -> {
         for (RankJvm j : snapshot) {
           if (j.process.isAlive()) {
-            err.println("rmarun: " + j.describe() + " of job " + job + " did not end within " + GRACE_MS
+            err.println("rmarun: " + j.describe() + " of job " + job + " did not end within " + graceMs
                 + " ms " + after + "; killed");
             j.killedHere = true;
             j.kill();
