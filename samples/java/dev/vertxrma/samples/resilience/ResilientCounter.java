@@ -434,11 +434,13 @@ public final class ResilientCounter implements WorldProgram {
           fresh.size(), old.size(), (System.nanoTime() - began) / 1_000_000,
           lost.isEmpty() ? ", no count lost" : "; bins " + lost + " lost both copies and restart from 0");
     }
-    // the old window: its epoch closed and freed, where this build allows it after a failure
-    old.win.unlockAll().compose(v -> old.win.free())
-        .compose(v -> old.comm == world.rank(r.worldRank) ? Future.succeededFuture() : old.comm.free())
-        .onFailure(e -> System.out.printf("%s: rank %d could not free the window of the communicator it revoked "
-            + "(%s); it is released when the rank ends%n", NAME, r.worldRank, e.getMessage()));
+    // the old window: its epoch closed (unlockAll fails with PROC_FAILED where it had operations
+    // in flight to the dead rank, and closes the epoch all the same), then freed, where this build
+    // allows it after a failure
+    old.win.unlockAll().transform(unlocked -> old.win.free().onFailure(e -> System.out.printf("%s: rank %d could "
+        + "not free the window of the communicator it revoked (%s%s); it is released when the rank ends%n", NAME,
+        r.worldRank, e.getMessage(), unlocked.failed() ? "; its unlockAll: " + unlocked.cause().getMessage() : "")))
+        .compose(v -> old.comm == world.rank(r.worldRank) ? Future.succeededFuture() : old.comm.free());
   }
 
   // ------------------------------------------------------------------ the sample
