@@ -26,8 +26,8 @@
 //      survived is lost, and said so (with one rank per JVM a single death loses none);
 //   4. makes a window over the survivors, places the counts there in the new layout, opens the
 //      epoch and serves the requests that waited, and the next ones.
-// The old window is then freed (or, where this build refuses to free a window of a revoked
-// communicator, released when the rank ends: the service says so).
+// The old window's epoch is then closed and the window freed (ULFM lets MPI_Win_free complete at
+// each survivor of a revoked communicator).
 //
 // What the counts mean (every count, at any time, including across deaths):
 //   * an observation answered 204 is counted exactly once in its bin;
@@ -435,8 +435,8 @@ public final class ResilientCounter implements WorldProgram {
           lost.isEmpty() ? ", no count lost" : "; bins " + lost + " lost both copies and restart from 0");
     }
     // the old window: its epoch closed (unlockAll fails with PROC_FAILED where it had operations
-    // in flight to the dead rank, and closes the epoch all the same), then freed, where this build
-    // allows it after a failure
+    // in flight to the dead rank, and closes the epoch all the same), then freed locally; a
+    // failure here is said, and the window is released when the rank ends
     old.win.unlockAll().transform(unlocked -> old.win.free().onFailure(e -> System.out.printf("%s: rank %d could "
         + "not free the window of the communicator it revoked (%s%s); it is released when the rank ends%n", NAME,
         r.worldRank, e.getMessage(), unlocked.failed() ? "; its unlockAll: " + unlocked.cause().getMessage() : "")))

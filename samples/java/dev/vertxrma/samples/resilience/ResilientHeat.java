@@ -437,10 +437,9 @@ public final class ResilientHeat implements RankProgram {
     comm = shrunk;
     worldOf = newWorldOf;
     // the old window and the old communicator (unless it is the world) are freed: ULFM lets
-    // MPI_Win_free and MPI_Comm_free complete among the survivors; where this build still refuses
-    // (a revoked communicator's window), the rank says so and the window is released when the rank ends
-    return freed(oldWindow.free(), "the window of the communicator it revoked")
-        .compose(v -> old == world ? Future.succeededFuture() : freed(old.free(), "the communicator it revoked"))
+    // MPI_Win_free and MPI_Comm_free of a revoked communicator complete at each survivor
+    return oldWindow.free()
+        .compose(v -> old == world ? Future.succeededFuture() : old.free())
         .compose(v -> newWindow())
         .compose(v -> checkpoint(restored))
         .map(v -> {
@@ -453,15 +452,6 @@ public final class ResilientHeat implements RankProgram {
           }
           return null;
         });
-  }
-
-  /** {@code free}, or a line saying that {@code what} could not be freed now and why (the rank releases it when it ends). */
-  private Future<Void> freed(Future<Void> free, String what) {
-    return free.recover(e -> {
-      System.out.printf("%s: rank %d could not free %s (%s); it is released when the rank ends%n", NAME,
-          world.rank(), what, e.getMessage());
-      return Future.succeededFuture();
-    });
   }
 
   private static int buddyOfIn(int size, int r) {

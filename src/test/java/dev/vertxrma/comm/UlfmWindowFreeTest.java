@@ -17,7 +17,6 @@ import io.vertx.core.Vertx;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -25,27 +24,24 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * MPI_Win_free after a failure, as the resilience samples use it (issue 41: "Win.free() completes
  * locally after a failure"): a window whose communicator lost a member and was then revoked (ULFM's
- * recovery: revoke, shrink, a new window) is freed by the survivors; and, still failing on
- * d0d20d1, a window over a communicator revoked without any death.
+ * recovery: revoke, shrink, a new window) is freed by the survivors, and so is a window over a
+ * communicator revoked without any death (what a survivor meets when another's revoke reaches it
+ * before the death's notice).
  */
 class UlfmWindowFreeTest {
 
   /**
    * Three ranks, a window over a dup, the dup revoked by rank 2 (nobody died): every rank's
-   * Win.free completes. Fails on d0d20d1 with REVOKED at the ranks the revoke has reached (the
-   * free is a collective of the revoked communicator); Comm.revoke's Javadoc lets fences of such a
-   * window fail, and says nothing of its free, while MPI_Comm_free completes on a revoked
-   * communicator. For the owner of impl/win to decide: fix, or document and delete this test.
+   * Win.free completes. Failed on d0d20d1 with REVOKED at the ranks the revoke had reached (the
+   * free was a collective of the revoked communicator); fab68fd frees it locally.
    */
-  @Disabled("issue 41, owner of impl/win: Win.free of a window over a communicator revoked without a death fails with "
-      + "REVOKED on d0d20d1")
   @ParameterizedTest
   @EnumSource(Mode.class)
   void aWindowOverARevokedCommunicatorIsFreed(Mode mode) {
     Jobs.await(Jobs.start(mode, Jobs.options(3).setFailurePolicy(FailurePolicy.CONTINUE), (world, args) ->
         world.dup().compose(d -> Win.allocate(d, 64, 8, Info.NULL).compose(win -> world.barrier()
             .compose(v -> world.rank() == 2 ? d.revoke() : Future.succeededFuture())
-            .compose(v -> win.free()) // fails with REVOKED on 72148b8 (at a rank the revoke has reached)
+            .compose(v -> win.free())
             .compose(v -> d.free())))), 120);
   }
 
@@ -53,9 +49,8 @@ class UlfmWindowFreeTest {
    * Ranks 0 and 1 on one node, rank 2 on a node that leaves: once both survivors know of the
    * death, they revoke the world (as ULFM's recovery does), free their window over it, and finish.
    * On 72148b8 the free failed with PROC_FAILED (a member lost); d0d20d1 frees it locally. (Without
-   * the wait for both to know, a survivor that gets the other's revoke before the death's notice
-   * fails its free with REVOKED, as {@link #aWindowOverARevokedCommunicatorIsFreed} does: 2 runs of
-   * 6 on d0d20d1.)
+   * the wait for both to know, a survivor that got the other's revoke before the death's notice
+   * failed its free with REVOKED on d0d20d1, 2 runs of 6: the case above.)
    */
   @Test
   void aWindowThatLostAMemberIsFreedBySurvivorsAfterARevoke() throws Exception {
