@@ -12,6 +12,8 @@
  *   <li>{@link dev.vertxrma.samples.styles}: samples of the first kind written again with RxJava
  *       or in MPI's blocking style on virtual threads;</li>
  *   <li>{@link dev.vertxrma.samples.services}: a Vert.x service that embeds a world;</li>
+ *   <li>{@link dev.vertxrma.samples.resilience}: programs that outlive the death of a rank
+ *       (ULFM: revoke, agree, shrink);</li>
  *   <li>{@link dev.vertxrma.samples.stress}: a long run of every kind of traffic at once.</li>
  * </ul>
  *

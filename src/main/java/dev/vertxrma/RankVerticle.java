@@ -20,7 +20,9 @@ import io.vertx.core.VerticleBase;
  * rank on a virtual-thread context, see {@link JobOptions#setVirtualThreads}; Java 21+),
  * {@code trace} (a file: the job's trace, HTML or, for a name ending in {@code .json}, the
  * trace-event format, see {@link JobOptions#setTraceFile}; default the
- * system property {@code rma.trace}); every other setting is this JVM's default (the
+ * system property {@code rma.trace}), {@code onFailure} ({@code "abort"} or {@code "continue"}:
+ * what the job does when a rank dies, see {@link JobOptions#setFailurePolicy}; default the system
+ * property {@code rma.onFailure}, else abort); every other setting is this JVM's default (the
  * {@code rma.*} system properties, see {@link JobOptions}),
  * {@code exit} (default {@code true}: when every rank of this JVM has finished, close Vert.x and
  * exit with status 0, or 1 if a rank failed; and when a rank's deployment fails (a bad

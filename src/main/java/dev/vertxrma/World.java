@@ -67,13 +67,16 @@ public interface World {
 
   /**
    * {@code MPI_Finalize} of every local rank: a barrier of all ranks of the job (so no rank goes
-   * away while another may still access its windows), then the ranks are undeployed and their
-   * memory released (windows not freed by then are released too). Every JVM of the job must
-   * close its part. Calling it again returns the same future.
+   * away while another may still access its windows), or, when the job goes on after a rank's
+   * death ({@link FailurePolicy#CONTINUE}), an agreement of the surviving ranks
+   * ({@link Comm#agree}); then the ranks are undeployed and their memory released (windows not
+   * freed by then are released too). Every JVM of the job must close its part (every surviving
+   * one, under {@link FailurePolicy#CONTINUE}). Calling it again returns the same future.
    *
    * @return completes when this JVM's ranks are gone; fails with the barrier's error
-   *     ({@link ErrorClass#PROC_FAILED} when a rank died, {@link ErrorClass#TIMEOUT} when a rank in
-   *     another JVM does not close within the wait timeout) after releasing everything all the same
+   *     ({@link ErrorClass#PROC_FAILED} when a rank died under {@link FailurePolicy#ABORT},
+   *     {@link ErrorClass#TIMEOUT} when a rank in another JVM does not close within the wait
+   *     timeout) after releasing everything all the same
    */
   Future<Void> close();
 }

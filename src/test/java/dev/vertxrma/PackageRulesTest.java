@@ -154,7 +154,7 @@ class PackageRulesTest {
    */
   @Test
   void samplesOfOneKindUseNoOtherKind() {
-    List<String> kinds = List.of("standard", "sync", "styles", "services", "stress");
+    List<String> kinds = List.of("standard", "sync", "styles", "services", "resilience", "stress");
     for (String kind : kinds) {
       List<String> others = new ArrayList<>();
       for (String other : kinds) {

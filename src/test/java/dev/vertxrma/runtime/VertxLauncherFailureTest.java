@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * A JVM started by a Vert.x launcher whose rank deployment fails exits, within a bounded time,
  * with a non-zero status and a message on stderr that says why: a configuration without ranks,
  * a job whose other JVMs never come (the startup timeout), with both the application launcher
- * and the legacy {@code Launcher run}; a rank program whose constructor throws, with the
+ * and the legacy {@code Launcher run}; an {@code onFailure} that names no failure policy; a rank program whose constructor throws, with the
  * application launcher (the legacy launcher only closes Vert.x when it cannot create a verticle,
  * before any vertx-rma code runs, and its JVM exits 0).
  */
@@ -36,6 +36,7 @@ class VertxLauncherFailureTest {
       APP + "   |dev.vertxrma.runtime.BrokenRankVerticle |'{\"np\":2}'                                 |its constructor throws",
       APP + "   |dev.vertxrma.samples.standard.Twisted   |'{\"np\":4,\"startupTimeoutMs\":3000}'      |did not start within 3000 ms",
       LEGACY + "|dev.vertxrma.samples.standard.Twisted   |'{\"np\":4,\"startupTimeoutMs\":3000}'      |did not start within 3000 ms",
+      APP + "   |dev.vertxrma.samples.standard.Twisted   |'{\"np\":2,\"onFailure\":\"maybe\"}'        |onFailure must be \"abort\" or \"continue\", got maybe",
   })
   void aFailedRankDeploymentExitsNonZeroWithItsReason(String launcher, String program, String conf, String reason)
       throws Exception {

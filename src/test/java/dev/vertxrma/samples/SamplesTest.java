@@ -95,6 +95,14 @@ class SamplesTest {
         ok("counter-service", 4),
         ok("counter-service", 1, "--requests", "50"),
         fails("counter-service", 2, "--requests", "x"),
+        ok("resilient-heat", 4), // no rank dies: checkpoints, no recovery (ResilientHeatTest kills one)
+        ok("resilient-heat", 1, "--iters", "7"),
+        ok("resilient-heat", 3, "--points", "5", "--iters", "0"),
+        fails("resilient-heat", 2, "--die", "1"),
+        fails("resilient-heat", 4, "--die", "2", "--at", "3"), // every rank in this JVM: the rank may not die here
+        ok("resilient-counter", 3),
+        ok("resilient-counter", 1, "--requests", "50"),
+        fails("resilient-counter", 2, "--requests", "0"),
         ok("soak", 4, "--seconds", "3"),
         ok("soak", 1, "--seconds", "0"),
         fails("soak", 2, "--seconds", "-1"),

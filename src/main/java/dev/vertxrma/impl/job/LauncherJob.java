@@ -82,6 +82,17 @@ public final class LauncherJob {
     if (config.containsKey("trace")) {
       options.setTraceFile(config.getString("trace"));
     }
+    if (config.containsKey("onFailure")) {
+      Object policy = config.getValue("onFailure");
+      if ("abort".equals(policy)) {
+        options.setFailurePolicy(dev.vertxrma.FailurePolicy.ABORT);
+      } else if ("continue".equals(policy)) {
+        options.setFailurePolicy(dev.vertxrma.FailurePolicy.CONTINUE);
+      } else {
+        return Future.failedFuture(RmaException.of(ErrorClass.ARG,
+            "configuration key onFailure must be \"abort\" or \"continue\", got %s", policy));
+      }
+    }
     List<String> args = new ArrayList<>();
     for (Object o : config.getJsonArray("args", new JsonArray())) {
       args.add(String.valueOf(o));

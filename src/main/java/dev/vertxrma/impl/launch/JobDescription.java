@@ -1,5 +1,6 @@
 package dev.vertxrma.impl.launch;
 
+import dev.vertxrma.FailurePolicy;
 import dev.vertxrma.JobOptions;
 import dev.vertxrma.RmaException;
 import io.vertx.core.json.DecodeException;
@@ -39,6 +40,10 @@ import java.util.Set;
  *     {@link JobOptions#setRequireFreedWindows};</li>
  * <li>{@code virtualThreads} (boolean, default false): ranks on virtual threads;</li>
  * <li>{@code trace} (string, default none): the trace file ({@link JobOptions#setTraceFile});</li>
+ * <li>{@code onFailure} (string {@code "abort"} or {@code "continue"}, default this JVM's own
+ *     default: {@code -Drma.onFailure}, else abort): what the job does when one of its ranks dies
+ *     ({@link JobOptions#setFailurePolicy}); {@code rmarun} always gives it, so that its JVMs and
+ *     rmarun itself (which stops the job's other JVMs after a death only under abort) agree;</li>
  * <li>{@code report} (string, default none): a file this JVM writes its failure to
  *     ({@link FailureReport});</li>
  * <li>{@code progressPort} (integer 1..65535, default none) and {@code progressHost} (string,
@@ -53,8 +58,8 @@ public final class JobDescription {
 
   private static final long MAX_TIMEOUT_MS = 1_000_000_000_000L;
   private static final Set<String> FIELDS = Set.of("job", "np", "program", "args", "firstRank", "rankCount", "jvmIndex",
-      "waitTimeoutMs", "startupTimeoutMs", "tagOutput", "requireFreedWindows", "virtualThreads", "trace", "report",
-      "progressPort", "progressHost", "launcherLink");
+      "waitTimeoutMs", "startupTimeoutMs", "tagOutput", "requireFreedWindows", "virtualThreads", "trace", "onFailure",
+      "report", "progressPort", "progressHost", "launcherLink");
 
   private String job;
   private int np;
@@ -69,6 +74,8 @@ public final class JobDescription {
   private boolean requireFreedWindows;
   private boolean virtualThreads;
   private String trace;
+  /** What the job does when a rank dies; null: this JVM's default ({@link JobOptions#getFailurePolicy()}). */
+  private FailurePolicy failurePolicy;
   private String report;
   private int progressPort = -1;
   private String progressHost;
@@ -109,6 +116,9 @@ public final class JobDescription {
     putIfTrue(j, "launcherLink", launcherLink);
     if (trace != null) {
       j.put("trace", trace);
+    }
+    if (failurePolicy != null) {
+      j.put("onFailure", policyName(failurePolicy));
     }
     if (report != null) {
       j.put("report", report);
@@ -179,6 +189,7 @@ public final class JobDescription {
     d.virtualThreads = bool(j, "virtualThreads");
     d.launcherLink = bool(j, "launcherLink");
     d.trace = string(j, "trace", false);
+    d.failurePolicy = policy(string(j, "onFailure", false));
     d.report = string(j, "report", false);
     d.progressPort = (int) number(j, "progressPort", false, 1, 65535, -1);
     d.progressHost = string(j, "progressHost", false);
@@ -200,6 +211,24 @@ public final class JobDescription {
       throw new Invalid("field '" + name + "' must be a non-empty string, got " + shown(v));
     }
     return (String) v;
+  }
+
+  /** The policy {@code name} ({@code abort} or {@code continue}) stands for; null for null. */
+  private static FailurePolicy policy(String name) {
+    if (name == null) {
+      return null;
+    }
+    for (FailurePolicy p : FailurePolicy.values()) {
+      if (policyName(p).equals(name)) {
+        return p;
+      }
+    }
+    throw new Invalid("field 'onFailure' must be \"abort\" or \"continue\", got " + shown(name));
+  }
+
+  /** The name of {@code p} in a description and on rmarun's command line: {@code abort}, {@code continue}. */
+  static String policyName(FailurePolicy p) {
+    return p.name().toLowerCase(java.util.Locale.ROOT);
   }
 
   private static long number(JsonObject j, String name, boolean required, long min, long max, long absent) {
@@ -383,6 +412,17 @@ public final class JobDescription {
   /** Sets the trace file ({@code trace}; null: none). */
   public JobDescription setTrace(String trace) {
     this.trace = trace;
+    return this;
+  }
+
+  /** What the job does when one of its ranks dies, or null for this JVM's default ({@code onFailure}). */
+  public FailurePolicy getFailurePolicy() {
+    return failurePolicy;
+  }
+
+  /** Sets {@code onFailure} (null: this JVM's default). */
+  public JobDescription setFailurePolicy(FailurePolicy failurePolicy) {
+    this.failurePolicy = failurePolicy;
     return this;
   }
 

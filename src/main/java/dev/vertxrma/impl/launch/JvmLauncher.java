@@ -1,5 +1,6 @@
 package dev.vertxrma.impl.launch;
 
+import dev.vertxrma.FailurePolicy;
 import dev.vertxrma.impl.observe.Trace;
 import dev.vertxrma.impl.runtime.ClusterSupport;
 import dev.vertxrma.impl.runtime.JobRuntime;
@@ -25,9 +26,11 @@ import java.util.stream.Collectors;
  * on its standard input, and waits for all of them; or, for {@code --launch print}, prints the
  * command of each.
  *
- * <p>The first JVM that fails (a rank failed, or the JVM died) makes the job fail: a JVM killed by
- * a signal is reported as {@code PROC_FAILED} with its ranks, and the others get {@link #GRACE_MS}
- * to end on their own (they normally do, having seen the failure) before they are killed. A JVM
+ * <p>Under {@code --on-failure abort} (the default) the first JVM that fails (a rank failed, or the
+ * JVM died) makes the job fail: a JVM killed by a signal is reported as {@code PROC_FAILED} with
+ * its ranks, and the others get {@link #GRACE_MS} to end on their own (they normally do, having
+ * seen the failure) before they are killed. Under {@code --on-failure continue} a JVM killed by a
+ * signal is reported once and the others run to their end ({@link RankJvm#awaitSurvivors}). A JVM
  * on a host gets the job secret on its standard input after its description, and stops when that
  * input closes ({@link LauncherLink}); a JVM of this host finds it in a file only this user can
  * read ({@code RMA_JOB_SECRET_FILE}).
@@ -48,6 +51,18 @@ final class JvmLauncher {
   static final long GRACE_MS = 10_000;
 
   private JvmLauncher() {
+  }
+
+  /**
+   * Under {@code --on-failure continue}: how long the JVMs still running after the first survivor
+   * ended on its own get before they are killed: the job's wait limit ({@code --timeout}), at
+   * least {@link #GRACE_MS}. Its survivors end together (their finalize is an agreement), but the
+   * cluster's master leaves last and, beside other jobs on 2 cores, was seen to need more than
+   * 10 s to close Hazelcast; one still running after every wait of the job would have timed out is
+   * hung.
+   */
+  static long endGraceMs(RmaRunCommand a) {
+    return Math.max(GRACE_MS, a.timeoutSeconds * 1000);
   }
 
   /**
@@ -133,7 +148,7 @@ final class JvmLauncher {
       jvms.forEach(RankJvm::kill);
       return 1;
     }
-    int status = RankJvm.awaitAll(jvms, a.job, a.launchHow, shown, err);
+    int status = RankJvm.awaitAll(jvms, a.job, a.launchHow, a.failurePolicy, endGraceMs(a), shown, err);
     if (classData != null) {
       classData.finish(jvms.get(0).process.exitValue() == 0);
     }
@@ -259,6 +274,11 @@ final class JvmLauncher {
           : "JVM " + index + " on " + host.name() + " (" + ranks + ")";
     }
 
+    /** Whether it ended by a signal (a JVM killed by signal N exits with 128 + N), as {@link #ending} says. */
+    boolean killedBySignal() {
+      return ending(null).startsWith("was killed");
+    }
+
     /** Why it ended, from its exit status (a JVM killed by signal N exits with 128 + N). */
     String ending(String launch) {
       int status = process.exitValue();
@@ -303,23 +323,23 @@ final class JvmLauncher {
     }
 
     /**
-     * Waits until every JVM of {@code jvms} has ended; the first failure is reported on
-     * {@code err} (after the progress line {@code shown} is ended) and the others are killed
-     * {@link #GRACE_MS} after it if they still run.
+     * Waits until every JVM of {@code jvms} has ended, as {@code policy} says: under
+     * {@link FailurePolicy#ABORT} the first failure is reported on {@code err} (after the progress
+     * line {@code shown} is ended) and the others are killed {@link #GRACE_MS} after it if they
+     * still run; under {@link FailurePolicy#CONTINUE} see {@link #awaitSurvivors}.
      *
-     * @return 0 when every JVM exited with 0, else 1
+     * @return under abort 0 when every JVM exited with 0, else 1; under continue as
+     *     {@link #awaitSurvivors} says
      */
-    static int awaitAll(List<RankJvm> jvms, String job, String launch, LaunchProgress shown, PrintStream err) {
+    static int awaitAll(List<RankJvm> jvms, String job, String launch, FailurePolicy policy, long endGraceMs,
+        LaunchProgress shown, PrintStream err) {
+      if (policy == FailurePolicy.CONTINUE) {
+        return awaitSurvivors(jvms, job, launch, endGraceMs, shown, err);
+      }
       int status = 0;
       List<RankJvm> left = new ArrayList<>(jvms);
       while (!left.isEmpty()) {
-        CompletableFuture.anyOf(left.stream().map(j -> j.process.onExit()).toArray(CompletableFuture[]::new)).join();
-        for (RankJvm j : new ArrayList<>(left)) {
-          if (j.process.isAlive()) {
-            continue;
-          }
-          left.remove(j);
-          j.closeLink();
+        for (RankJvm j : ended(left)) {
           if (j.process.exitValue() == 0) {
             continue;
           }
@@ -329,27 +349,102 @@ final class JvmLauncher {
           String ending = j.ending(launch);
           if (j.killedHere) {
             // reported when it was killed
-          } else if (ending.startsWith("was killed")) {
+          } else if (j.killedBySignal()) {
             err.println("rmarun: PROC_FAILED: " + j.describe() + " of job " + job + " " + ending);
           } else {
             err.println("rmarun: " + j.describe() + " of job " + job + " " + ending);
           }
           if (status == 0) {
             status = 1;
-            killAfterGrace(left, job, err);
+            killAfterGrace(left, job, err, GRACE_MS, "of the failure");
           }
         }
       }
       return status;
     }
 
-    private static void killAfterGrace(List<RankJvm> others, String job, PrintStream err) {
+    /**
+     * {@code --on-failure continue}: waits until every JVM of {@code jvms} has ended, killing none
+     * for another's death. A JVM killed by a signal (from outside: {@code kill -9}, a crash, the
+     * OOM killer) lost its ranks, which the job goes on without: it is reported once on
+     * {@code err}, {@code rmarun: PROC_FAILED: JVM k (ranks a..b, pid p) of job j was killed by
+     * signal 9 (SIGKILL); the job goes on without it (--on-failure continue)}, and does not count
+     * in the status. Every other JVM is a survivor. Once one survivor has ended on its own (the
+     * job is ending: under continue its ranks' finalize is an agreement of the survivors), those
+     * still running get {@code endGraceMs} ({@link JvmLauncher#endGraceMs}) to end and are then
+     * killed: a stopped or hung JVM, which its peers removed from the job, would otherwise keep
+     * rmarun waiting for ever, and rmarun cannot tell it from a hung survivor, so it counts as a
+     * failure.
+     *
+     * @return 0 when at least one JVM ended on its own and every JVM that did exited with 0
+     *     (every survivor succeeded), else 1
+     */
+    static int awaitSurvivors(List<RankJvm> jvms, String job, String launch, long endGraceMs, LaunchProgress shown,
+        PrintStream err) {
+      boolean failed = false;
+      int succeeded = 0;
+      int lost = 0;
+      boolean graceStarted = false;
+      List<RankJvm> left = new ArrayList<>(jvms);
+      while (!left.isEmpty()) {
+        for (RankJvm j : ended(left)) {
+          if (j.killedHere) {
+            failed = true; // reported when it was killed
+            continue;
+          }
+          if (j.killedBySignal()) {
+            if (shown != null) {
+              shown.close();
+            }
+            err.println("rmarun: PROC_FAILED: " + j.describe() + " of job " + job + " " + j.ending(launch)
+                + "; the job goes on without it (--on-failure continue)");
+            lost++;
+            continue;
+          }
+          if (j.process.exitValue() == 0) {
+            succeeded++;
+          } else {
+            if (shown != null) {
+              shown.close();
+            }
+            err.println("rmarun: " + j.describe() + " of job " + job + " " + j.ending(launch));
+            failed = true;
+          }
+          if (!graceStarted) {
+            graceStarted = true;
+            killAfterGrace(left, job, err, endGraceMs, "of the end of " + j.describe());
+          }
+        }
+      }
+      if (lost > 0) {
+        err.println("rmarun: job " + job + " lost " + lost + " of " + jvms.size() + " JVMs and went on; "
+            + (failed || succeeded == 0 ? "not every survivor succeeded" : "every survivor (" + succeeded
+            + ") ended with status 0"));
+      }
+      return failed || succeeded == 0 ? 1 : 0;
+    }
+
+    /** Waits until one JVM of {@code left} has ended; removes those that have from it and returns them. */
+    private static List<RankJvm> ended(List<RankJvm> left) {
+      CompletableFuture.anyOf(left.stream().map(j -> j.process.onExit()).toArray(CompletableFuture[]::new)).join();
+      List<RankJvm> ended = new ArrayList<>();
+      for (RankJvm j : new ArrayList<>(left)) {
+        if (!j.process.isAlive()) {
+          left.remove(j);
+          j.closeLink();
+          ended.add(j);
+        }
+      }
+      return ended;
+    }
+
+    private static void killAfterGrace(List<RankJvm> others, String job, PrintStream err, long graceMs, String after) {
       List<RankJvm> snapshot = new ArrayList<>(others);
-      CompletableFuture.delayedExecutor(GRACE_MS, TimeUnit.MILLISECONDS).execute(() -> {
+      CompletableFuture.delayedExecutor(graceMs, TimeUnit.MILLISECONDS).execute(() -> {
         for (RankJvm j : snapshot) {
           if (j.process.isAlive()) {
-            err.println("rmarun: " + j.describe() + " of job " + job + " did not end within " + GRACE_MS
-                + " ms of the failure; killed");
+            err.println("rmarun: " + j.describe() + " of job " + job + " did not end within " + graceMs
+                + " ms " + after + "; killed");
             j.killedHere = true;
             j.kill();
           }

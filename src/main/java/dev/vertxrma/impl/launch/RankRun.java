@@ -56,6 +56,9 @@ final class RankRun {
     if (d.getTrace() != null) {
       options.setTraceFile(d.getTrace());
     }
+    if (d.getFailurePolicy() != null) {
+      options.setFailurePolicy(d.getFailurePolicy());
+    }
     if (secret != null) {
       options.setSecret(secret);
     }

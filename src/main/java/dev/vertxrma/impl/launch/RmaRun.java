@@ -15,7 +15,8 @@ import java.util.List;
  * <pre>
  * rmarun -np N [--jvms K | --host H1,H2,... | --hostfile FILE] [--launch ssh|print|TEMPLATE]
  *        [--job NAME] [--timeout SECONDS] [-cp PATH] [-x NAME=VALUE]...
- *        [--tag-output] [--conf DIR] [--virtual-threads] [--trace FILE] [-q] PROGRAM [ARGS...]
+ *        [--tag-output] [--conf DIR] [--virtual-threads] [--trace FILE] [--on-failure abort|continue] [-q]
+ *        PROGRAM [ARGS...]
  * </pre>
  *
  * PROGRAM is a sample name ({@code twisted}, {@code double-buffer-rx}: class
@@ -38,7 +39,9 @@ import java.util.List;
  * <p>Exit status: 0 when every rank completed; 1 when the job failed, with the failing rank's
  * error on stderr (a rank failed, or a JVM died: {@code rmarun: PROC_FAILED: JVM k (ranks a..b,
  * pid p) of job j was killed by signal 9 (SIGKILL)}); 2 for a usage error, with a one-line
- * message and no stack trace.
+ * message and no stack trace. Under {@code --on-failure continue} a JVM killed by a signal is
+ * reported once and lost, not failed: 0 when every other JVM (at least one) ended on its own with
+ * status 0, else 1 ({@code JvmLauncher}).
  */
 public final class RmaRun {
 

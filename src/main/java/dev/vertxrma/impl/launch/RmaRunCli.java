@@ -61,8 +61,12 @@ final class RmaRunCli {
     f.add("  rmarun -np 4 --jvms 2 Hello.java                (a source file, compiled in memory)");
     f.add("  rmarun -np 6 --host node1,node2,node3 --tag-output linked-list");
     f.add("  rmarun -np 6 --hostfile hosts --launch print twisted");
+    f.add("  rmarun -np 4 --jvms 4 --on-failure continue resilient-heat --die 2 --at 5");
     f.add("%nExit status: 0 when every rank completed; 1 when the job failed (the failing rank's error is on "
-        + "stderr; a JVM that died is reported as PROC_FAILED with its ranks); 2 for a usage error.");
+        + "stderr; a JVM that died is reported as PROC_FAILED with its ranks); 2 for a usage error. Under "
+        + "--on-failure continue, ranks whose JVM was killed by a signal are lost, not failed: 0 when every other "
+        + "JVM (at least one) ended on its own with status 0; 1 when one of them failed, or did not end within "
+        + "--timeout of the first one's end and was killed.");
     f.add("%nEnvironment: JAVA (the java executable), RMA_JAVA_OPTS (more JVM flags), RMA_JAR (the runnable jar).");
     return f;
   }

@@ -1,5 +1,6 @@
 package dev.vertxrma.impl.launch;
 
+import dev.vertxrma.FailurePolicy;
 import dev.vertxrma.JobOptions;
 import dev.vertxrma.RankProgram;
 import dev.vertxrma.RmaException;
@@ -136,7 +137,15 @@ final class RmaRunCommand {
           + "FILE and the last one to end writes FILE). Off by default.")
   Path trace;
 
-  @Option(names = {"-q", "--quiet"}, order = 14, description = "No progress report while the cluster forms.")
+  @Option(names = "--on-failure", paramLabel = "POLICY", order = 14,
+      description = "What the job does when one of its ranks dies (its JVM killed, crashed, or gone from the "
+          + "cluster): 'abort' (the default, MPI's: every survivor's calls fail with PROC_FAILED, and rmarun kills the "
+          + "JVMs still running 10 s after the death) or 'continue' (ULFM: only what depends on the dead ranks fails, "
+          + "the survivors may revoke, agree, shrink and go on; rmarun reports the death once and lets the others run "
+          + "to their end). -Drma.onFailure in RMA_JAVA_OPTS changes the default. Exit status: below.")
+  String onFailure;
+
+  @Option(names = {"-q", "--quiet"}, order = 15, description = "No progress report while the cluster forms.")
   boolean quiet;
 
   @Parameters(index = "0", arity = "1", paramLabel = "PROGRAM",
@@ -163,6 +172,8 @@ final class RmaRunCommand {
   List<Path> userClasspath = List.of();
   /** Variables for the JVMs of the job. */
   Map<String, String> environment = new LinkedHashMap<>();
+  /** --on-failure, checked: what the job does when a rank dies. */
+  FailurePolicy failurePolicy = FailurePolicy.ABORT;
   /** PROGRAM, resolved and checked. */
   ProgramLoader.Program resolved;
   /**
@@ -221,9 +232,18 @@ final class RmaRunCommand {
       job = "rmarun-" + UUID.randomUUID().toString().substring(0, 8);
     }
     try {
-      new JobOptions().setNp(np).setJobName(job).setWaitTimeoutMs(timeoutSeconds * 1000);
+      // (a JobOptions of this JVM: its failure policy is -Drma.onFailure, else abort)
+      failurePolicy = new JobOptions().setNp(np).setJobName(job).setWaitTimeoutMs(timeoutSeconds * 1000)
+          .getFailurePolicy();
     } catch (RmaException e) {
       throw new UsageError(stripClass(e));
+    }
+    if (onFailure != null) {
+      failurePolicy = switch (onFailure.toLowerCase(Locale.ROOT)) {
+        case "abort" -> FailurePolicy.ABORT;
+        case "continue" -> FailurePolicy.CONTINUE;
+        default -> throw new UsageError("--on-failure " + onFailure + ": give abort or continue");
+      };
     }
     if (trace != null) {
       trace = trace.toAbsolutePath().normalize();
@@ -312,7 +332,8 @@ final class RmaRunCommand {
   JobDescription describe() {
     return new JobDescription(job, np, resolved.described()).setArgs(args)
         .setTimeouts(timeoutSeconds * 1000, Math.max(60, timeoutSeconds) * 1000)
-        .setTagOutput(tagOutput).setVirtualThreads(virtualThreads).setTrace(trace == null ? null : trace.toString());
+        .setTagOutput(tagOutput).setVirtualThreads(virtualThreads).setTrace(trace == null ? null : trace.toString())
+        .setFailurePolicy(failurePolicy);
   }
 
   static String stripClass(RmaException e) {

@@ -28,7 +28,7 @@ final class SampleCatalog {
   /** The package of the samples' kinds; it holds no program itself, only what the samples share. */
   static final String ROOT = "dev.vertxrma.samples";
   /** The kinds, in the order a name is looked up: each a sub-package of {@link #ROOT}. */
-  static final List<String> KINDS = List.of("standard", "sync", "styles", "services", "stress");
+  static final List<String> KINDS = List.of("standard", "sync", "styles", "services", "resilience", "stress");
 
   private SampleCatalog() {
   }

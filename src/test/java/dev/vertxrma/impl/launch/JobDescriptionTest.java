@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.FailurePolicy;
 import dev.vertxrma.JobOptions;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -34,7 +35,7 @@ class JobDescriptionTest {
     return new JobDescription("demo-1", 6, "dev.vertxrma.samples.standard.Twisted").setArgs(List.of("a b", "--c", "\u00e9"))
         .setRanks(2, 3).setJvmIndex(1).setTimeouts(30_000, 90_000).setTagOutput(true).setRequireFreedWindows(true)
         .setVirtualThreads(true).setTrace("/tmp/t.html").setReport("/tmp/r").setProgress("10.0.0.1", 4711)
-        .setLauncherLink(true);
+        .setLauncherLink(true).setFailurePolicy(FailurePolicy.CONTINUE);
   }
 
   @Test
@@ -42,11 +43,14 @@ class JobDescriptionTest {
     JobDescription d = JobDescription.fromJson(full().toJson().encode());
     assertEquals(full().toJson(), d.toJson());
     assertEquals(List.of("demo-1", 6, "dev.vertxrma.samples.standard.Twisted", List.of("a b", "--c", "\u00e9"), 2, 3, 1, 30_000L,
-        90_000L, true, true, true, "/tmp/t.html", "/tmp/r", "10.0.0.1", 4711, true),
+        90_000L, true, true, true, "/tmp/t.html", "/tmp/r", "10.0.0.1", 4711, true, FailurePolicy.CONTINUE),
         List.of(d.getJob(), d.getNp(), d.getProgram(), d.getArgs(), d.getFirstRank(), d.getRankCount(), d.getJvmIndex(),
             d.getWaitTimeoutMs(), d.getStartupTimeoutMs(), d.isTagOutput(), d.isRequireFreedWindows(),
             d.isVirtualThreads(), d.getTrace(), d.getReport(), d.getProgressHost(), d.getProgressPort(),
-            d.isLauncherLink()));
+            d.isLauncherLink(), d.getFailurePolicy()));
+    assertEquals("continue", full().toJson().getString("onFailure"));
+    assertEquals(FailurePolicy.ABORT, JobDescription.fromJson(full().setFailurePolicy(FailurePolicy.ABORT).toJson().encode())
+        .getFailurePolicy());
     assertTrue(d.isClustered());
     assertFalse(d.toJson().encode().contains("\n"), "one line, for standard input");
   }
@@ -61,6 +65,7 @@ class JobDescriptionTest {
             d.isRequireFreedWindows(), d.isVirtualThreads(), d.isLauncherLink(), d.getProgressPort()));
     assertEquals(null, d.getTrace());
     assertEquals(null, d.getReport());
+    assertEquals(null, d.getFailurePolicy(), "this JVM's default: -Drma.onFailure, else abort");
   }
 
   static Stream<Arguments> badDescriptions() {
@@ -89,6 +94,9 @@ class JobDescriptionTest {
         Arguments.of("{" + ok + ",\"waitTimeoutMs\":0}", "field 'waitTimeoutMs' must be between 1 and"),
         Arguments.of("{" + ok + ",\"progressPort\":70000}", "field 'progressPort' must be between 1 and 65535"),
         Arguments.of("{" + ok + ",\"progressHost\":\"h\"}", "field 'progressHost' needs 'progressPort'"),
+        Arguments.of("{" + ok + ",\"onFailure\":\"retry\"}", "field 'onFailure' must be \"abort\" or \"continue\", got \"retry\""),
+        Arguments.of("{" + ok + ",\"onFailure\":\"CONTINUE\"}", "field 'onFailure' must be \"abort\" or \"continue\""),
+        Arguments.of("{" + ok + ",\"onFailure\":true}", "field 'onFailure' must be a non-empty string, got true"),
         Arguments.of("{" + ok + ",\"ranks\":\"0:2\"}", "unknown field 'ranks' (the fields are args, firstRank, "));
   }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vertxrma.FailurePolicy;
 import dev.vertxrma.testing.UserProgram;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -134,7 +136,31 @@ class RmaRunCliTest {
         Arguments.of(List.of("-np", "2", "--host", "10.1.2.3", "--launch", "sssh", "twisted"),
             "--launch sssh: not ssh, print or a command template naming {host} or {address}"),
         Arguments.of(List.of("-np", "2", "--hostfile", "/does/not/exist", "twisted"), "--hostfile /does/not/exist does not exist"),
-        Arguments.of(List.of("-np", "2", "--progress", "4711", "twisted"), "Unknown option: '--progress'"));
+        Arguments.of(List.of("-np", "2", "--progress", "4711", "twisted"), "Unknown option: '--progress'"),
+        Arguments.of(List.of("-np", "2", "--on-failure", "retry", "twisted"), "--on-failure retry: give abort or continue"),
+        Arguments.of(List.of("-np", "2", "--on-failure"), "--on-failure"));
+  }
+
+  /**
+   * {@code --on-failure}: abort unless said otherwise (the JVMs of a job rmarun starts, and those
+   * of mpiexec's or srun's processes, get the policy in their job description, always), any case.
+   */
+  @Test
+  void theFailurePolicyReachesTheJobDescription() {
+    for (var c : List.of(Map.entry(List.<String>of(), FailurePolicy.ABORT),
+        Map.entry(List.of("--on-failure", "abort"), FailurePolicy.ABORT),
+        Map.entry(List.of("--on-failure", "continue"), FailurePolicy.CONTINUE),
+        Map.entry(List.of("--on-failure", "Continue"), FailurePolicy.CONTINUE))) {
+      RmaRunCommand a = new RmaRunCommand();
+      List<String> argv = new java.util.ArrayList<>(c.getKey());
+      argv.addAll(List.of("-np", "4", "--jvms", "2", "twisted"));
+      assertTrue(RmaRunCli.parse(a, argv.toArray(new String[0]), System.out));
+      a.validate();
+      assertEquals(c.getValue(), a.failurePolicy, argv.toString());
+      JobDescription d = ChildCommand.description(a, 1, true, null, -1);
+      assertEquals(c.getValue(), d.getFailurePolicy(), argv.toString());
+      assertEquals(c.getValue().name().toLowerCase(java.util.Locale.ROOT), d.toJson().getString("onFailure"));
+    }
   }
 
   /** Host files: a line is HOST [address=ADDRESS], anything else is refused by line. */

@@ -26,7 +26,7 @@ class SampleCatalogTest {
   /** Every sample's name, as the docs and {@code bin/rmarun} users know them; grouping them by kind changed none. */
   private static final List<String> NAMES = List.of("cas-mutex", "counter", "counter-service", "double-buffer",
       "double-buffer-rx", "double-buffer-vt", "exchange", "fence-get", "fence-put", "linked-list", "linked-list-rx",
-      "linked-list-vt", "mcs-mutex", "peterson", "pscw-get", "pscw-put", "request-pipeline", "semaphore",
+      "linked-list-vt", "mcs-mutex", "peterson", "pscw-get", "pscw-put", "request-pipeline", "resilient-counter", "resilient-heat", "semaphore",
       "shared-sync", "soak", "twisted");
 
   private final ClassLoader loader = getClass().getClassLoader();
