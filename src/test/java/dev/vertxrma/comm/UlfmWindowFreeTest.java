@@ -17,7 +17,6 @@ import io.vertx.core.Vertx;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -47,16 +46,12 @@ class UlfmWindowFreeTest {
   }
 
   /**
-   * The same, the dup revoked by rank 2 alone, so that a rank may free the window before the
-   * revoke reaches it (a collective free) while the others free it locally. On fab68fd every
-   * rank's Win.free and Comm.free complete, but then the job's finalize does not: embedded,
-   * {@code TIMEOUT: agree (number 0) at rank 2 did not complete} (the finalize agreement under
-   * CONTINUE) in 3 runs of 4, each time in a run where rank 0 began its free before it saw the
-   * revoke; under ABORT the finalize barrier timed out in 1 run of 4. Clustered it passed. For the
-   * owner of impl/win: remove {@code @Disabled} with the fix.
+   * The same, the dup revoked by rank 2 alone, so that a rank may begin a (collective) free of the
+   * window before the revoke reaches it while the others free it locally. Before the revoke
+   * reached the windows over the communicator, that rank's free waited in the in-memory barrier
+   * for its timeout and the job's finalize agreement timed out ({@code TIMEOUT: agree (number 0)},
+   * embedded, 3 runs of 4); now its barrier fails when the revoke arrives and it frees locally.
    */
-  @Disabled("issue 41, owner of impl/win: a free begun before the revoke arrived leaves the job's finalize hanging "
-      + "(embedded, 3 runs of 4 on fab68fd)")
   @ParameterizedTest
   @EnumSource(Mode.class)
   void aWindowOverACommunicatorRevokedByOneRankIsFreed(Mode mode) {
