@@ -77,7 +77,7 @@ final class RankRun {
       job.toCompletionStage().toCompletableFuture().get(limitMs, TimeUnit.MILLISECONDS);
       return 0;
     } catch (ExecutionException e) {
-      err.println("rmarun: job " + d.getJob() + " failed: " + e.getCause().getMessage());
+      err.println(failureLine(d, e.getCause()));
       FailureReport.write(d, e.getCause(), err);
       return 1;
     } catch (Exception e) {
@@ -169,5 +169,27 @@ final class RankRun {
       }
     }));
     return done.future();
+  }
+
+  /**
+   * The line this JVM prints when its part of the job failed: the failure itself when it began
+   * here; when it is only the news of another JVM's (its ranks left, or one of its ranks aborted
+   * the job), a line that says this JVM's ranks stopped because of it, so that one fault does not
+   * read as two (that JVM, or rmarun watching it, reports the fault itself).
+   */
+  static String failureLine(JobDescription d, Throwable cause) {
+    String ranks = d.isClustered() ? (d.getRankCount() == 1 ? "rank " + d.getFirstRank()
+        : "ranks " + d.getFirstRank() + ".." + (d.getFirstRank() + d.getRankCount() - 1)) : "its ranks";
+    if (cause instanceof RmaException) {
+      RmaException e = (RmaException) cause;
+      String m = String.valueOf(e.getMessage());
+      boolean elsewhere = e.errorClass() == ErrorClass.PROC_FAILED && (m.contains(" left") || m.contains("unreachable"))
+          || e.errorClass() == ErrorClass.COMM && m.contains("aborted because rank");
+      if (elsewhere && d.isClustered()) {
+        return "rmarun: job " + d.getJob() + ": " + ranks + " stopped because of another JVM's failure ("
+            + m + ")";
+      }
+    }
+    return "rmarun: job " + d.getJob() + " failed: " + cause.getMessage();
   }
 }
