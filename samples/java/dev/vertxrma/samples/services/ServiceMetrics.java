@@ -51,7 +51,7 @@ final class ServiceMetrics implements AutoCloseable {
         .setURI("/metrics")).compose(req -> req.send().compose(resp -> resp.body())).<Void>compose(body -> {
           String text = body.toString();
           String job = world.jobName();
-          double fetchAndOps = sum(text, "rma_operations_total", job, "get_accumulate");
+          double fetchAndOps = sum(text, "rma_operations_total", job, "fetch_and_op");
           double accumulates = sum(text, "rma_operations_total", job, "accumulate");
           double flushes = sum(text, "rma_flush_seconds_count", job, "flush");
           if (fetchAndOps != tickets || accumulates != observations || flushes != tickets + observations) {

@@ -60,7 +60,7 @@ class CounterServiceMetricsTest {
         String text = Jobs.await(call(client, port, HttpMethod.GET, "/metrics", 200), 30);
         assertEquals(30, ServiceMetrics.sum(text, "rma_operations_total", job, "accumulate"), text);
         assertEquals(30 * 8, ServiceMetrics.sum(text, "rma_operation_bytes_total", job, "accumulate"));
-        assertEquals(20, ServiceMetrics.sum(text, "rma_operations_total", job, "get_accumulate"), "fetch-and-ops");
+        assertEquals(20, ServiceMetrics.sum(text, "rma_operations_total", job, "fetch_and_op"), "fetch-and-ops");
         assertEquals(0, ServiceMetrics.sum(text, "rma_operations_total", job, "put"));
         assertEquals(50, ServiceMetrics.sum(text, "rma_flush_seconds_count", job, "flush"), "one flush per request");
         assertEquals(4, ServiceMetrics.sum(text, "rma_epochs_total", job, "lock_all"), "one lockAll per rank");
