@@ -277,51 +277,59 @@ class UlfmTest {
   }
 
   /**
-   * An agreement whose coordinator (rank 0) dies while the others wait in it, and in which a
-   * second rank (4) dies before contributing: the survivors 1..3 decide the same AND of their
-   * flags, learn both deaths, and shrink to the same communicator of three.
+   * An agreement whose coordinator (rank 0) dies while the others wait in it, then a shrink
+   * during which a second rank (4, which took part in the agreement) dies: the survivors 1..3
+   * decide the same AND of the flags (rank 4's included), and shrink to the same communicator of
+   * three, having learnt both deaths.
    */
   @Test
-  void agreeAndShrinkDecideAlikeWhenTheCoordinatorAndAnotherRankDieDuringThem() throws Exception {
+  void agreeAndShrinkDecideAlikeWhenTheCoordinatorAndThenAnotherRankDieDuringThem() throws Exception {
     Vertx[] nodes = Jobs.clusterNodes();
     Vertx doomed0 = BlockedThreadGuard.watch(Jobs.await(Rma.clusteredVertx(clusterNameOf(nodes[0]),
         BlockedThreadGuard.options()), 120));
     Vertx doomed4 = BlockedThreadGuard.watch(Jobs.await(Rma.clusteredVertx(clusterNameOf(nodes[0]),
         BlockedThreadGuard.options()), 120));
     JobOptions options = Jobs.options(5).setWaitTimeoutMs(60_000).setFailurePolicy(FailurePolicy.CONTINUE);
-    CountDownLatch agreeing = new CountDownLatch(3);
-    CountDownLatch hanging = new CountDownLatch(2);
-    dev.vertxrma.RankProgram hang = (w, args) -> w.barrier().compose(v -> {
-      hanging.countDown();
+    CountDownLatch agreeing = new CountDownLatch(4);
+    CountDownLatch shrinking = new CountDownLatch(3);
+    CountDownLatch rank0Waits = new CountDownLatch(1);
+    dev.vertxrma.RankProgram coordinator = (w, args) -> w.barrier().compose(v -> {
+      rank0Waits.countDown();
       return Promise.<Void>promise().future(); // never agrees: its node leaves under it
+    });
+    dev.vertxrma.RankProgram rank4 = (w, args) -> w.barrier().compose(v -> {
+      Future<Integer> agreed = w.agree(0b1101);
+      agreeing.countDown();
+      return agreed.compose(flag -> Promise.<Void>promise().future()); // never shrinks: its node leaves then
     });
     dev.vertxrma.RankProgram survivor = (w, args) -> w.barrier().compose(v -> {
       int me = w.rank();
       Future<Integer> agreed = w.agree(me == 2 ? 0b011 : 0b111);
       agreeing.countDown();
       return agreed.compose(flag -> {
-        assertEquals(0b011, (int) flag, "the AND of the survivors' flags");
-        return w.getFailed();
-      }).compose(failed -> {
+        assertEquals(0b001, (int) flag, "the AND of the flags of ranks 1..4");
+        Future<Comm> shrunk = w.shrink();
+        shrinking.countDown();
+        return shrunk;
+      }).compose(s -> w.getFailed().compose(failed -> {
         assertEquals(List.of(0, 4), java.util.Arrays.stream(failed.ranks()).sorted().boxed().toList());
-        return w.shrink();
-      }).compose(s -> {
         assertEquals(3, s.size());
         assertEquals(me - 1, s.rank(), "the survivors keep their order");
         return s.allreduce((long) me, Op.SUM).map(sum -> {
           assertEquals(6L, (long) sum);
           return null;
         }).compose(v2 -> s.free());
-      });
+      }));
     });
-    Rma.run(doomed0, new JobOptions(options).setLocalRanks(0, 1), hang);
+    Rma.run(doomed0, new JobOptions(options).setLocalRanks(0, 1), coordinator);
     Future<Void> a = Rma.run(nodes[0], new JobOptions(options).setLocalRanks(1, 2), survivor);
     Future<Void> b = Rma.run(nodes[1], new JobOptions(options).setLocalRanks(3, 1), survivor);
-    Rma.run(doomed4, new JobOptions(options).setLocalRanks(4, 1), hang);
-    assertTrue(hanging.await(120, TimeUnit.SECONDS) && agreeing.await(120, TimeUnit.SECONDS),
+    Rma.run(doomed4, new JobOptions(options).setLocalRanks(4, 1), rank4);
+    assertTrue(rank0Waits.await(120, TimeUnit.SECONDS) && agreeing.await(120, TimeUnit.SECONDS),
         "the job never got into the agreement");
-    Jobs.await(doomed0.close(), 60); // the coordinator leaves while the survivors wait for it
-    Jobs.await(doomed4.close(), 60); // then a rank the new coordinator waits for
+    Jobs.await(doomed0.close(), 60); // the coordinator leaves while the others wait for it
+    assertTrue(shrinking.await(120, TimeUnit.SECONDS), "the survivors never got into the shrink");
+    Jobs.await(doomed4.close(), 60); // then rank 4, which the shrink waits for
     Jobs.await(Future.all(a, b), 120);
   }
 

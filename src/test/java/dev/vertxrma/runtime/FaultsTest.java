@@ -127,6 +127,34 @@ class FaultsTest {
     }
   }
 
+  /**
+   * A JVM stopped (SIGSTOP) at the fence under {@code --on-failure continue}: the survivors' fence
+   * fails once the heartbeat has declared its ranks dead (the documented bound, as under abort),
+   * they shrink and go on, and rmarun, once the survivors have ended, kills the stopped JVM after
+   * {@code --timeout} and names it (exit 1: a JVM that had to be killed is a failure).
+   */
+  @Test
+  void stoppedJvmUnderContinueLeavesSurvivorsThatGoOn() throws Exception {
+    try (Rmarun run = Rmarun.start("-np", "4", "--jvms", "2", "--on-failure", "continue", "--timeout", "10",
+        FaultPoints.class.getName(), "--hold-at", "fence", "--recover")) {
+      run.await(run.line("holds before the first fence"), 120, "the job reaching its fence point");
+      ProcessHandle victim = run.await(run.rankJvm(2, 2), 10, "finding the JVM of ranks 2..3");
+      long stopped = System.nanoTime();
+      Rmarun.signal(victim, "STOP");
+      Rmarun.Line rank0 = run.await(run.line("fault-points: rank 0 went on after the death"), 30, "rank 0 going on");
+      Rmarun.Line rank1 = run.await(run.line("fault-points: rank 1 went on after the death"), 30, "rank 1 going on");
+      run.await(run.line("fault-points: rank 1 recovered on 2 ranks"), 60, "rank 1 recovering");
+      int status = run.await(run.exit(), 60, "rmarun's exit");
+      String out = run.output();
+      assertEquals(1, status, out);
+      assertTrue(out.contains("fault-points: rank 0 recovered on 2 ranks"), out);
+      assertTrue(out.contains("JVM 1 (ranks 2..3"), out);
+      long wentOnMs = TimeUnit.NANOSECONDS.toMillis(Math.max(rank0.nanos(), rank1.nanos()) - stopped);
+      assertTrue(wentOnMs <= HUNG_MS, "a survivor still waited " + wentOnMs + " ms after SIGSTOP\n" + out);
+      System.out.printf("FaultsTest: SIGSTOP, the job goes on: every survivor went on after %d ms%n", wentOnMs);
+    }
+  }
+
   @Test
   void stoppedJvmIsNamedWithinTenSecondsAndKilled() throws Exception {
     try (Rmarun run = Rmarun.start("-np", "4", "--jvms", "2", FaultPoints.class.getName(), "--hold-at", "fence")) {
