@@ -431,7 +431,10 @@ public final class JobRuntime {
    */
   public Future<Void> releaseAndTrace() {
     Trace t = trace;
-    return release() && t != null ? t.finish(vertx) : Future.succeededFuture();
+    if (!release()) {
+      return Future.succeededFuture();
+    }
+    return resourcesClosed.transform(ar -> t != null ? t.finish(vertx) : Future.succeededFuture());
   }
 
   /**
@@ -470,9 +473,17 @@ public final class JobRuntime {
       membership.close();
     }
     if (dataPlane != null) {
-      dataPlane.close();
+      resourcesClosed = dataPlane.close();
     }
   }
+
+  /**
+   * Completes once the job's resources here are closed: its data plane's goodbyes written to the
+   * other JVMs (bounded by the plane's linger time), so that a JVM that exits once its job's
+   * future completed never closes a connection its peers, still in their finalize, would take for
+   * a lost JVM.
+   */
+  private volatile Future<Void> resourcesClosed = Future.succeededFuture();
 
   /** The runtime of job {@code jobName} on {@code vertx} if it runs there, else {@code null} (tests, tools). */
   public static JobRuntime find(Vertx vertx, String jobName) {
