@@ -113,7 +113,7 @@ public final class LauncherJob {
             if (ar.failed()) {
               LOG.log(System.Logger.Level.ERROR, "rank " + host.rank() + " failed: " + ar.cause().getMessage());
             }
-            vertx.undeploy(id).onComplete(u -> job.releaseAndTrace().onComplete(traced -> {
+            vertx.undeploy(id).onComplete(u -> job.releaseAndTrace(ar.succeeded()).onComplete(traced -> {
               done(vertx, ar.succeeded(), exit);
             }));
           });

@@ -100,7 +100,7 @@ final class LocalWorld implements World {
       }
     }
     // the trace (if any) is written before the job's future completes
-    Future.join(undeploys).onComplete(ar -> job.releaseAndTrace().onComplete(traced -> {
+    Future.join(undeploys).onComplete(ar -> job.releaseAndTrace(failures.isEmpty()).onComplete(traced -> {
       if (failures.isEmpty()) {
         result.complete();
       } else {

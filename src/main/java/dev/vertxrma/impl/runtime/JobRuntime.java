@@ -426,15 +426,21 @@ public final class JobRuntime {
   }
 
   /**
-   * {@link #release()}, and when that was the last user, writes the job's trace (if it is traced)
+   * {@link #release()}, and when that was the last user, waits (if the job ended well here) for
+   * the data plane's goodbyes to the other JVMs, then writes the job's trace (if it is traced)
    * on a worker thread. Never fails.
+   *
+   * @param endedWell whether every local rank of the job succeeded
    */
-  public Future<Void> releaseAndTrace() {
+  public Future<Void> releaseAndTrace(boolean endedWell) {
     Trace t = trace;
     if (!release()) {
       return Future.succeededFuture();
     }
-    return resourcesClosed.transform(ar -> t != null ? t.finish(vertx) : Future.succeededFuture());
+    // a job that ended well waits for its goodbyes (its peers may still be in their finalize);
+    // a failed one need not (its peers fail too), and its failure is reported at once
+    Future<Void> closed = endedWell ? resourcesClosed : Future.succeededFuture();
+    return closed.transform(ar -> t != null ? t.finish(vertx) : Future.succeededFuture());
   }
 
   /**
