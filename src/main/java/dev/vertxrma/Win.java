@@ -915,7 +915,8 @@ public interface Win {
    * MPI_Win_shared_query: a rank's segment of a shared-memory window, for direct loads and
    * stores.
    *
-   * @param rank a rank of the window
+   * @param rank a rank of the window, or {@link Comm#PROC_NULL} for the segment of the lowest
+   *     rank whose size is not zero (MPI's rule; rank 0's empty segment if every size is zero)
    * @return completes at once with the segment. Fails with {@link ErrorClass#RMA_FLAVOR} if the
    *     window is not a shared-memory window, {@link ErrorClass#RANK} for a rank outside the
    *     window, {@link ErrorClass#WIN} after free.

@@ -173,6 +173,23 @@ class SharedWindowTest {
     assertEquals(0, WindowMemory.live());
   }
 
+  /**
+   * MPI_Win_shared_query with MPI_PROC_NULL: the segment of the lowest rank whose size is not
+   * zero, with that rank's size and displacement unit (issue 43: it failed with RANK).
+   */
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void sharedQueryOfProcNullIsTheLowestNonEmptySegment(Jobs.Mode mode) {
+    Jobs.run(mode, 3, (world, args) -> Win.allocateShared(world, world.rank() == 0 ? 0 : 16L * world.rank(),
+        world.rank() == 0 ? 4 : 8, Info.NULL).compose(win -> win.sharedQuery(dev.vertxrma.Comm.PROC_NULL)
+        .compose(first -> win.sharedQuery(1).map(one -> {
+          assertEquals(16, first.size(), "rank 1's size");
+          assertEquals(8, first.dispUnit(), "rank 1's unit");
+          assertEquals(one.memory().addressForRead(0), first.memory().addressForRead(0), "rank 1's segment");
+          return null;
+        })).compose(v -> world.barrier()).compose(v -> win.free())));
+  }
+
   @ParameterizedTest
   @EnumSource(Jobs.Mode.class)
   void sizeZeroSegmentAtOneRank(Jobs.Mode mode) {

@@ -102,11 +102,21 @@ final class WindowMemoryCalls {
         throw RmaException.of(ErrorClass.RMA_FLAVOR, "sharedQuery on window %s of flavor %s: only windows from "
             + "Win.allocateShared have shared segments", state.name(), flavor);
       }
-      state.checkRank(targetRank, "sharedQuery");
-      long offset = SharedLayout.offset(state.sizes(), targetRank);
-      long bytes = state.size(targetRank);
-      return rp.context().succeededFuture(new SharedSegment(mapping.segment(offset, bytes), bytes,
-          state.unit(targetRank)));
+      int r = targetRank;
+      if (r == dev.vertxrma.Comm.PROC_NULL) {
+        // MPI: the segment of the lowest rank whose size is not zero (rank 0's, empty, if none)
+        r = 0;
+        for (int p = 0; p < rp.size(); p++) {
+          if (state.size(p) > 0) {
+            r = p;
+            break;
+          }
+        }
+      }
+      state.checkRank(r, "sharedQuery");
+      long offset = SharedLayout.offset(state.sizes(), r);
+      long bytes = state.size(r);
+      return rp.context().succeededFuture(new SharedSegment(mapping.segment(offset, bytes), bytes, state.unit(r)));
     });
   }
 }
