@@ -63,8 +63,10 @@ class KilledJobFilesTest {
       for (ProcessHandle jvm : jvms) {
         jvm.onExit().join();
       }
-      List<String> left = filesOf(job);
-      assertTrue(holdsEveryKind(left), "what the killed job left: " + left);
+      // what the kill left (every kind, seen above while the job held them) may already be gone:
+      // any job that starts on the host meanwhile sweeps the files of dead creators, and the other
+      // test JVM starts jobs at any moment (a clean-clone run found none left, swept by
+      // ConcurrentJobsTest's jobs); what must hold is that none is left once the next job runs
       String next = "next-" + UUID.randomUUID().toString().substring(0, 8);
       try (Rmarun run = Rmarun.start("-np", "2", "--jvms", "2", "--job", next, ShmPressureProgram.class.getName(),
           "windows", "1")) {
