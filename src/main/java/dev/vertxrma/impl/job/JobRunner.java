@@ -110,11 +110,6 @@ public final class JobRunner {
     return new RmaException(ErrorClass.INTERN, "unknown failure");
   }
 
-  /** The most telling failure: one that is not merely another rank's abort echoed. */
-  public static Throwable rootCause(List<Throwable> failures) {
-    return rootCauseOf(failures);
-  }
-
   /**
    * Diagnoses event loops of {@code vertx} (an instance made for the job, not a user's) that a
    * rank's program blocks, instead of Vert.x's stack trace every second: one WARNING naming the
@@ -126,7 +121,8 @@ public final class JobRunner {
     BlockedRankWatch.install(vertx, options.getWaitTimeoutMs(), onStuck);
   }
 
-  private static Throwable rootCauseOf(List<Throwable> failures) {
+  /** The most telling failure: one that is not merely another rank's abort echoed. */
+  public static Throwable rootCause(List<Throwable> failures) {
     for (Throwable t : failures) {
       if (!(t instanceof RmaException) || ((RmaException) t).errorClass() != ErrorClass.COMM) {
         return t;

@@ -367,14 +367,6 @@ public final class SharedMapping {
   }
 
   /**
-   * {@link #removeJob(String)}: {@code prefixes} are no longer needed (every file of the job is
-   * found by its name).
-   */
-  public static int removeJob(String job, String... prefixes) {
-    return removeJob(job);
-  }
-
-  /**
    * {@link #removeStale()}, at most once per {@link #SWEEP_INTERVAL_MS} in this JVM: run before
    * every file is created, so that a long-running JVM keeps the directory clean too. Blocking file
    * I/O.

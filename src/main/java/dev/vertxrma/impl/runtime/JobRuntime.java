@@ -333,7 +333,7 @@ public final class JobRuntime {
    * launcher's last step. Blocking file I/O. Returns how many there were.
    */
   public static int removeSharedMemoryFiles(String jobName) {
-    return dev.vertxrma.impl.memory.SharedMapping.removeJob(jobName, "win-", "barrier-");
+    return dev.vertxrma.impl.memory.SharedMapping.removeJob(jobName);
   }
 
   /**
