@@ -96,7 +96,7 @@ public final class Rma {
     }
     vertx.onComplete(started -> {
       if (started.failed()) {
-        result.fail(new RmaException(ErrorClass.INTERN, "cannot start Vert.x: " + started.cause(), started.cause()));
+        result.fail(new RmaException(ErrorClass.INTERN, "cannot start Vert.x: " + ClusterSupport.startFailure(started.cause()), started.cause()));
         return;
       }
       Vertx v = started.result();

@@ -80,6 +80,7 @@ final class ChildCommand {
       if (ClassDataArchive.isArchiveFlag(arg)
           || conf != null && arg.startsWith("-Drma.conf=")
           || ownLogging && arg.startsWith("-Djava.util.logging.config.file=")
+          || arg.startsWith("-D" + QuietLogFilter.VERBOSE + "=")
           || host != null && (arg.startsWith("-D" + ClusterSupport.HOST + "=")
               || arg.startsWith("-D" + ClusterSupport.MEMBERS + "="))) {
         continue;
@@ -92,6 +93,9 @@ final class ChildCommand {
       if (ownLogging) {
         cmd.add("-Djava.util.logging.config.file=" + logging);
       }
+    }
+    if (a.verbose) {
+      cmd.add("-D" + QuietLogFilter.VERBOSE + "=true");
     }
     if (host != null) {
       cmd.add("-D" + ClusterSupport.HOST + "=" + host.address());

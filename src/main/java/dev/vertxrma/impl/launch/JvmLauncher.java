@@ -92,9 +92,9 @@ final class JvmLauncher {
       }
     }
     LaunchProgress progress = null;
-    if (clustered && !a.quiet) {
+    if (clustered) {
       try {
-        progress = new LaunchProgress(err, Boolean.getBoolean(RmaRunCommand.TTY_PROPERTY), a.np, ranksOf, a.job,
+        progress = new LaunchProgress(err, Boolean.getBoolean(RmaRunCommand.TTY_PROPERTY), a.quiet, a.np, ranksOf, a.job,
             remote ? a.hosts.stream().map(HostList.Host::address).collect(Collectors.toSet()) : null);
       } catch (IOException e) {
         progress = null; // no progress report, the job runs all the same
@@ -148,7 +148,8 @@ final class JvmLauncher {
       jvms.forEach(RankJvm::kill);
       return 1;
     }
-    int status = RankJvm.awaitAll(jvms, a.job, a.launchHow, a.failurePolicy, endGraceMs(a), shown, err);
+    int status = RankJvm.awaitAll(jvms, a.job, a.launchHow, a.failurePolicy, endGraceMs(a), shown,
+        !remote && shown != null ? shown::allJoined : () -> true, err);
     if (classData != null) {
       classData.finish(jvms.get(0).process.exitValue() == 0);
     }
@@ -326,13 +327,16 @@ final class JvmLauncher {
      * Waits until every JVM of {@code jvms} has ended, as {@code policy} says: under
      * {@link FailurePolicy#ABORT} the first failure is reported on {@code err} (after the progress
      * line {@code shown} is ended) and the others are killed {@link #GRACE_MS} after it if they
-     * still run; under {@link FailurePolicy#CONTINUE} see {@link #awaitSurvivors}.
+     * still run, or at once, without a line of their own, if the job had not {@code started}
+     * (they wait for the failed one to join); under {@link FailurePolicy#CONTINUE} see
+     * {@link #awaitSurvivors}.
      *
+     * @param started whether every rank had joined (the job started); unknown counts as started
      * @return under abort 0 when every JVM exited with 0, else 1; under continue as
      *     {@link #awaitSurvivors} says
      */
     static int awaitAll(List<RankJvm> jvms, String job, String launch, FailurePolicy policy, long endGraceMs,
-        LaunchProgress shown, PrintStream err) {
+        LaunchProgress shown, java.util.function.BooleanSupplier started, PrintStream err) {
       if (policy == FailurePolicy.CONTINUE) {
         return awaitSurvivors(jvms, job, launch, endGraceMs, shown, err);
       }
@@ -356,7 +360,16 @@ final class JvmLauncher {
           }
           if (status == 0) {
             status = 1;
-            killAfterGrace(left, job, err, GRACE_MS, "of the failure");
+            if (started.getAsBoolean()) {
+              killAfterGrace(left, job, err, GRACE_MS, "of the failure");
+            } else {
+              // the job never started (not every rank joined) and cannot without this JVM: the
+              // others are waiting for it, not ending; stopped at once, the one fault is the line above
+              for (RankJvm other : left) {
+                other.killedHere = true;
+                other.kill();
+              }
+            }
           }
         }
       }

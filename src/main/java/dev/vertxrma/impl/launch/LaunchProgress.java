@@ -44,16 +44,22 @@ final class LaunchProgress implements AutoCloseable {
   /** A line drawn on the terminal and not yet ended. */
   private boolean open;
   private boolean finished;
+  /** Whether every rank joined: the job started. */
+  private boolean allJoined;
+  /** {@code rmarun -q}: the state is kept, nothing is shown. */
+  private final boolean quiet;
 
   /**
    * @param ranksOf the number of ranks of each JVM
    * @param tty whether {@code err} is a terminal
+   * @param quiet whether nothing is shown ({@code -q}; the state is kept for {@link #allJoined})
    * @param hosts the addresses of the job's hosts, null for a job on this host (then only loopback listens)
    */
-  LaunchProgress(PrintStream err, boolean tty, int np, int[] ranksOf, String job, java.util.Set<String> hosts)
+  LaunchProgress(PrintStream err, boolean tty, boolean quiet, int np, int[] ranksOf, String job, java.util.Set<String> hosts)
       throws IOException {
     this.err = err;
     this.tty = tty;
+    this.quiet = quiet;
     this.np = np;
     this.ranksOf = ranksOf.clone();
     this.inCluster = new boolean[ranksOf.length];
@@ -141,6 +147,7 @@ final class LaunchProgress implements AutoCloseable {
     // every rank heard of is the end of the report: the ranks finish their handshake and start
     // printing at once, so a line still open on the terminal would run into theirs
     if (ready == np || heard == np) {
+      allJoined = true;
       show(String.format(Locale.ROOT, "all %d ranks joined (%.1f s)", np, (System.nanoTime() - start) / 1e9));
       end();
       finished = true;
@@ -151,8 +158,13 @@ final class LaunchProgress implements AutoCloseable {
     }
   }
 
+  /** Whether every rank of the job joined: the job started, and a JVM that fails from now on fails a running job. */
+  synchronized boolean allJoined() {
+    return allJoined;
+  }
+
   private void show(String text) {
-    if (finished || text.equals(shown)) {
+    if (quiet || finished || text.equals(shown)) {
       return;
     }
     shown = text;

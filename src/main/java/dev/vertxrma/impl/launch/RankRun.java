@@ -105,7 +105,7 @@ final class RankRun {
     Promise<Void> result = Promise.promise();
     started.onComplete(s -> {
       if (s.failed()) {
-        result.fail(new RmaException(ErrorClass.INTERN, "cannot start Vert.x: " + s.cause(), s.cause()));
+        result.fail(new RmaException(ErrorClass.INTERN, "cannot start Vert.x: " + ClusterSupport.startFailure(s.cause()), s.cause()));
         return;
       }
       Vertx vertx = s.result();

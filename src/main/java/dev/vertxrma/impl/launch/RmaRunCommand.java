@@ -148,6 +148,11 @@ final class RmaRunCommand {
   @Option(names = {"-q", "--quiet"}, order = 15, description = "No progress report while the cluster forms.")
   boolean quiet;
 
+  @Option(names = {"-v", "--verbose"}, order = 16,
+      description = "Also what Hazelcast and Vert.x log of their cluster (errors and warnings, with their stacks), "
+          + "which the JVMs leave out by default: the job reports each fault they stand for in one line of its own.")
+  boolean verbose;
+
   @Parameters(index = "0", arity = "1", paramLabel = "PROGRAM",
       description = "A sample name (listed below) or the class name of a RankProgram (one instance per rank) or of "
           + "a WorldProgram (one instance per JVM, given that JVM's ranks as a World): a public class with a "

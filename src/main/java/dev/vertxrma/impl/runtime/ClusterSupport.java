@@ -98,6 +98,16 @@ public final class ClusterSupport {
   }
 
   /**
+   * Why a clustered Vert.x node could not start, in the words of its cause and without its Java
+   * class when it has words ({@code Cannot bind to a given address: /127.0.0.1. Hazelcast cannot
+   * start. Port [5706] is already in use …}): the one line a job prints for it.
+   */
+  public static String startFailure(Throwable cause) {
+    String message = cause.getMessage();
+    return message == null || message.isBlank() ? cause.toString() : message;
+  }
+
+  /**
    * Completes when the node {@code vertx} may leave its cluster without waiting: at once on a
    * node that is not the cluster's master (its oldest member) or not clustered with Hazelcast; on
    * the master, once the other members have handed it their partitions (which a member's
