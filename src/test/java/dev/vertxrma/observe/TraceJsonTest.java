@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
@@ -148,5 +149,76 @@ class TraceJsonTest {
     Event error = t.events.stream().filter(e -> e.name().equals("error")).findFirst().orElseThrow();
     assertEquals("RMA_SYNC", error.args().getString("class"));
     assertEquals(7, t.flows.size(), "7 puts arrived, 7 arrows (the refused one is none)");
+  }
+
+  /**
+   * Point-to-point messages and collectives are in the trace too (issue 43: a point-to-point
+   * program's trace had 0 events): 3 ranks each send two messages of different tags and sizes to
+   * their right neighbour without awaiting them, and receive them tag by tag in the reverse order
+   * of their sending; then a bcast from root 1, an allreduce and a barrier. Each message is an
+   * arrow from its send's slice to its receive's slice; each collective a slice named for it.
+   */
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void messagesAreArrowsAndCollectivesAreSlices(Jobs.Mode mode) throws IOException {
+    Path file = tmp.resolve("p2p-" + mode + ".json");
+    JobOptions options = Jobs.options(3).setTraceFile(file.toString());
+    Jobs.await(Jobs.start(mode, options, (world, args) -> {
+      int r = world.rank();
+      int right = (r + 1) % 3;
+      int left = (r + 2) % 3;
+      Future<Void> a = world.send(Buf.of(new long[] {r}), 0, 1, Datatype.LONG, right, 5);
+      Future<Void> b = world.send(Buf.of(new long[] {r, r, r}), 0, 3, Datatype.LONG, right, 6);
+      long[] three = new long[3];
+      long[] one = new long[1];
+      long[] root = {r == 1 ? 41 : 0};
+      return world.recv(Buf.of(three), 0, 3, Datatype.LONG, left, 6)
+          .compose(s -> world.recv(Buf.of(one), 0, 1, Datatype.LONG, left, 5))
+          .compose(s -> Future.all(a, b))
+          .compose(v -> {
+            assertEquals(left, one[0], "rank " + r + " got its left neighbour's first message");
+            assertEquals(List.of((long) left, (long) left, (long) left), List.of(three[0], three[1], three[2]));
+            return world.bcast(Buf.of(root), 0, 1, Datatype.LONG, 1);
+          })
+          .compose(v -> {
+            assertEquals(41, root[0], "the bcast from rank 1 arrived");
+            return world.allreduce((long) r, dev.vertxrma.Op.SUM);
+          })
+          .compose(sum -> {
+            assertEquals(3L, sum);
+            return world.barrier();
+          });
+    }), 120);
+
+    ChromeTrace t = ChromeTrace.read(file);
+    List<Flow> messages = t.flows.stream().filter(f -> f.from().cat().equals("p2p")).toList();
+    assertEquals(6, messages.size(), "6 messages, 6 arrows: " + t.flows);
+    for (int r = 0; r < 3; r++) {
+      int tid = t.tid("rank " + r);
+      int right = (r + 1) % 3;
+      List<Flow> out = new ArrayList<>(messages.stream().filter(f -> f.from().tid() == tid).toList());
+      out.sort(Comparator.comparingLong(f -> f.from().ts()));
+      assertEquals(2, out.size(), "rank " + r + "'s two messages: " + out);
+      for (int k = 0; k < 2; k++) {
+        Flow f = out.get(k);
+        assertEquals("message", f.start().name());
+        assertEquals("send", f.from().name(), "the arrow leaves the send's slice");
+        assertEquals(right, f.from().args().getInteger("dest"));
+        assertEquals(k == 0 ? 5 : 6, f.from().args().getInteger("tag"), "sent in program order");
+        assertEquals(k == 0 ? 8 : 24, f.from().args().getInteger("bytes"));
+        assertEquals(t.tid("rank " + right), f.end().tid(), "the arrow ends on the receiver's thread");
+        assertEquals("recv", f.to().name());
+        assertEquals(r, f.to().args().getInteger("source"));
+        assertTrue(f.to().ts() >= f.from().ts(), "received after it was sent: " + f);
+      }
+      assertTrue(out.get(1).to().ts() < out.get(0).to().ts(), "tag 6 was received first: " + out);
+      List<Event> colls = t.slices(tid, "collective").stream().sorted(Comparator.comparingLong(Event::ts)).toList();
+      assertEquals(List.of("bcast", "allreduce", "barrier", "finalize"), colls.stream().map(Event::name).toList(),
+          "rank " + r + "'s collectives in order, MPI_Finalize's barrier last");
+      assertEquals(1, colls.get(0).args().getInteger("root"));
+      for (int k = 1; k < colls.size(); k++) {
+        assertTrue(colls.get(k).ts() >= colls.get(k - 1).end(), "each after the one it waited for: " + colls);
+      }
+    }
   }
 }

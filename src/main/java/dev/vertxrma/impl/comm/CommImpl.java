@@ -138,6 +138,11 @@ public final class CommImpl extends CollectiveCalls implements Comm {
     return view;
   }
 
+  @Override
+  dev.vertxrma.impl.observe.RankObserver trace() {
+    return rp.trace();
+  }
+
   /** The rank process behind this communicator (for windows). */
   public RankProcess process() {
     return rp;

@@ -79,7 +79,7 @@ public final class RankHost extends VerticleBase {
     ContextInternal ctx = (ContextInternal) context;
     return new Handshake(job, ctx, requestedRank).run(rank -> {
       process = new RankProcess(job, rank, ctx);
-      PointToPoint p2p = new PointToPoint(process);
+      PointToPoint p2p = new PointToPoint(process, process.trace());
       process.handle(FrameType.SEND, p2p::onMessage);
       process.handle(FrameType.SSEND, p2p::onMessage);
       process.onFailure(p2p::fail);
@@ -180,7 +180,7 @@ public final class RankHost extends VerticleBase {
    * (a barrier would fail once a rank is dead; ULFM's finalize completes among the survivors).
    */
   private Future<Void> finalBarrier() {
-    return job.failurePolicy() == dev.vertxrma.FailurePolicy.CONTINUE ? world.agree(1).mapEmpty() : world.barrier();
+    return job.failurePolicy() == dev.vertxrma.FailurePolicy.CONTINUE ? world.agree(1).mapEmpty() : world.finalizeBarrier();
   }
 
   /**

@@ -47,13 +47,17 @@ public final class Observers {
    * The operation kinds by index ({@link #opIndex}): put, get, accumulate, get_accumulate,
    * compare_and_swap, fetch_and_op.
    */
-  public static final java.util.List<String> OP_KINDS = java.util.List.of(RankTimeline.OP_NAMES);
+  public static final java.util.List<String> OP_KINDS = java.util.List.of(RankTimeline.OP_NAMES)
+      .subList(0, RankTimeline.MESSAGE);
 
   /**
    * The kind an observer is told for MPI_Fetch_and_op, which travels as a get-accumulate frame:
    * not a frame type (those are below 64).
    */
   public static final byte FETCH_AND_OP = 64;
+
+  /** The kind a trace records for a point-to-point message sent: not a frame type either. */
+  static final byte MESSAGE = 65;
 
   /** The index in {@link #OP_KINDS} of an operation's frame type. */
   public static int opIndex(byte frameType) {

@@ -60,6 +60,37 @@ public interface RankObserver {
   }
 
   /**
+   * A point-to-point message leaves for job rank {@code dst} (MPI_Send in any mode, MPI_Isend...).
+   *
+   * @param bytes its packed size
+   * @param seq its number among this rank's messages, which travels with it and which
+   *     {@link #messageReceived} repeats at {@code dst}
+   */
+  default void messageSent(int dst, int tag, long bytes, long seq) {
+  }
+
+  /**
+   * A message from job rank {@code src} was received here: it matched a receive (MPI_Recv,
+   * MPI_Irecv, MPI_Mrecv...) and its data is in the receive buffer.
+   *
+   * @param seq the number {@link #messageSent} gave it at {@code src}
+   */
+  default void messageReceived(int src, int tag, long bytes, long seq) {
+  }
+
+  /**
+   * A collective call of a communicator was made now; {@code done} completes when it does.
+   *
+   * @param name the call's MPI name in lower case without the prefix ({@code allreduce},
+   *     {@code bcast}, ...; {@link RankTimeline#COLLECTIVE_NAMES})
+   * @param root its root in the communicator's ranks, or -1
+   * @return {@code done} itself
+   */
+  default <T> Future<T> collective(String name, int root, Future<T> done) {
+    return done;
+  }
+
+  /**
    * A call of window {@code win} was made now; observes its failure (the error class).
    *
    * @return {@code call} itself
@@ -157,6 +188,23 @@ public interface RankObserver {
       @Override
       public <T> Future<T> failures(int win, Future<T> call) {
         return b.failures(win, a.failures(win, call));
+      }
+
+      @Override
+      public void messageSent(int dst, int tag, long bytes, long seq) {
+        a.messageSent(dst, tag, bytes, seq);
+        b.messageSent(dst, tag, bytes, seq);
+      }
+
+      @Override
+      public void messageReceived(int src, int tag, long bytes, long seq) {
+        a.messageReceived(src, tag, bytes, seq);
+        b.messageReceived(src, tag, bytes, seq);
+      }
+
+      @Override
+      public <T> Future<T> collective(String name, int root, Future<T> done) {
+        return b.collective(name, root, a.collective(name, root, done));
       }
     };
   }

@@ -17,7 +17,15 @@ import java.util.Map;
 final class RankTimeline {
 
   /** Operation kinds, in the order of {@link #opIndex}. */
-  static final String[] OP_NAMES = {"put", "get", "accumulate", "get_accumulate", "compare_and_swap", "fetch_and_op"};
+  static final String[] OP_NAMES = {"put", "get", "accumulate", "get_accumulate", "compare_and_swap", "fetch_and_op",
+      "send"};
+  /** The index in {@link #OP_NAMES} of a point-to-point message, from its send to its receive. */
+  static final int MESSAGE = 6;
+
+  /** The collective calls a trace shows, by the index it records. */
+  static final String[] COLLECTIVE_NAMES = {"barrier", "bcast", "gather", "gatherv", "allgather", "allgatherv",
+      "scatter", "scatterv", "alltoall", "alltoallv", "alltoallw", "reduce", "allreduce", "reduce_scatter",
+      "reduce_scatter_block", "scan", "exscan", "finalize", "collective"};
 
   /**
    * An epoch of window {@code win}: {@code kind} is {@code fence}, {@code access},
@@ -35,8 +43,14 @@ final class RankTimeline {
   /**
    * An operation issued by {@code origin} to {@code target} ({@link #OP_NAMES} index {@code kind});
    * {@code t1} its completion, or the end of the trace if it was never answered ({@code done} false).
+   * A point-to-point message ({@link #MESSAGE}) lasts from its send to its receive, and its
+   * {@code win} is its tag.
    */
   record Op(int origin, int target, int kind, long bytes, long t0, long t1, boolean done, boolean failed, int win) {
+  }
+
+  /** A collective call ({@link #COLLECTIVE_NAMES}), from the call to its completion; {@code root} -1 if it has none. */
+  record Collective(String name, int root, long t0, long t1, boolean failed) {
   }
 
   /**
@@ -52,10 +66,19 @@ final class RankTimeline {
   final List<Call> calls = new ArrayList<>();
   final List<Op> ops = new ArrayList<>();
   final List<Mark> marks = new ArrayList<>();
+  final List<Collective> collectives = new ArrayList<>();
+  /** Messages sent whose receive is not matched yet ({@link #matchMessages}): event index by destination and number. */
+  private final Map<Long, Integer> sent = new HashMap<>();
+  /** Messages received: event indices. */
+  private final List<Integer> received = new ArrayList<>();
   /** Windows in the order they were created here. */
   final List<Integer> windows = new ArrayList<>();
-  final long[] opCounts = new long[OP_NAMES.length];
+  /** RMA operations issued, by kind (messages not included). */
+  final long[] opCounts = new long[MESSAGE];
   long bytes;
+  /** Point-to-point messages sent, and their bytes. */
+  long messages;
+  long messageBytes;
   long epochCount;
   long lockWaits;
   long lockWaitNanos;
@@ -78,6 +101,7 @@ final class RankTimeline {
       case FrameType.ACC: return 2;
       case FrameType.GET_ACC: return 3;
       case Observers.FETCH_AND_OP: return 5;
+      case Observers.MESSAGE: return MESSAGE;
       default: return 4;
     }
   }
@@ -89,7 +113,8 @@ final class RankTimeline {
     for (TraceData.RankEvents r : data.ranks) {
       for (int k = 0; k < r.size(); k++) {
         t0 = Math.min(t0, r.t[k]);
-        t1 = Math.max(t1, r.type(k) == TraceRecorder.SYNC ? r.a[k] : r.t[k]);
+        int type = r.type(k);
+        t1 = Math.max(t1, type == TraceRecorder.SYNC || type == TraceRecorder.COLLECTIVE ? r.a[k] : r.t[k]);
       }
     }
     return t0 == Long.MAX_VALUE ? new long[] {0, 0} : new long[] {t0, t1};
@@ -105,9 +130,15 @@ final class RankTimeline {
       int type = r.type(k);
       switch (type) {
         case TraceRecorder.OP:
-          issued.put(opKey(r.win[k], r.peer[k], r.b[k]), k);
-          tl.opCounts[opIndex(r.kind(k))]++;
-          tl.bytes += r.a[k];
+          if (r.kind(k) == Observers.MESSAGE) {
+            tl.sent.put(messageKey(r.peer[k], r.b[k]), k);
+            tl.messages++;
+            tl.messageBytes += r.a[k];
+          } else {
+            issued.put(opKey(r.win[k], r.peer[k], r.b[k]), k);
+            tl.opCounts[opIndex(r.kind(k))]++;
+            tl.bytes += r.a[k];
+          }
           break;
         case TraceRecorder.DONE: {
           Integer i = issued.remove(opKey(r.win[k], r.peer[k], r.b[k]));
@@ -129,6 +160,15 @@ final class RankTimeline {
           freedAt.put(r.win[k], r.t[k]);
           tl.marks.add(new Mark(r.t[k], type, r.win[k], 0));
           break;
+        case TraceRecorder.RECEIVED:
+          tl.received.add(k);
+          break;
+        case TraceRecorder.COLLECTIVE: {
+          int c = r.kind(k);
+          tl.collectives.add(new Collective(COLLECTIVE_NAMES[c >= 0 && c < COLLECTIVE_NAMES.length ? c
+              : COLLECTIVE_NAMES.length - 1], r.peer[k], r.t[k], Math.max(r.t[k], r.a[k]), r.failed(k)));
+          break;
+        }
         case TraceRecorder.ERROR:
           tl.errors++;
           tl.marks.add(new Mark(r.t[k], type, r.win[k], r.kind(k)));
@@ -143,6 +183,7 @@ final class RankTimeline {
           r.win[i]));
     }
     tl.ops.sort(Comparator.comparingLong(Op::t0));
+    tl.collectives.sort(Comparator.comparingLong(Collective::t0));
     syncs.sort(Comparator.comparingLong(k -> r.t[k]));
     tl.epochs(syncs, freedAt, end);
     return tl;
@@ -212,6 +253,50 @@ final class RankTimeline {
     boolean lock = kind.opens().equals("lock");
     epochs.add(new Epoch(kind.opens(), r.win[k], lock ? r.peer[k] : -1, kind == Sync.LOCK_EXCLUSIVE, start,
         Math.max(start, at)));
+  }
+
+  /** The index in {@link #COLLECTIVE_NAMES} of a collective call's name (the last, "collective", if unknown). */
+  static int collectiveIndex(String name) {
+    for (int i = 0; i < COLLECTIVE_NAMES.length; i++) {
+      if (COLLECTIVE_NAMES[i].equals(name)) {
+        return i;
+      }
+    }
+    return COLLECTIVE_NAMES.length - 1;
+  }
+
+  /**
+   * Makes each message an operation of its sender's timeline ({@link #MESSAGE}), from its send to
+   * its receive at the destination's timeline; a message whose receive is not in the trace lasts
+   * until {@code end}, not completed (not a failure: it may be received after the trace ended, or
+   * its destination's events were not kept). Call once the timelines of every rank traced are made.
+   */
+  static void matchMessages(Map<Integer, RankTimeline> timelines, long end) {
+    for (RankTimeline dst : timelines.values()) {
+      TraceData.RankEvents r = dst.events;
+      for (int k : dst.received) {
+        RankTimeline src = timelines.get(r.peer[k]);
+        Integer i = src == null ? null : src.sent.remove(messageKey(dst.rank(), r.b[k]));
+        if (i != null) {
+          TraceData.RankEvents s = src.events;
+          src.ops.add(new Op(src.rank(), dst.rank(), MESSAGE, s.a[i], s.t[i], Math.max(s.t[i], r.t[k]), true, false,
+              s.win[i]));
+        }
+      }
+    }
+    for (RankTimeline src : timelines.values()) {
+      TraceData.RankEvents s = src.events;
+      for (int i : src.sent.values()) {
+        src.ops.add(new Op(src.rank(), s.peer[i], MESSAGE, s.a[i], s.t[i], Math.max(end, s.t[i]), false, false,
+            s.win[i]));
+      }
+      src.sent.clear();
+      src.ops.sort(Comparator.comparingLong(Op::t0));
+    }
+  }
+
+  private static long messageKey(int dst, long seq) {
+    return ((long) dst << 40) ^ seq;
   }
 
   private static long opKey(int win, int target, long seq) {

@@ -29,7 +29,7 @@ final class TimelineHtml {
   static final int MAX_ARROWS = 40_000;
 
   private static final String[] OP_NAMES = RankTimeline.OP_NAMES;
-  private static final String[] OP_COLORS = {"#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#d62728", "#8c564b"};
+  private static final String[] OP_COLORS = {"#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#d62728", "#8c564b", "#17becf"};
   private static final Map<String, String> EPOCH_COLORS = Map.of("fence", "#4e79a7", "access", "#59a14f",
       "exposure", "#a0cbe8", "lock", "#f28e2b", "lock_all", "#edc948");
 
@@ -55,6 +55,9 @@ final class TimelineHtml {
     for (TraceData.RankEvents r : data.ranks) {
       RankTimeline lane = RankTimeline.of(r, t1);
       lanes.put(r.rank, lane);
+    }
+    RankTimeline.matchMessages(lanes, t1);
+    for (RankTimeline lane : lanes.values()) {
       arrows.addAll(lane.ops);
     }
     arrows.sort(Comparator.comparingLong(Op::t0));
@@ -151,6 +154,13 @@ final class TimelineHtml {
             .append(Math.max(10, laneHeight / 2 - 20)).append("\" class=\"").append(cls).append("\"><title>")
             .append(esc(text)).append("</title></rect>\n");
       }
+      for (RankTimeline.Collective c : lane.collectives) {
+        String text = c.name() + (c.root() >= 0 ? " (root " + c.root() + ")" : "") + ": "
+            + fmt((c.t1() - c.t0()) / 1e6) + " ms" + (c.failed() ? " (FAILED)" : "");
+        timed(s, "rect", c.t0(), c.t1(), origin, span, 1).append(" y=\"").append(top + 24).append("\" height=\"")
+            .append(Math.max(10, laneHeight / 2 - 20)).append("\" class=\"collwait").append(c.failed() ? " failed" : "")
+            .append("\"><title>").append(esc(text)).append("</title></rect>\n");
+      }
       for (Mark m : lane.marks) {
         mark(s, r, top, m, origin, span);
       }
@@ -162,8 +172,11 @@ final class TimelineHtml {
       }
       int yFrom = center(AXIS + a.origin() * laneHeight, laneHeight);
       int yTo = center(AXIS + a.target() * laneHeight, laneHeight);
+      boolean message = a.kind() == RankTimeline.MESSAGE;
       String title = "rank " + a.origin() + " \u2192 " + a.target() + ": " + OP_NAMES[a.kind()] + " " + a.bytes() + " B"
-          + " on win " + a.win() + ", " + fmt((a.t1() - a.t0()) / 1e6) + " ms" + (a.failed() ? " (FAILED)" : "");
+          + (message ? " with tag " : " on win ") + a.win() + ", " + fmt((a.t1() - a.t0()) / 1e6) + " ms"
+          + (message ? (a.done() ? " to its receive" : " (not received in the trace)") : "")
+          + (a.failed() ? " (FAILED)" : "");
       if (a.origin() == a.target()) {
         // to itself: a loop below the lane's middle line
         timed(s, "rect", a.t0(), a.t1(), origin, span, 3).append(" y=\"").append(yFrom + 2)
@@ -223,7 +236,8 @@ final class TimelineHtml {
 
   private static void legend(StringBuilder s) {
     s.append("<div class=\"legend\">");
-    s.append("<span class=\"lh\">operations (arrow origin \u2192 target, issue to completion):</span>");
+    s.append("<span class=\"lh\">operations (arrow origin \u2192 target, issue to completion; a send: to its "
+        + "receive):</span>");
     for (int i = 0; i < OP_NAMES.length; i++) {
       s.append("<span><svg width=\"26\" height=\"10\"><line x1=\"1\" y1=\"5\" x2=\"25\" y2=\"5\" stroke=\"")
           .append(OP_COLORS[i]).append("\" stroke-width=\"2\"/></svg>").append(OP_NAMES[i]).append("</span>");
@@ -235,6 +249,7 @@ final class TimelineHtml {
     }
     s.append("<span class=\"lh\">waits (shaded):</span>")
         .append("<span><svg width=\"22\" height=\"10\"><rect width=\"22\" height=\"10\" class=\"lockwait\"/></svg>lock wait</span>")
+        .append("<span><svg width=\"22\" height=\"10\"><rect width=\"22\" height=\"10\" class=\"collwait\"/></svg>collective</span>")
         .append("<span><svg width=\"22\" height=\"10\"><rect width=\"22\" height=\"10\" class=\"flushwait\"/></svg>flush</span>")
         .append("<span><svg width=\"22\" height=\"10\"><rect width=\"22\" height=\"10\" class=\"syncwait\"/></svg>"
             + "fence, start, complete, wait, unlock</span>")
@@ -252,16 +267,16 @@ final class TimelineHtml {
   private static void totals(StringBuilder s, int np, Map<Integer, RankTimeline> lanes,
       Map<Integer, TraceData.RankEvents> byRank) {
     s.append("<table><tr><th>rank</th>");
-    for (String n : OP_NAMES) {
-      s.append("<th>").append(n).append("</th>");
+    for (int i = 0; i < RankTimeline.MESSAGE; i++) {
+      s.append("<th>").append(OP_NAMES[i]).append("</th>");
     }
     s.append("<th>bytes</th><th>epochs</th><th>lock waits</th><th>lock wait ms</th><th>flushes</th><th>errors</th>"
-        + "<th>dropped</th></tr>\n");
+        + "<th>dropped</th><th>messages sent</th><th>message bytes</th></tr>\n");
     for (int r = 0; r < np; r++) {
       RankTimeline l = lanes.get(r);
       s.append("<tr><td>").append(r).append("</td>");
       if (l == null) {
-        s.append("<td colspan=\"").append(OP_NAMES.length + 7).append("\">no trace</td></tr>\n");
+        s.append("<td colspan=\"").append(RankTimeline.MESSAGE + 9).append("\">no trace</td></tr>\n");
         continue;
       }
       for (long n : l.opCounts) {
@@ -269,7 +284,8 @@ final class TimelineHtml {
       }
       s.append("<td>").append(l.bytes).append("</td><td>").append(l.epochCount).append("</td><td>").append(l.lockWaits)
           .append("</td><td>").append(fmt(l.lockWaitNanos / 1e6)).append("</td><td>").append(l.flushes).append("</td><td>")
-          .append(l.errors).append("</td><td>").append(byRank.get(r).dropped).append("</td></tr>\n");
+          .append(l.errors).append("</td><td>").append(byRank.get(r).dropped).append("</td><td>").append(l.messages)
+          .append("</td><td>").append(l.messageBytes).append("</td></tr>\n");
     }
     s.append("</table>\n");
   }
@@ -314,6 +330,7 @@ final class TimelineHtml {
       ".lockwait{fill:url(#hatch);stroke:#d62728;stroke-width:.5}",
       ".flushwait{fill:#c5b0d5;opacity:.7}",
       ".syncwait{fill:#9aa3ad;opacity:.55}",
+      ".collwait{fill:#6b8e23;opacity:.45}",
       ".failed{stroke:#d62728;stroke-dasharray:3 2}",
       ".op{stroke-width:1.3;opacity:.8}",
       ".op:hover,.self:hover{stroke-width:3;opacity:1}",

@@ -28,7 +28,10 @@ import java.util.TreeMap;
  * every operation it issued as a short slice at its issue (category {@code op}, named by its kind,
  * its latency and target in the arguments), with a flow arrow to a short slice on the target's
  * thread ({@code incoming put}, ...) at the time the origin learned it complete; windows created
- * and freed and failed calls as instants. Times are microseconds from the first event
+ * and freed and failed calls as instants; a point-to-point message as a slice {@code send}
+ * (category {@code p2p}) with a flow arrow to a slice {@code recv} on the receiver's thread at its
+ * receive; a collective call as a slice named for it (category {@code collective}) from the call
+ * to its completion. Times are microseconds from the first event
  * ({@code otherData.start} says when that was).
  *
  * <p>Both viewers drop or misplace slices of one thread that overlap without nesting, and bind a
@@ -98,6 +101,9 @@ final class TraceJson {
       layOut(rank);
       ranks.put(r.rank, rank);
     }
+    Map<Integer, RankTimeline> timelines = new TreeMap<>();
+    ranks.forEach((n, rank) -> timelines.put(n, rank.tl));
+    RankTimeline.matchMessages(timelines, end);
     placeOperations(ranks);
 
     // thread ids: N + 1 for rank N's own track, then its overlapping ones after every rank's;
@@ -169,6 +175,16 @@ final class TraceJson {
         args.addAll(List.of("failed", true));
       }
       slices.add(new Slice("sync", c.kind().label(), c.t0(), c.t1(), args.toArray()));
+    }
+    for (RankTimeline.Collective c : r.tl.collectives) {
+      List<Object> args = new ArrayList<>();
+      if (c.root() >= 0) {
+        args.addAll(List.of("root", c.root()));
+      }
+      if (c.failed()) {
+        args.addAll(List.of("failed", true));
+      }
+      slices.add(new Slice("collective", c.name(), c.t0(), c.t1(), args.toArray()));
     }
     slices.sort(Comparator.comparingLong(Slice::t0).thenComparing(Comparator.comparingLong(Slice::t1).reversed()));
     List<Deque<Long>> open = new ArrayList<>();
@@ -331,8 +347,10 @@ final class TraceJson {
       } else {
         Op op = it.op().op;
         String kind = RankTimeline.OP_NAMES[op.kind()];
-        List<Object> args = new ArrayList<>(List.of(it.arriving() ? "origin" : "target", it.arriving() ? op.origin()
-            : op.target(), "bytes", op.bytes(), "win", op.win()));
+        boolean message = op.kind() == RankTimeline.MESSAGE;
+        List<Object> args = new ArrayList<>(List.of(it.arriving() ? (message ? "source" : "origin")
+            : (message ? "dest" : "target"), it.arriving() ? op.origin() : op.target(), "bytes", op.bytes(),
+            message ? "tag" : "win", op.win()));
         if (op.done()) {
           args.addAll(List.of("latency_us", new Micros(op.t1() - op.t0())));
         } else {
@@ -341,9 +359,11 @@ final class TraceJson {
         if (op.failed() && op.done()) {
           args.addAll(List.of("failed", true));
         }
-        w.complete(it.arriving() ? "incoming " + kind : kind, "op", pid, tid, ts, it.dur(), args.toArray());
+        String cat = message ? "p2p" : "op";
+        String name = !it.arriving() ? kind : message ? "recv" : "incoming " + kind;
+        w.complete(name, cat, pid, tid, ts, it.dur(), args.toArray());
         if (it.op().s1 >= 0) {
-          w.flow(it.arriving() ? 'f' : 's', kind, "op", it.op().id, pid, tid, ts);
+          w.flow(it.arriving() ? 'f' : 's', message ? "message" : kind, cat, it.op().id, pid, tid, ts);
         }
       }
     }

@@ -24,6 +24,10 @@ final class TraceRecorder implements RankObserver {
   static final int WIN_CREATED = 4;
   static final int WIN_FREED = 5;
   static final int ERROR = 6;
+  /** A message received: {@code peer} its source, {@code win} its tag, {@code a} its bytes, {@code b} its sender's number. */
+  static final int RECEIVED = 7;
+  /** A collective call: {@code kind} its index in {@link RankTimeline#COLLECTIVE_NAMES}, {@code peer} its root, {@code a} its end. */
+  static final int COLLECTIVE = 8;
   /** Flag bit of {@code meta}: the operation or call failed. */
   static final int FAILED = 1;
 
@@ -89,6 +93,29 @@ final class TraceRecorder implements RankObserver {
     record(DONE, 0, failed ? FAILED : 0, w, target, System.nanoTime(), 0, seq);
   }
 
+  /** A message sent is an {@link #OP} of kind {@link Observers#MESSAGE} whose {@code win} is its tag. */
+  @Override
+  public void messageSent(int dst, int tag, long bytes, long seq) {
+    record(OP, Observers.MESSAGE, 0, tag, dst, System.nanoTime(), bytes, seq);
+  }
+
+  @Override
+  public void messageReceived(int src, int tag, long bytes, long seq) {
+    record(RECEIVED, 0, 0, tag, src, System.nanoTime(), bytes, seq);
+  }
+
+  @Override
+  public <T> Future<T> collective(String name, int root, Future<T> done) {
+    int kind = RankTimeline.collectiveIndex(name);
+    long start = System.nanoTime();
+    if (done.isComplete()) {
+      record(COLLECTIVE, kind, done.failed() ? FAILED : 0, -1, root, start, start, 0);
+      return done;
+    }
+    return done.onComplete(ar -> record(COLLECTIVE, kind, ar.failed() ? FAILED : 0, -1, root, start,
+        System.nanoTime(), 0));
+  }
+
   @Override
   public <T> Future<T> sync(int w, Sync kind, int p, Future<T> done) {
     long start = System.nanoTime();
@@ -142,8 +169,8 @@ final class TraceRecorder implements RankObserver {
       r.win[k] = win[i];
       r.peer[k] = peer[i];
       int type = meta[i] >>> 24;
-      // a SYNC's end stamp is a time too
-      r.a[k] = type == SYNC ? a[i] + offsetNanos : a[i];
+      // a SYNC's and a COLLECTIVE's end stamp is a time too
+      r.a[k] = type == SYNC || type == COLLECTIVE ? a[i] + offsetNanos : a[i];
       r.b[k] = b[i];
     }
     return r;

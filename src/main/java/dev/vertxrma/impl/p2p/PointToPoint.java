@@ -6,6 +6,7 @@ import dev.vertxrma.RmaException;
 import dev.vertxrma.Status;
 import dev.vertxrma.impl.memory.Memory;
 import dev.vertxrma.impl.memory.MemoryRef;
+import dev.vertxrma.impl.observe.RankObserver;
 import dev.vertxrma.Op;
 import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.ops.TypeMap;
@@ -182,9 +183,20 @@ public final class PointToPoint {
   private final MatchedProbes matched;
   private final BufferedMode buffered;
 
-  /** Creates the engine of one rank. */
+  /** This rank's trace: told of every message sent and received ({@link RankObserver#NOOP} when not traced). */
+  private final RankObserver trace;
+  /** Messages sent by this rank, the last one's number: it travels in the frame's {@code disp} for the trace. */
+  private long messagesSent;
+
+  /** Creates the engine of one rank, not traced. */
   public PointToPoint(Endpoint ep) {
+    this(ep, RankObserver.NOOP);
+  }
+
+  /** Creates the engine of one rank, whose messages {@code trace} is told of. */
+  public PointToPoint(Endpoint ep, RankObserver trace) {
     this.ep = ep;
+    this.trace = trace;
     this.matched = new MatchedProbes(this, ep);
     this.buffered = new BufferedMode(ep);
   }
@@ -208,6 +220,8 @@ public final class PointToPoint {
     }
     Frame f = Frame.of(mode == SendMode.SYNCHRONOUS ? FrameType.SSEND : FrameType.SEND, ep.rank(), ch.ctx());
     f.tag = tag;
+    f.disp = ++messagesSent;
+    trace.messageSent(dest, tag, type.size() * (long) count, f.disp);
     switch (mode) {
       case STANDARD:
         f.payload = DatatypeEngine.pack(buf.base(), buf.address(), type, count);
@@ -498,6 +512,7 @@ public final class PointToPoint {
       DatatypeEngine.unpack(srcBase, srcAddr, buf.base(), buf.address(), type, elements, Op.REPLACE);
     }
     ack(f);
+    trace.messageReceived(f.src, f.tag, f.count, f.disp);
     promise.tryComplete(new Status(ch.rankOf(f.src), f.tag, elements, f.count));
   }
 
