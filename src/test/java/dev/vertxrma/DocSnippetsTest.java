@@ -74,6 +74,8 @@ class DocSnippetsTest {
   private static final Pattern TOP_TYPE = Pattern.compile(
       "(?m)^(public\\s+)?(?:(?:final|abstract|sealed)\\s+)*(?:class|interface|record|enum)\\s+(\\w+)");
   private static final Pattern PACKAGE = Pattern.compile("(?m)^package\\s+([\\w.]+)\\s*;");
+  /** A program that awaits its calls: it runs on virtual threads. */
+  private static final Pattern AWAITS = Pattern.compile("\\.await\\(\\)");
   private static final Pattern MAIN = Pattern.compile("public\\s+static\\s+void\\s+main\\s*\\(\\s*String");
 
   @TempDir
@@ -135,7 +137,8 @@ class DocSnippetsTest {
         } else {
           Class<?> c = loader.loadClass(u.className());
           if (RankProgram.class.isAssignableFrom(c) && Modifier.isPublic(c.getModifiers())) {
-            String failure = runProgram(u, (RankProgram) c.getConstructor().newInstance());
+            String failure = AWAITS.matcher(u.source()).find() ? runOnVirtualThreads(u)
+                : runProgram(u, (RankProgram) c.getConstructor().newInstance());
             if (failure != null) {
               failures.add(failure);
             }
@@ -300,6 +303,29 @@ class DocSnippetsTest {
       return u.block().where() + ": " + u.className() + " exited with status " + p.exitValue() + "; its output:\n" + out;
     }
     return null;
+  }
+
+  /**
+   * Runs a documented rank program that awaits its calls as a reader would,
+   * {@code bin/rmarun --virtual-threads -np 4 -cp DIR NAME} (rmarun finds a JDK 21+ itself); the
+   * failure, or null. Where this machine has no JDK 21+, it says so and does not fail: the
+   * {@code virtual-threads} tests are skipped there the same way.
+   */
+  private String runOnVirtualThreads(Unit u) throws Exception {
+    Process vt = new ProcessBuilder(HOME.resolve("bin/vt-jdk/bin/java").toString(), "--path").redirectErrorStream(true)
+        .start();
+    String found = new String(vt.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+    if (vt.waitFor() != 0) {
+      System.err.println(u.block().where() + ": " + u.className() + " NOT RUN: it awaits (virtual threads) and this "
+          + "machine has no JDK 21+ (" + found + ")");
+      return null;
+    }
+    try (Rmarun run = Rmarun.startWrapped(List.of("env", "JAVA=" + found), HOME.toFile(), "", "--virtual-threads",
+        "-np", "4", "-cp", classes.toString(), u.className())) {
+      int status = run.await(run.exit(), RUN_SECONDS, u.className() + "'s end");
+      return status == 0 ? null : u.block().where() + ": bin/rmarun --virtual-threads -np 4 " + u.className()
+          + " exited with status " + status + ":\n" + run.output();
+    }
   }
 
   /** Runs a documented rank program as an embedded job of 4 ranks; the failure, or null. */

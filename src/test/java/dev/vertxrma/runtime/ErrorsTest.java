@@ -4,6 +4,7 @@ import static dev.vertxrma.testing.RmaAssertions.expectError;
 import static dev.vertxrma.testing.RmaAssertions.assertError;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -297,7 +298,22 @@ class ErrorsTest {
     // which is what the elapsed bound (< 30 s) stood for
     for (int r = 1; r <= 2; r++) {
       assertError(released.get(r), ErrorClass.COMM, "rank 0", "deliberate failure 4711");
+      // the abort's message travels without its class, which the receiver puts back once (the
+      // newcomer of issue 42 read "COMM: COMM: job … aborted")
+      assertFalse(released.get(r).getMessage().contains("COMM: COMM"), released.get(r).getMessage());
     }
+  }
+
+  /**
+   * A rank that fails with Vert.x's {@code Future.failedFuture(String)} is reported in its own
+   * words (issue 42: "OTHER: rank 0 failed: io.vertx.core.impl.NoStackTraceThrowable: slot 0 …").
+   */
+  @org.junit.jupiter.api.Test
+  void aFailureGivenAsAStringIsReportedInItsWords() {
+    Throwable t = Jobs.runExpectingFailure(Mode.EMBEDDED, Jobs.options(2), (world, args) ->
+        world.rank() == 0 ? Future.failedFuture("slot 0 holds 7, not 8") : world.barrier());
+    assertError(t, ErrorClass.OTHER, "rank 0 failed: slot 0 holds 7, not 8");
+    assertFalse(t.getMessage().contains("NoStackTrace"), t.getMessage());
   }
 
   @ParameterizedTest

@@ -138,7 +138,8 @@ public final class RankHost extends VerticleBase {
                   + " called await() on its event loop, which must never wait: run the ranks on virtual threads "
                   + "(bin/rmarun --virtual-threads, JobOptions.setVirtualThreads(true)) or chain the calls with "
                   + "compose (" + ar.cause() + ")", ar.cause())
-              : new RmaException(ErrorClass.OTHER, "rank " + process.rank() + " failed: " + ar.cause(), ar.cause());
+              : new RmaException(ErrorClass.OTHER, "rank " + process.rank() + " failed: " + describe(ar.cause()),
+                  ar.cause());
           if (process.failure() == null) {
             process.abortJob(new RmaException(ErrorClass.COMM, "job " + job.jobName() + " aborted because rank "
                 + process.rank() + " failed: " + cause.getMessage(), cause));
@@ -172,6 +173,17 @@ public final class RankHost extends VerticleBase {
       }
       return finalBarrier();
     }));
+  }
+
+  /**
+   * A rank program's failure in words: the message alone of Vert.x's
+   * {@code Future.failedFuture(String)} (a stackless throwable whose class says nothing to the
+   * user), else the throwable's class and message.
+   */
+  static String describe(Throwable t) {
+    String type = t.getClass().getSimpleName();
+    boolean bare = type.equals("NoStackTraceThrowable") || type.equals("NoStackTraceException");
+    return bare && t.getMessage() != null ? t.getMessage() : t.toString();
   }
 
   /**

@@ -105,6 +105,21 @@ public final class JobRuntime {
       public void reject(String what) {
         rejected.reject(what);
       }
+
+      @Override
+      public boolean failedHere() {
+        boolean any = false;
+        for (int r = 0; r < np; r++) {
+          RankProcess p = localRanks.get(r);
+          if (p != null) {
+            if (p.failure() == null) {
+              return false;
+            }
+            any = true;
+          }
+        }
+        return any;
+      }
     }, dev.vertxrma.impl.transport.DataPlaneTls.fromConfiguration(options.getTransportOptions().getTlsDirectory(),
         options.getClusterOptions().getConfigDirectory())) : null;
   }

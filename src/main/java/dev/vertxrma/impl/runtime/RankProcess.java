@@ -50,7 +50,7 @@ public final class RankProcess implements Endpoint {
   private final io.netty.channel.EventLoop eventLoop;
   private final java.util.Map<Class<?>, Object> services = new java.util.concurrent.ConcurrentHashMap<>();
   private final RejectedInput rejected;
-  private RmaException failure;
+  private volatile RmaException failure;
   /** Job ranks known dead while the job goes on (FailurePolicy.CONTINUE), in the order learned. */
   private int[] deathOrder = new int[0];
   /** The failure of each job rank known dead, else {@code null}; made at the first death. */
@@ -91,7 +91,8 @@ public final class RankProcess implements Endpoint {
         rejected.reject("a reply nobody waits for: " + f);
       }
     });
-    handle(FrameType.ABORT, f -> fail(new RmaException(ErrorClass.ofCode(f.code),
+    handle(FrameType.ABORT, f -> fail(new RmaException(ErrorClass.ofCode(f.code) == null ? ErrorClass.OTHER
+        : ErrorClass.ofCode(f.code),
         f.payload == null ? "job aborted by rank " + f.src : new String(f.payload, StandardCharsets.UTF_8))));
   }
 
@@ -406,7 +407,11 @@ public final class RankProcess implements Endpoint {
       }
       Frame f = Frame.of(FrameType.ABORT, rank, 0);
       f.code = cause.errorClass().code();
-      f.payload = cause.getMessage().getBytes(StandardCharsets.UTF_8);
+      // the message without its class's prefix: the receiver makes an exception of that class again
+      String prefix = cause.errorClass() + ": ";
+      String message = String.valueOf(cause.getMessage());
+      f.payload = (message.startsWith(prefix) ? message.substring(prefix.length()) : message)
+          .getBytes(StandardCharsets.UTF_8);
       transport.send(r, f);
     }
     fail(cause);

@@ -62,6 +62,14 @@ public final class DataPlane {
 
     /** Counts input rejected by the data plane (logged at a bounded rate). */
     void reject(String what);
+
+    /**
+     * Whether the job has failed here (every rank of this JVM failed): a connection that breaks
+     * now, as the peers' JVMs end, is a consequence of that failure, not news.
+     */
+    default boolean failedHere() {
+      return false;
+    }
   }
 
   private static final System.Logger LOG = System.getLogger(DataPlane.class.getName());

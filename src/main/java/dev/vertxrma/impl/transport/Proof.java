@@ -111,7 +111,7 @@ final class Proof {
   /** An I/O error on the connection (a reset, typically), which then closes. */
   private void broken(Throwable e) {
     if (peer != null) {
-      LOG.log(plane.isClosing() ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING,
+      LOG.log(plane.isClosing() || plane.job().failedHere() ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING,
           "the data-plane connection with JVM " + peer + " failed: " + e);
     } else if (!failed) {
       fail("a data-plane connection " + (source == null ? "to " : "from ") + socket.remoteAddress()
