@@ -89,6 +89,11 @@ final class TargetWindow {
     return target.size();
   }
 
+  /** The window's own memory at this rank ({@code null} for a dynamic window): MPI_Win_shared_query of a same-JVM rank. */
+  WindowMemory memory() {
+    return memory;
+  }
+
   /** The control block: owner word, published state, host barrier slot. */
   WindowControl control() {
     return control;
