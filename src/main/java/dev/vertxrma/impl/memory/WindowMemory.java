@@ -55,8 +55,8 @@ public final class WindowMemory implements TargetMemory {
   /**
    * Library-owned, zeroed native memory of {@code size} bytes (MPI_Win_allocate) whose first byte
    * lies on a boundary of {@code align} bytes (MPI's {@code mpi_minimum_memory_alignment}): the
-   * allocator's own block when its address is aligned so, else a view of a block
-   * {@code align - 1} bytes larger. From {@link #OFF_LOOP_BYTES} bytes on this blocks (it reads
+   * allocator's own block up to {@link #NATIVE_ALIGNMENT}, else (or should the allocator's block
+   * not be aligned so) an aligned view of a block {@code align - 1} bytes larger, released with it. From {@link #OFF_LOOP_BYTES} bytes on this blocks (it reads
    * {@code /proc/meminfo} and zeroes the memory, about a second per GiB, in steps the JVM can
    * reach a safepoint between): call it on a worker thread then.
    *
@@ -74,12 +74,13 @@ public final class WindowMemory implements TargetMemory {
       throw RmaException.of(ErrorClass.ARG, "window alignment %d is not a power of two from 1 to 2^20", align);
     }
     long bytes = Math.max(size, 8);
-    BytesStore<?, ?> store = zeroed(bytes, size);
-    long address = store.addressForWrite(0);
-    if ((address & (align - 1)) == 0) {
-      return new WindowMemory(store, size, store::releaseLast);
+    if (align <= NATIVE_ALIGNMENT) {
+      BytesStore<?, ?> store = zeroed(bytes, size);
+      if ((store.addressForWrite(0) & (align - 1)) == 0) {
+        return new WindowMemory(store, size, store::releaseLast);
+      }
+      store.releaseLast(); // an allocator that does not align as promised: a larger block, as below
     }
-    store.releaseLast();
     BytesStore<?, ?> block = zeroed(bytes + align - 1, size);
     long aligned = (block.addressForWrite(0) + align - 1) & -align;
     return new WindowMemory(BytesStore.wrap(aligned, bytes), size, block::releaseLast);
