@@ -29,7 +29,8 @@ public final class Info {
    * implementation should synchronize accumulates over (a non-negative integer, default "0": no
    * preference). A hint that vertx-rma records and reports: every accumulate is atomic per
    * element as MPI requires, and in fact applied whole while the target window's owner word is
-   * held (ARCHITECTURE decision 3), which meets any granularity asked for.
+   * held (ARCHITECTURE decision 3), which meets any granularity asked for. Another value than a
+   * non-negative integer fails the creation (or {@link Win#setInfo}) with {@link ErrorClass#INFO}.
    */
   public static final String ACCUMULATE_GRANULARITY = "mpi_accumulate_granularity";
   /**

@@ -205,6 +205,8 @@ class SharedLayoutTest {
       return expectInfo(Win.allocateShared(world, 16, 1, bad), Info.MINIMUM_MEMORY_ALIGNMENT)
           .compose(v -> expectInfo(Win.allocate(world, 16, 1, bad), Info.MINIMUM_MEMORY_ALIGNMENT))
           .compose(v -> expectInfo(Win.allocateShared(world, 16, 1, badShared), Info.ALLOC_SHARED_NONCONTIG))
+          .compose(v -> expectInfo(Win.create(world, null, 1, world.rank() == 1
+              ? Info.of(Info.ACCUMULATE_GRANULARITY, "-3") : Info.NULL), Info.ACCUMULATE_GRANULARITY))
           // and the next creation works
           .compose(v -> Win.allocateShared(world, 8, 1, Info.NULL)).compose(win -> win.free());
     });

@@ -39,21 +39,12 @@ public final class WindowFactory {
    */
   public static Future<Win> allocate(Comm comm, long size, int dispUnit, Info info) {
     HostSegment[] segment = new HostSegment[1];
-    // a bad hint fails this rank's part, so the creation fails at every rank with its reason
-    RmaException badHint = null;
-    long[] align = {WindowInfo.DEFAULT_ALIGNMENT};
-    try {
-      WindowInfo.checkCreationHints(info);
-      align[0] = WindowInfo.alignment(info, WindowInfo.DEFAULT_ALIGNMENT);
-    } catch (RmaException e) {
-      badHint = e;
-    }
-    RmaException refused = badHint;
-    Info effective = (info == null ? Info.NULL : info).with(Info.MINIMUM_MEMORY_ALIGNMENT, String.valueOf(align[0]));
+    long align = alignmentOrDefault(info);
+    Info effective = (info == null ? Info.NULL : info).with(Info.MINIMUM_MEMORY_ALIGNMENT, String.valueOf(align));
     return build(comm, dispUnit, effective, Win.Flavor.ALLOCATE, wc -> {
-      if (refused != null) {
-        throw refused;
-      }
+      // the hints as given (effective has the alignment in use): a bad value fails this rank's
+      // part, so the creation fails at every rank with its reason
+      WindowInfo.checkCreationHints(info);
       // a host segment's memory starts on a page (HostSegment.CONTROL_PAGE into a mapping): aligned to any value allowed
       if (HostSegment.wanted(wc, size)) {
         int ranks = wc.size();
@@ -66,17 +57,26 @@ public final class WindowFactory {
           } catch (RmaException e) {
             SharedMapping.reportFallback("window segment", "window of " + size + " bytes at rank " + rank + " of job " + job
                 + " in private memory, reached over the data plane", e);
-            return WindowMemory.allocate(size, align[0]);
+            return WindowMemory.allocate(size, align);
           }
         }, false);
       }
       if (size < WindowMemory.OFF_LOOP_BYTES) {
-        return Future.succeededFuture(WindowMemory.allocate(size, align[0]));
+        return Future.succeededFuture(WindowMemory.allocate(size, align));
       }
       // zeroing a large window would hold up the event loop: a worker does it (in steps the JVM
       // can reach a safepoint between), the future completes back on the rank's context
-      return wc.process().context().executeBlocking(() -> WindowMemory.allocate(size, align[0]), false);
+      return wc.process().context().executeBlocking(() -> WindowMemory.allocate(size, align), false);
     }, segment);
+  }
+
+  /** The {@code mpi_minimum_memory_alignment} {@code info} asks for; the default for a bad value (refused by the caller). */
+  private static long alignmentOrDefault(Info info) {
+    try {
+      return WindowInfo.alignment(info, WindowInfo.DEFAULT_ALIGNMENT);
+    } catch (RmaException e) {
+      return WindowInfo.DEFAULT_ALIGNMENT;
+    }
   }
 
   /** MPI_Win_create_dynamic. */
@@ -117,6 +117,7 @@ public final class WindowFactory {
       WindowRegistry registry = WindowRegistry.of(wc.process());
       Future<WindowMemory> local;
       try {
+        WindowInfo.checkCreationHints(info); // a bad value fails this rank's part: every rank fails with it
         local = memory.apply(wc);
       } catch (RuntimeException e) {
         local = Future.failedFuture(e);
