@@ -24,6 +24,34 @@ public final class Info {
   public static final String ACCUMULATE_ORDERING = "accumulate_ordering";
   /** "same_op_no_op" or "same_op" (default: "same_op_no_op"); a hint. */
   public static final String ACCUMULATE_OPS = "accumulate_ops";
+  /**
+   * MPI 4.1's {@code mpi_accumulate_granularity}: the size in bytes of the memory ranges an
+   * implementation should synchronize accumulates over (a non-negative integer, default "0": no
+   * preference). A hint that vertx-rma records and reports: every accumulate is atomic per
+   * element as MPI requires, and in fact applied whole while the target window's owner word is
+   * held (ARCHITECTURE decision 3), which meets any granularity asked for. Another value than a
+   * non-negative integer fails the creation (or {@link Win#setInfo}) with {@link ErrorClass#INFO}.
+   */
+  public static final String ACCUMULATE_GRANULARITY = "mpi_accumulate_granularity";
+  /**
+   * MPI 4.1's {@code mpi_minimum_memory_alignment}: the alignment in bytes (a power of two, at
+   * most 4096, a page) of the memory {@link Win#allocate} and {@link Win#allocateShared} allocate.
+   * Honoured: an {@code allocate} window's memory at each rank starts on such a boundary (default
+   * 16, the native allocator's); an {@code allocateShared} window's whole memory does (default
+   * 16; it starts on a page), and so does every rank's segment when
+   * {@link #ALLOC_SHARED_NONCONTIG} is "true" (default then 64, a cache line). Fixed at creation;
+   * {@link Win#info()} reports the value in use. Another value fails the creation with
+   * {@link ErrorClass#INFO} at every rank.
+   */
+  public static final String MINIMUM_MEMORY_ALIGNMENT = "mpi_minimum_memory_alignment";
+  /**
+   * MPI's {@code alloc_shared_noncontig} ("true" or "false", default "false"), for
+   * {@link Win#allocateShared}: "false" lays the ranks' segments out contiguously (rank r's
+   * starts right after rank r-1's last byte); "true" lets each start on an aligned boundary
+   * ({@link #MINIMUM_MEMORY_ALIGNMENT}). Fixed at creation ("true" if any rank gives "true");
+   * {@link Win#info()} of a shared window reports the value in use.
+   */
+  public static final String ALLOC_SHARED_NONCONTIG = "alloc_shared_noncontig";
   /** "true" if every rank gives the same size; a hint. */
   public static final String SAME_SIZE = "same_size";
   /** "true" if every rank gives the same displacement unit; a hint. */

@@ -79,9 +79,10 @@ public interface Win {
   }
 
   /**
-   * A rank's segment of a shared-memory window (what MPI_Win_shared_query returns).
+   * A rank's memory in a window as MPI_Win_shared_query returns it.
    *
-   * @param memory the segment, for direct loads and stores (valid until the window is freed)
+   * @param memory the segment, for direct loads and stores (valid until the window is freed);
+   *     {@code null} (size 0) where the rank's memory is not reachable by load and store
    * @param size size of the segment in bytes
    * @param dispUnit the owner's displacement unit
    */
@@ -131,7 +132,8 @@ public interface Win {
    *     when it fails at one: {@link ErrorClass#NO_MEM}, naming the size, when a rank cannot get
    *     that much native memory or its host has less memory available than that (Linux:
    *     {@code MemAvailable + SwapFree}; the window is refused rather than the JVM killed by the
-   *     kernel as it is zeroed); {@link ErrorClass#ARG} for a negative size. Fails at the calling
+   *     kernel as it is zeroed); {@link ErrorClass#ARG} for a negative size; {@link ErrorClass#INFO}
+   *     for a value {@link Info#MINIMUM_MEMORY_ALIGNMENT} does not take. Fails at the calling
    *     rank only, as for {@link #create}, for a displacement unit below 1 and with
    *     {@link ErrorClass#COMM}.
    */
@@ -168,13 +170,24 @@ public interface Win {
    * removed is logged at WARNING and tried again twice, then logged at ERROR with its path and
    * left to be deleted when the JVM exits; the window works all the same.
    *
+   * <p>The segments are contiguous, as MPI requires by default: rank r's segment starts at the
+   * byte after rank r-1's last, so a program may compute a peer's address from its own; only the
+   * start of the whole (the lowest rank's segment) is aligned
+   * ({@link Info#MINIMUM_MEMORY_ALIGNMENT}, default 16; it starts on a page), and a rank's words
+   * may be unaligned when a lower rank's size is odd (RMA operations and accumulates work on them
+   * all the same: they never need aligned words). With {@link Info#ALLOC_SHARED_NONCONTIG}
+   * {@code "true"} (at any rank) each segment starts on a boundary of that alignment (at least 64
+   * bytes, a cache line), padding between them. {@link #info()} reports both values in use.
+   *
    * @param comm the communicator whose ranks all call this
    * @param size this rank's segment in bytes, {@code >= 0}
    * @param dispUnit this rank's displacement unit in bytes, {@code >= 1}
    * @param info hints ({@link Info}), or {@code null} for none
    * @return completes with the window once every rank has mapped the segments. Fails at every
    *     rank when it fails at one: {@link ErrorClass#RMA_SHARED} when a rank does not share rank
-   *     0's memory (another host) or the file cannot be created or mapped; {@link ErrorClass#NO_MEM} when the segments
+   *     0's memory (another host) or the file cannot be created or mapped; {@link ErrorClass#INFO}
+   *     for a value {@link Info#MINIMUM_MEMORY_ALIGNMENT} or {@link Info#ALLOC_SHARED_NONCONTIG}
+   *     does not take; {@link ErrorClass#NO_MEM} when the segments
    *     of all ranks add up to more than one mapping can hold (2^31 - 1 bytes). Fails at the
    *     calling rank only, as for {@link #create}, with {@link ErrorClass#ARG} for a negative size
    *     or a displacement unit below 1 and with {@link ErrorClass#COMM}.
@@ -303,8 +316,13 @@ public interface Win {
   /**
    * MPI_Win_get_info: the hints in effect.
    *
-   * @return the hints given at creation, with the defaults of {@link Info#ACCUMULATE_ORDERING},
-   *     {@link Info#ACCUMULATE_OPS} and {@link Info#NO_LOCKS} filled in
+   * @return the hints given at creation (and changed by {@link #setInfo}), with the values in
+   *     use of the keys the library honours filled in: {@link Info#ACCUMULATE_ORDERING},
+   *     {@link Info#ACCUMULATE_OPS}, {@link Info#NO_LOCKS}, {@link Info#ACCUMULATE_GRANULARITY}
+   *     (default "0"; whatever its value, accumulates are atomic per element — each is in fact
+   *     applied whole under the target's owner word), and, fixed at creation,
+   *     {@link Info#MINIMUM_MEMORY_ALIGNMENT} of {@link #allocate} and {@link #allocateShared}
+   *     windows and {@link Info#ALLOC_SHARED_NONCONTIG} of {@link #allocateShared} windows
    */
   Info info();
 
@@ -912,14 +930,23 @@ public interface Win {
   Future<Void> detach(BytesStore<?, ?> memory);
 
   /**
-   * MPI_Win_shared_query: a rank's segment of a shared-memory window, for direct loads and
-   * stores.
+   * MPI_Win_shared_query: a rank's memory in the window, for direct loads and stores from this
+   * rank (valid until the window is freed). For an {@link #allocateShared} window, the rank's
+   * segment. As MPI 4.1 allows, for an {@link #allocate} or {@link #create} window too: this
+   * rank's own memory, the memory of a rank in this JVM (one address space), and an
+   * {@code allocate} window's memory at a rank of another JVM of this host when it lives in a
+   * host segment mapped here (the on-node path: a direct view of the other JVM's window); the
+   * memory of any other rank (another host, another JVM's {@code create} memory, or with the
+   * on-node path off) is not reachable so: size 0 and a {@code null} memory, and RMA reaches it.
+   * Loads and stores through a view follow MPI's rules for shared memory (order them with
+   * {@link #sync} and a barrier, or a synchronization of the window).
    *
-   * @param rank a rank of the window, or {@link Comm#PROC_NULL} for the segment of the lowest
-   *     rank whose size is not zero (MPI's rule; rank 0's empty segment if every size is zero)
-   * @return completes at once with the segment. Fails with {@link ErrorClass#RMA_FLAVOR} if the
-   *     window is not a shared-memory window, {@link ErrorClass#RANK} for a rank outside the
-   *     window, {@link ErrorClass#WIN} after free.
+   * @param rank a rank of the window, or {@link Comm#PROC_NULL} for the memory of the lowest
+   *     rank whose size is not zero (MPI's rule; rank 0's, empty, if every size is zero)
+   * @return completes at once with the rank's memory, its size and its displacement unit. Fails
+   *     with {@link ErrorClass#RMA_FLAVOR} for a {@link #createDynamic} window (its memory has
+   *     no one base), {@link ErrorClass#RANK} for a rank outside the window,
+   *     {@link ErrorClass#WIN} after free.
    */
   Future<SharedSegment> sharedQuery(int rank);
 

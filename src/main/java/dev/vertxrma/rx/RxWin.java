@@ -805,11 +805,12 @@ public final class RxWin {
   }
 
   /**
-   * MPI_Win_shared_query ({@link Win#sharedQuery}). Fails with RMA_FLAVOR on a window that is not
-   * a shared-memory window, RANK.
+   * MPI_Win_shared_query ({@link Win#sharedQuery}). Fails with RMA_FLAVOR on a dynamic window,
+   * RANK.
    *
    * @param rank a rank of the window
-   * @return that rank's segment, for direct loads and stores
+   * @return that rank's memory, for direct loads and stores (size 0, no memory, where this rank
+   *     cannot reach it by load and store)
    */
   public Single<Win.SharedSegment> sharedQuery(int rank) {
     return Deferred.single(() -> win.sharedQuery(rank));

@@ -39,20 +39,55 @@ public final class WindowMemory implements TargetMemory {
   public static final long OFF_LOOP_BYTES = 1L << 20;
 
   /**
-   * Library-owned, zeroed native memory of {@code size} bytes (MPI_Win_allocate). From
-   * {@link #OFF_LOOP_BYTES} bytes on this blocks (it reads {@code /proc/meminfo} and zeroes the
-   * memory, about a second per GiB, in steps the JVM can reach a safepoint between): call it on a
-   * worker thread then.
-   *
-   * @throws RmaException ARG for a negative size; NO_MEM, naming the size, when the native
-   *     allocator cannot provide it or the host has less memory available than that
-   *     ({@link HostMemory}: memory the kernel would promise but could not back when touched)
+   * Library-owned, zeroed native memory of {@code size} bytes (MPI_Win_allocate) at the native
+   * allocator's alignment ({@link #NATIVE_ALIGNMENT}); {@link #allocate(long, long)}.
    */
   public static WindowMemory allocate(long size) {
+    return allocate(size, NATIVE_ALIGNMENT);
+  }
+
+  /**
+   * The alignment every native allocation has (glibc's {@code malloc} on 64-bit Linux, below the
+   * JVM's {@code Unsafe.allocateMemory}); checked on every allocation all the same.
+   */
+  public static final long NATIVE_ALIGNMENT = 16;
+
+  /**
+   * Library-owned, zeroed native memory of {@code size} bytes (MPI_Win_allocate) whose first byte
+   * lies on a boundary of {@code align} bytes (MPI's {@code mpi_minimum_memory_alignment}): the
+   * allocator's own block up to {@link #NATIVE_ALIGNMENT}, else (or should the allocator's block
+   * not be aligned so) an aligned view of a block {@code align - 1} bytes larger, released with it. From {@link #OFF_LOOP_BYTES} bytes on this blocks (it reads
+   * {@code /proc/meminfo} and zeroes the memory, about a second per GiB, in steps the JVM can
+   * reach a safepoint between): call it on a worker thread then.
+   *
+   * @param align a power of two, at most 2^20
+   * @throws RmaException ARG for a negative size or an alignment that is not a power of two up to
+   *     2^20; NO_MEM, naming the size, when the native allocator cannot provide it or the host has
+   *     less memory available than that ({@link HostMemory}: memory the kernel would promise but
+   *     could not back when touched)
+   */
+  public static WindowMemory allocate(long size, long align) {
     if (size < 0) {
       throw RmaException.of(ErrorClass.ARG, "window size %d is negative", size);
     }
+    if (align < 1 || align > 1 << 20 || Long.bitCount(align) != 1) {
+      throw RmaException.of(ErrorClass.ARG, "window alignment %d is not a power of two from 1 to 2^20", align);
+    }
     long bytes = Math.max(size, 8);
+    if (align <= NATIVE_ALIGNMENT) {
+      BytesStore<?, ?> store = zeroed(bytes, size);
+      if ((store.addressForWrite(0) & (align - 1)) == 0) {
+        return new WindowMemory(store, size, store::releaseLast);
+      }
+      store.releaseLast(); // an allocator that does not align as promised: a larger block, as below
+    }
+    BytesStore<?, ?> block = zeroed(bytes + align - 1, size);
+    long aligned = (block.addressForWrite(0) + align - 1) & -align;
+    return new WindowMemory(BytesStore.wrap(aligned, bytes), size, block::releaseLast);
+  }
+
+  /** A zeroed native store of {@code bytes} bytes, for a window of {@code size}. */
+  private static BytesStore<?, ?> zeroed(long bytes, long size) {
     if (bytes >= OFF_LOOP_BYTES) {
       java.util.OptionalLong available = HostMemory.available();
       if (available.isPresent() && bytes > available.getAsLong()) {
@@ -73,7 +108,7 @@ public final class WindowMemory implements TargetMemory {
           + "memory: %s", size, gib(size), e.getMessage() == null ? e.getClass().getName() : e.getMessage()), e);
     }
     Memory.zero(null, store.addressForWrite(0), bytes);
-    return new WindowMemory(store, size, store::releaseLast);
+    return store;
   }
 
   private static String gib(long bytes) {

@@ -240,7 +240,10 @@ public final class RmaTarget {
     }
   }
 
-  /** The operation's target datatype: decoded in place, or decoded now from its wire form (and kept). */
+  /**
+   * The operation's target datatype: decoded in place, resolved by the target window
+   * ({@link TargetTypes}), or decoded now from its wire form (and kept).
+   */
   private static TypeMap targetType(RmaOperation rma) {
     if (rma.targetType != null) {
       return rma.targetType;
@@ -248,13 +251,7 @@ public final class RmaTarget {
     if (rma.targetTypeWire == null) {
       throw new RmaException(ErrorClass.TYPE, "RMA operation without a target datatype");
     }
-    io.vertx.core.buffer.Buffer b = io.vertx.core.buffer.Buffer.buffer(rma.targetTypeWire);
-    int[] end = new int[1];
-    TypeMap t = TypeMapWire.decode(b, 0, end);
-    if (end[0] != rma.targetTypeWire.length) {
-      throw RmaException.of(ErrorClass.TYPE, "target datatype encoding has %d trailing bytes",
-          rma.targetTypeWire.length - end[0]);
-    }
+    TypeMap t = TypeMapWire.decodeWhole(rma.targetTypeWire);
     rma.targetType = t;
     return t;
   }

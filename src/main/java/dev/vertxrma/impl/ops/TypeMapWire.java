@@ -48,6 +48,20 @@ final class TypeMapWire {
   }
 
   /**
+   * Reads a type that is the whole of {@code wire} ({@link #decode}, then no trailing byte).
+   *
+   * @throws RmaException {@link ErrorClass#TYPE} as {@link #decode}, and for trailing bytes
+   */
+  static TypeMap decodeWhole(byte[] wire) {
+    int[] end = new int[1];
+    TypeMap t = decode(Buffer.buffer(wire), 0, end);
+    if (end[0] != wire.length) {
+      throw RmaException.of(ErrorClass.TYPE, "target datatype encoding has %d trailing bytes", wire.length - end[0]);
+    }
+    return t;
+  }
+
+  /**
    * Reads a type written by {@link #encode} from {@code in} at {@code offset}. A predefined type
    * decodes to the shared predefined instance; a derived one to a new, committed type (its
    * lb/ub count as natural, not explicit, bounds). This is a trust boundary: every field is

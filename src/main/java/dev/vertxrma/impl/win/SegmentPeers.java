@@ -116,6 +116,12 @@ final class SegmentPeers {
     return count > 0 && peers[r] != null;
   }
 
+  /** Rank {@code r}'s window memory as mapped here, or {@code null} (MPI_Win_shared_query). */
+  WindowMemory memory(int r) {
+    Peer p = peers[r];
+    return p == null ? null : p.memory;
+  }
+
   /** Rank {@code r}'s control block as mapped here, or {@code null}. */
   WindowControl control(int r) {
     Peer p = peers[r];

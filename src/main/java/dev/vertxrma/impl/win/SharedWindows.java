@@ -55,13 +55,28 @@ final class SharedWindows {
     Collectives coll = new Collectives(wc.endpoint(), wc.p2p(), WinImpl.collectiveContext(id));
     // no host names: whether the ranks share memory is proven by mapping the file rank 0 creates
     // (its name random, so only a rank that shares rank 0's segment directory finds it)
-    Future<byte[]> mine = Future.succeededFuture(ByteBuffer.allocate(8).putLong(size).array());
+    // each rank's size and layout hints (checked before the agreement: valid at every rank)
+    boolean noncontig = WindowInfo.noncontig(info);
+    long align = WindowInfo.alignment(info, noncontig ? SharedLayout.NONCONTIG_ALIGN : WindowInfo.DEFAULT_ALIGNMENT);
+    Future<byte[]> mine = Future.succeededFuture(ByteBuffer.allocate(17).putLong(size).put((byte) (noncontig ? 1 : 0))
+        .putLong(align).array());
     return coll.allgather(mine).compose(all -> {
       long[] sizes = new long[all.size()];
+      boolean anyNoncontig = false;
+      long maxAlign = 1;
       for (int r = 0; r < all.size(); r++) {
-        sizes[r] = ByteBuffer.wrap(all.get(r)).getLong();
+        ByteBuffer b = ByteBuffer.wrap(all.get(r));
+        sizes[r] = b.getLong();
+        anyNoncontig |= b.get() != 0;
+        maxAlign = Math.max(maxAlign, b.getLong());
       }
-      long total = SharedLayout.total(sizes);
+      // the same layout at every rank: non-contiguous if any rank asks, aligned to the largest
+      // alignment any rank asks for (a cache line at least when non-contiguous)
+      long inUse = anyNoncontig ? Math.max(maxAlign, SharedLayout.NONCONTIG_ALIGN) : maxAlign;
+      SharedLayout layout = SharedLayout.of(sizes, anyNoncontig, inUse);
+      Info effective = (info == null ? Info.NULL : info).with(Info.ALLOC_SHARED_NONCONTIG, String.valueOf(anyNoncontig))
+          .with(Info.MINIMUM_MEMORY_ALIGNMENT, String.valueOf(inUse));
+      long total = layout.total();
       if (total > SharedMapping.MAX_LENGTH) {
         // every rank sees the same sizes: all fail here alike, none waits for the others
         throw RmaException.of(ErrorClass.NO_MEM, "cannot allocate a shared window of %d bytes at rank %d: the "
@@ -79,7 +94,7 @@ final class SharedWindows {
                 : failed(ar.cause())));
       }
       return created.compose(path -> coll.bcast(path, 0))
-          .compose(p -> map(registry, wc, coll, agreed, p, sizes, total, dispUnit, info));
+          .compose(p -> map(registry, wc, coll, agreed, p, sizes, layout, dispUnit, effective));
     });
   }
 
@@ -112,14 +127,15 @@ final class SharedWindows {
   }
 
   private static Future<Win> map(WindowRegistry registry, CommImpl wc, Collectives coll,
-      WindowFactory.Agreement agreed, byte[] fromRank0, long[] sizes, long total, int dispUnit, Info info) {
+      WindowFactory.Agreement agreed, byte[] fromRank0, long[] sizes, SharedLayout layout, int dispUnit, Info info) {
     if (fromRank0.length == 0 || fromRank0[0] != CREATED) {
       return Future.failedFuture(failure(fromRank0, wc.rank()));
     }
     String text = new String(fromRank0, 1, fromRank0.length - 1, StandardCharsets.UTF_8);
     ContextInternal ctx = wc.process().context();
     Path path = Path.of(text);
-    long offset = SharedLayout.offset(sizes, wc.rank());
+    long offset = layout.offset(wc.rank());
+    long total = layout.total();
     long mySize = sizes[wc.rank()];
     // the file's space is reserved (rank 0 wrote it whole): each rank maps it and touches its own
     // segment's pages here, on a worker, so that its first stores fault no page on an event loop

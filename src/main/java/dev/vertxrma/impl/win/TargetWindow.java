@@ -11,6 +11,7 @@ import dev.vertxrma.impl.memory.WindowMemory;
 import dev.vertxrma.impl.ops.OperationFrames;
 import dev.vertxrma.impl.ops.RmaOperation;
 import dev.vertxrma.impl.ops.RmaTarget;
+import dev.vertxrma.impl.ops.TargetTypes;
 import dev.vertxrma.impl.sync.FenceEpoch;
 import dev.vertxrma.impl.sync.PscwEpoch;
 import dev.vertxrma.impl.transport.Endpoint;
@@ -40,6 +41,8 @@ final class TargetWindow {
   private final WindowControl control;
   private final int rank;
   private final WindowMemory memory;
+  /** Derived target datatypes decoded from other JVMs' operations (the owner's only). */
+  private final TargetTypes types = new TargetTypes();
   private final DynamicMemory dynamic;
   private final TargetMemory target;
   private final SharedMapping mapping;
@@ -87,6 +90,16 @@ final class TargetWindow {
 
   long size() {
     return target.size();
+  }
+
+  /** The derived target datatypes this window has decoded (tests). */
+  TargetTypes types() {
+    return types;
+  }
+
+  /** The window's own memory at this rank ({@code null} for a dynamic window): MPI_Win_shared_query of a same-JVM rank. */
+  WindowMemory memory() {
+    return memory;
   }
 
   /** The control block: owner word, published state, host barrier slot. */
@@ -335,6 +348,7 @@ final class TargetWindow {
 
   /** Applies admitted operation {@code op}; returns the data its reply carries, or {@code null}. */
   private PayloadSource applyAdmitted(RmaOperation op) {
+    types.resolve(op); // a derived type from another JVM: decoded once per origin and wire form
     if (op.syncMode != RmaOperation.SYNC_PSCW) {
       return RmaTarget.apply(op, target, dispUnit, rank);
     }

@@ -124,7 +124,8 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
     this.hints = new WindowInfo(effective, rp, state, targetWindow, passive, coll);
     this.sync = new SynchronizationCalls(this, rp, state, registry, hints, active, passiveSync, observer);
     this.requests = new RequestOperations(this, comm, errors, rp, state, passiveSync, observer);
-    this.memoryCalls = new WindowMemoryCalls(this, rp, state, targetWindow, flavor, memory, dynamic, mapping);
+    this.memoryCalls = new WindowMemoryCalls(this, rp, state, targetWindow, flavor, memory, dynamic, mapping, hints,
+        origin::localPeer, onNode.peers());
   }
 
   @Override

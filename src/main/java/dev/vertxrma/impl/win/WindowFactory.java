@@ -39,7 +39,13 @@ public final class WindowFactory {
    */
   public static Future<Win> allocate(Comm comm, long size, int dispUnit, Info info) {
     HostSegment[] segment = new HostSegment[1];
-    return build(comm, dispUnit, info, Win.Flavor.ALLOCATE, wc -> {
+    long align = alignmentOrDefault(info);
+    Info effective = (info == null ? Info.NULL : info).with(Info.MINIMUM_MEMORY_ALIGNMENT, String.valueOf(align));
+    return build(comm, dispUnit, effective, Win.Flavor.ALLOCATE, wc -> {
+      // the hints as given (effective has the alignment in use): a bad value fails this rank's
+      // part, so the creation fails at every rank with its reason
+      WindowInfo.checkCreationHints(info);
+      // a host segment's memory starts on a page (HostSegment.CONTROL_PAGE into a mapping): aligned to any value allowed
       if (HostSegment.wanted(wc, size)) {
         int ranks = wc.size();
         String job = wc.process().job().jobName();
@@ -51,17 +57,26 @@ public final class WindowFactory {
           } catch (RmaException e) {
             SharedMapping.reportFallback("window segment", "window of " + size + " bytes at rank " + rank + " of job " + job
                 + " in private memory, reached over the data plane", e);
-            return WindowMemory.allocate(size);
+            return WindowMemory.allocate(size, align);
           }
         }, false);
       }
       if (size < WindowMemory.OFF_LOOP_BYTES) {
-        return Future.succeededFuture(WindowMemory.allocate(size));
+        return Future.succeededFuture(WindowMemory.allocate(size, align));
       }
       // zeroing a large window would hold up the event loop: a worker does it (in steps the JVM
       // can reach a safepoint between), the future completes back on the rank's context
-      return wc.process().context().executeBlocking(() -> WindowMemory.allocate(size), false);
+      return wc.process().context().executeBlocking(() -> WindowMemory.allocate(size, align), false);
     }, segment);
+  }
+
+  /** The {@code mpi_minimum_memory_alignment} {@code info} asks for; the default for a bad value (refused by the caller). */
+  private static long alignmentOrDefault(Info info) {
+    try {
+      return WindowInfo.alignment(info, WindowInfo.DEFAULT_ALIGNMENT);
+    } catch (RmaException e) {
+      return WindowInfo.DEFAULT_ALIGNMENT;
+    }
   }
 
   /** MPI_Win_create_dynamic. */
@@ -102,6 +117,7 @@ public final class WindowFactory {
       WindowRegistry registry = WindowRegistry.of(wc.process());
       Future<WindowMemory> local;
       try {
+        WindowInfo.checkCreationHints(info); // a bad value fails this rank's part: every rank fails with it
         local = memory.apply(wc);
       } catch (RuntimeException e) {
         local = Future.failedFuture(e);
@@ -307,7 +323,14 @@ public final class WindowFactory {
         throw RmaException.of(ErrorClass.ARG, "window size %d is negative", size);
       }
       WindowRegistry registry = WindowRegistry.of(wc.process());
-      return agree(wc, registry, null, size, dispUnit).compose(agreed ->
+      // a hint with a bad value fails the creation at every rank, with this rank's reason
+      Throwable badHint = null;
+      try {
+        WindowInfo.checkCreationHints(info);
+      } catch (RmaException e) {
+        badHint = e;
+      }
+      return agree(wc, registry, badHint, size, dispUnit).compose(agreed ->
           SharedWindows.create(wc, registry, agreed, size, dispUnit, info));
     });
   }

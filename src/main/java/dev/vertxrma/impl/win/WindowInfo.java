@@ -50,7 +50,76 @@ final class WindowInfo {
     if (i.get(Info.NO_LOCKS) == null) {
       i = i.with(Info.NO_LOCKS, "false");
     }
+    if (i.get(Info.ACCUMULATE_GRANULARITY) == null) {
+      i = i.with(Info.ACCUMULATE_GRANULARITY, "0");
+    }
     return i;
+  }
+
+  /** The alignment of library-allocated memory when no {@code mpi_minimum_memory_alignment} is given. */
+  static final long DEFAULT_ALIGNMENT = dev.vertxrma.impl.memory.WindowMemory.NATIVE_ALIGNMENT;
+  /** The largest {@code mpi_minimum_memory_alignment} honoured: a page (a mapped file starts on one). */
+  static final long MAX_ALIGNMENT = 4096;
+
+  /**
+   * The {@code mpi_minimum_memory_alignment} {@code given} asks for, or {@code def}.
+   *
+   * @throws RmaException INFO for a value that is not a power of two from 1 to {@link #MAX_ALIGNMENT}
+   */
+  static long alignment(Info given, long def) {
+    String v = given == null ? null : given.get(Info.MINIMUM_MEMORY_ALIGNMENT);
+    if (v == null) {
+      return def;
+    }
+    long a = parse(Info.MINIMUM_MEMORY_ALIGNMENT, v);
+    if (a < 1 || a > MAX_ALIGNMENT || Long.bitCount(a) != 1) {
+      throw RmaException.of(ErrorClass.INFO, "%s=%s: the alignment must be a power of two from 1 to %d (a page)",
+          Info.MINIMUM_MEMORY_ALIGNMENT, v, MAX_ALIGNMENT);
+    }
+    return a;
+  }
+
+  /**
+   * Whether {@code given} says {@code alloc_shared_noncontig=true}.
+   *
+   * @throws RmaException INFO for a value other than true or false
+   */
+  static boolean noncontig(Info given) {
+    String v = given == null ? null : given.get(Info.ALLOC_SHARED_NONCONTIG);
+    if (v == null || v.equalsIgnoreCase("false")) {
+      return false;
+    }
+    if (v.equalsIgnoreCase("true")) {
+      return true;
+    }
+    throw RmaException.of(ErrorClass.INFO, "%s=%s: the value must be true or false", Info.ALLOC_SHARED_NONCONTIG, v);
+  }
+
+  /**
+   * Checks the values of the creation-time keys that {@code given} sets and the library honours
+   * ({@code mpi_minimum_memory_alignment}, {@code alloc_shared_noncontig},
+   * {@code mpi_accumulate_granularity}).
+   *
+   * @throws RmaException INFO, naming the key and the values it takes
+   */
+  static void checkCreationHints(Info given) {
+    if (given == null) {
+      return;
+    }
+    alignment(given, DEFAULT_ALIGNMENT);
+    noncontig(given);
+    String g = given.get(Info.ACCUMULATE_GRANULARITY);
+    if (g != null) {
+      checkInfoValue(Info.ACCUMULATE_GRANULARITY, g);
+    }
+  }
+
+  private static long parse(String key, String value) {
+    try {
+      return Long.parseLong(value.trim());
+    } catch (NumberFormatException e) {
+      throw RmaException.of(ErrorClass.INFO, "%s=%s is not an integer", key, value);
+    }
   }
 
   /** Whether {@code hints} say {@code no_locks=true}. */
@@ -81,6 +150,9 @@ final class WindowInfo {
       case Info.ACCUMULATE_OPS:
         ok = value.equals("same_op") || value.equals("same_op_no_op");
         break;
+      case Info.ACCUMULATE_GRANULARITY:
+        ok = value.trim().matches("\\d{1,18}");
+        break;
       default:
         ok = true; // unknown keys are kept and ignored, as MPI allows
     }
@@ -91,7 +163,9 @@ final class WindowInfo {
 
   /**
    * MPI_Win_set_info (collective): merges {@code hints} into the window's; INFO for a value a
-   * key does not take. Every rank learns every rank's verdict on a change of {@code no_locks}
+   * key does not take. The keys fixed at creation ({@code mpi_minimum_memory_alignment},
+   * {@code alloc_shared_noncontig}: the memory is laid out) keep their values, as MPI lets an
+   * implementation ignore a hint, so {@link #get} goes on reporting the values in use. Every rank learns every rank's verdict on a change of {@code no_locks}
    * (RMA_SYNC if a lock is held or waited for at a target, or a rank holds a passive-target
    * epoch), so the hints change everywhere or nowhere; the future completes when every rank has
    * switched.
@@ -101,7 +175,9 @@ final class WindowInfo {
     if (hints != null) {
       for (String key : hints.keys()) {
         checkInfoValue(key, hints.get(key));
-        next = next.with(key, hints.get(key));
+        if (!key.equals(Info.MINIMUM_MEMORY_ALIGNMENT) && !key.equals(Info.ALLOC_SHARED_NONCONTIG)) {
+          next = next.with(key, hints.get(key));
+        }
       }
     }
     Info merged = next;

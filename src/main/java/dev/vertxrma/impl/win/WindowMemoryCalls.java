@@ -1,6 +1,7 @@
 package dev.vertxrma.impl.win;
 
 import dev.vertxrma.ErrorClass;
+import dev.vertxrma.Info;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Win.Flavor;
 import dev.vertxrma.Win.SharedSegment;
@@ -9,13 +10,14 @@ import dev.vertxrma.impl.memory.SharedMapping;
 import dev.vertxrma.impl.memory.WindowMemory;
 import dev.vertxrma.impl.transport.Endpoint;
 import io.vertx.core.Future;
+import java.util.function.IntFunction;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
  * The calls of one rank's window about its memory, each after checking that the window is live
  * and of the flavor the call needs (RMA_FLAVOR otherwise): the memory and its base address
- * (MPI_WIN_BASE; MPI_BOTTOM for a dynamic window), the segments of a shared window
- * (MPI_Win_shared_query) and the memory attached to a dynamic window (MPI_Win_attach,
+ * (MPI_WIN_BASE; MPI_BOTTOM for a dynamic window), the memory of the ranks reachable by load
+ * and store (MPI_Win_shared_query) and the memory attached to a dynamic window (MPI_Win_attach,
  * MPI_Win_detach, through the single-owner {@link TargetWindow}).
  */
 final class WindowMemoryCalls {
@@ -31,9 +33,19 @@ final class WindowMemoryCalls {
   private final DynamicMemory dynamic;
   /** A shared window's mapping of every rank's segment; {@code null} for other flavors. */
   private final SharedMapping mapping;
+  /** The window's hints: those fixed at creation say how a shared window's segments lie. */
+  private final WindowInfo hints;
+  /** The same-JVM target window of a rank, or {@code null}. */
+  private final IntFunction<TargetWindow> localPeer;
+  /** The host segments of ranks in other JVMs mapped here, or {@code null}. */
+  private final SegmentPeers segmentPeers;
 
   WindowMemoryCalls(WinImpl win, Endpoint rp, WindowState state, TargetWindow targetWindow, Flavor flavor,
-      WindowMemory memory, DynamicMemory dynamic, SharedMapping mapping) {
+      WindowMemory memory, DynamicMemory dynamic, SharedMapping mapping, WindowInfo hints,
+      IntFunction<TargetWindow> localPeer, SegmentPeers segmentPeers) {
+    this.hints = hints;
+    this.localPeer = localPeer;
+    this.segmentPeers = segmentPeers;
     this.win = win;
     this.rp = rp;
     this.state = state;
@@ -94,13 +106,22 @@ final class WindowMemoryCalls {
     return dynamic;
   }
 
-  /** MPI_Win_shared_query: rank {@code targetRank}'s segment of a shared window. */
+  /**
+   * MPI_Win_shared_query: rank {@code targetRank}'s memory as this rank can load from and store
+   * to it. A shared window: the rank's segment in the mapping ({@link SharedLayout} from the
+   * creation-time hints). An {@code allocate} or {@code create} window (MPI 4.1): this rank's own
+   * memory, a same-JVM rank's memory (one address space), or an {@code allocate} window's host
+   * segment of another JVM of this host mapped here (the on-node path); a rank whose memory is
+   * not reachable so (another host, another JVM's {@code create} memory, the data plane) gives
+   * size 0 and no memory. RMA_FLAVOR for a dynamic window, whose memory has no one base.
+   */
   Future<SharedSegment> sharedQuery(int targetRank) {
     return win.call(() -> {
       state.checkLive("sharedQuery");
-      if (mapping == null) {
-        throw RmaException.of(ErrorClass.RMA_FLAVOR, "sharedQuery on window %s of flavor %s: only windows from "
-            + "Win.allocateShared have shared segments", state.name(), flavor);
+      if (dynamic != null) {
+        throw RmaException.of(ErrorClass.RMA_FLAVOR, "sharedQuery on window %s of flavor %s: a dynamic window's "
+            + "memory is the stores attached to it, with no one base to share; query a window from allocateShared, "
+            + "allocate or create", state.name(), flavor);
       }
       int r = targetRank;
       if (r == dev.vertxrma.Comm.PROC_NULL) {
@@ -114,9 +135,27 @@ final class WindowMemoryCalls {
         }
       }
       state.checkRank(r, "sharedQuery");
-      long offset = SharedLayout.offset(state.sizes(), r);
       long bytes = state.size(r);
-      return rp.context().succeededFuture(new SharedSegment(mapping.segment(offset, bytes), bytes, state.unit(r)));
+      if (mapping != null) {
+        Info given = hints.get();
+        boolean noncontig = WindowInfo.noncontig(given);
+        SharedLayout layout = SharedLayout.of(state.sizes(), noncontig, WindowInfo.alignment(given,
+            SharedLayout.NONCONTIG_ALIGN));
+        return rp.context().succeededFuture(new SharedSegment(mapping.segment(layout.offset(r), bytes), bytes,
+            state.unit(r)));
+      }
+      WindowMemory reached = r == state.rank ? memory : reachable(r);
+      return rp.context().succeededFuture(reached == null ? new SharedSegment(null, 0, state.unit(r))
+          : new SharedSegment(reached.store(), bytes, state.unit(r)));
     });
+  }
+
+  /** Rank {@code r}'s window memory if this rank can load from and store to it, else {@code null}. */
+  private WindowMemory reachable(int r) {
+    TargetWindow local = localPeer.apply(r);
+    if (local != null) {
+      return local.memory();
+    }
+    return segmentPeers == null ? null : segmentPeers.memory(r);
   }
 }
