@@ -4,6 +4,7 @@ import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.memory.Memory;
 import dev.vertxrma.impl.ops.Combiner;
+import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.p2p.Channel;
 import dev.vertxrma.impl.p2p.PointToPoint;
 import dev.vertxrma.impl.transport.Endpoint;
@@ -383,11 +384,11 @@ public final class Collectives {
   }
 
   private static byte[] concat(List<byte[]> parts) {
-    int total = 0;
-    for (byte[] b : parts) {
-      total += 4 + b.length;
+    int[] lengths = new int[parts.size()];
+    for (int i = 0; i < lengths.length; i++) {
+      lengths[i] = parts.get(i).length;
     }
-    byte[] out = new byte[total];
+    byte[] out = new byte[concatenatedLength(lengths)];
     int at = 0;
     for (byte[] b : parts) {
       Memory.putInt(out, Memory.ARRAY_BYTE_BASE_OFFSET + at, b.length);
@@ -395,6 +396,23 @@ public final class Collectives {
       at += 4 + b.length;
     }
     return out;
+  }
+
+  /**
+   * The length of the blocks of {@code lengths} concatenated, each after its i32 length; COUNT
+   * when that is more than one block carries (the ranks' blocks then go in parts, by the caller).
+   */
+  static int concatenatedLength(int[] lengths) {
+    long total = 0;
+    for (int n : lengths) {
+      total += 4L + n;
+    }
+    if (total > DatatypeEngine.MAX_PACKED_BYTES) {
+      throw RmaException.of(ErrorClass.COUNT, "allgather: the blocks of the %d ranks are %d bytes together, more "
+          + "than one block carries (%d bytes): gather fewer elements per call", lengths.length, total,
+          DatatypeEngine.MAX_PACKED_BYTES);
+    }
+    return (int) total;
   }
 
   private static List<byte[]> split(byte[] all, int n) {

@@ -52,8 +52,9 @@ final class CollectiveMoves {
       TypeMap t = BufferArguments.typeMap(type, "bcast");
       MemoryRef mem = BufferArguments.buffer(buf, offset, count, t, "bcast");
       comm.checkRoot(root, "bcast");
+      int bytes = DatatypeEngine.packedBlockSize(t, count); // checked at every rank: the root's block must be one
       byte[] data = rank() == root ? DatatypeEngine.pack(mem.base(), mem.address(), t, count) : null;
-      return coll.bcast(data, root, DatatypeEngine.packedSize(t, count)).map(block -> {
+      return coll.bcast(data, root, bytes).map(block -> {
         if (rank() != root) {
           unpackExactly(block, mem, t, count, "bcast from root " + root);
         }

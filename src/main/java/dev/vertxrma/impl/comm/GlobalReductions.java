@@ -141,7 +141,7 @@ final class GlobalReductions {
         throw RmaException.of(ErrorClass.COUNT, "%s: the count of rank %d is %d, negative", what, i, counts[i]);
       }
       total += counts[i];
-      blockBytes[i] = Math.toIntExact(t.size() * counts[i]);
+      blockBytes[i] = DatatypeEngine.packedBlockSize(t, counts[i]);
     }
     if (total > Integer.MAX_VALUE) {
       throw RmaException.of(ErrorClass.COUNT, "%s: the counts add up to %d elements, more than a call can take",
