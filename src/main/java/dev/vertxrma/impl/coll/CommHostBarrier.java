@@ -157,6 +157,9 @@ final class CommHostBarrier {
     return host.arrive(() -> own.deposit(n, block)).map(v -> {
       byte[][] blocks = new byte[pages.length][];
       for (int r = 0; r < blocks.length; r++) {
+        if (pages[r].aborted(n)) {
+          continue; // that rank failed the call: no block (Collectives#unlessAborted)
+        }
         blocks[r] = pages[r].block(n);
         if (blocks[r] == null) {
           throw RmaException.of(dev.vertxrma.ErrorClass.INTERN, "rank %d's barrier page holds a malformed block", r);

@@ -71,7 +71,10 @@ public final class Combiner {
       throw RmaException.of(ErrorClass.OP, "%s: %s is only defined for RMA accumulate, not for reductions", what,
           predefined);
     }
-    if (count < 0 || (count > 0 && t.elementCount() > Integer.MAX_VALUE / count)) {
+    if (count < 0) {
+      throw RmaException.of(ErrorClass.COUNT, "%s: count %d is negative", what, count);
+    }
+    if (count > 0 && t.elementCount() > Integer.MAX_VALUE / count) {
       throw RmaException.of(ErrorClass.COUNT, "%s: count %d of datatype %s (%d elements each) is not 0 to %d elements "
           + "in all, what a reduction takes", what, count, t.name(), t.elementCount(), Integer.MAX_VALUE);
     }
