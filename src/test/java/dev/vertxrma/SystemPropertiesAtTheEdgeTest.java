@@ -50,10 +50,13 @@ class SystemPropertiesAtTheEdgeTest {
   private static final Map<String, Allowed> JVM_FACTS = Map.of(
       "dev.vertxrma.impl.job.RankHost", new Allowed("getProperty",
           "java.home, named in the error of a virtual-thread job on a JVM older than Java 21"),
+      "dev.vertxrma.impl.transport.PrivateFile", new Allowed("getProperty",
+          "user.name, the owner a secret file must have where the system tells no user id"),
       "dev.vertxrma.impl.memory.SharedMapping", new Allowed("getProperty",
           "java.io.tmpdir, where shared-window segments go on a host without a writable /dev/shm"),
       "dev.vertxrma.impl.runtime.LauncherClusterManager", new Allowed("getProperty",
-          "sun.java.command, the command line that tells whether a Vert.x launcher runs a RankVerticle"),
+          "java.util.logging.config.file and .class: whether the user configured logging, which a cluster node it "
+              + "forms then leaves alone"),
       "dev.vertxrma.impl.runtime.ClusterSupport", new Allowed("getProperties",
           "the user's own ${...} placeholders of a cluster.xml; rma.host, rma.members and rma.clusterPort "
               + "there come from ClusterOptions and win"));
