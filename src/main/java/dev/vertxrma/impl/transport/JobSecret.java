@@ -98,11 +98,6 @@ public final class JobSecret {
     return file == null || file.isBlank() ? null : read(Path.of(file));
   }
 
-  /** {@link #fromEnvironment(java.util.Map)} of this process's environment. */
-  public static JobSecret fromEnvironment() {
-    return fromEnvironment(System.getenv());
-  }
-
   /** The text form (Base64), to write into a file only the user can read. */
   public String text() {
     return Base64.getEncoder().encodeToString(key.getEncoded());

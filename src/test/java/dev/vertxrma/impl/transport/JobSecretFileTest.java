@@ -90,4 +90,25 @@ class JobSecretFileTest {
     assertEquals(ErrorClass.ARG, e.errorClass());
     assertTrue(e.getMessage().contains(f.toString()), e.getMessage());
   }
+
+  /**
+   * The engine reads the secret's file the options name (JobOptions.setSecretFile), never the
+   * environment: a job given a file open to others fails to start with ARG and the fix, and one
+   * given a private file starts, embedded and clustered (a clustered job needs the secret).
+   */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.EnumSource(dev.vertxrma.testing.Jobs.Mode.class)
+  void theJobReadsTheFileItsOptionsName(dev.vertxrma.testing.Jobs.Mode mode) throws Exception {
+    Path open = secretFile("rw-r--r--");
+    Throwable refused = dev.vertxrma.testing.Jobs.runExpectingFailure(mode,
+        dev.vertxrma.testing.Jobs.options(2).setSecret(null).setSecretFile(open.toString()),
+        (world, args) -> world.barrier());
+    RmaException e = org.junit.jupiter.api.Assertions.assertInstanceOf(RmaException.class, refused);
+    assertEquals(ErrorClass.ARG, e.errorClass(), e.getMessage());
+    assertTrue(e.getMessage().contains("chmod 600 " + open), e.getMessage());
+    Path own = secretFile("rw-------");
+    dev.vertxrma.testing.Jobs.await(dev.vertxrma.testing.Jobs.start(mode,
+        dev.vertxrma.testing.Jobs.options(2).setSecret(null).setSecretFile(own.toString()),
+        (world, args) -> world.barrier()), 60);
+  }
 }
