@@ -67,6 +67,10 @@ public class LocalArgumentErrorProgram implements RankProgram {
     // scan: every rank but 0 waits (directly or through others) for rank 0
     cases.add(new Case("scan, a negative count", 0, ErrorClass.COUNT, "negative", Set.of(1, 2, 3),
         w -> w.scan(Buf.of(new int[] {1}), 0, Buf.of(new int[1]), 0, w.rank() == 0 ? -1 : 1, Datatype.INT, Op.SUM)));
+    // reduceScatterBlock: a reduce to 0 (which waits for rank 1's part), then a scatter from 0
+    cases.add(new Case("reduceScatterBlock, a negative count", 1, ErrorClass.COUNT, "negative", Set.of(0),
+        w -> w.reduceScatterBlock(Buf.of(new int[4]), 0, Buf.of(new int[1]), 0, w.rank() == 1 ? -1 : 1, Datatype.INT,
+            Op.SUM)));
     return cases;
   }
 
