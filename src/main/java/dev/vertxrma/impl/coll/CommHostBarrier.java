@@ -147,7 +147,9 @@ final class CommHostBarrier {
 
   /**
    * A barrier of {@code host} at which each rank deposits {@code block} ({@link BarrierPage#MAX_BLOCK}
-   * bytes at most) in its page: every rank's block, by rank, once all have arrived. The blocks of
+   * bytes at most) in its page: every rank's block, by rank, once all have arrived; {@code null}
+   * deposits no block (this rank failed the call, {@link Collectives#checked}), and a rank that
+   * deposited none has {@code null} in the result. The blocks of
    * a barrier are read before this rank's next barrier is entered, and a rank deposits in the
    * same area two barriers later only, so no block is overwritten while it may be read.
    */
