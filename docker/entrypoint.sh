@@ -12,7 +12,9 @@
 #   RMA_NP               ranks of the whole job (required)
 #   RMA_JOB              the job's name, the same in every member: it is the cluster's name (required)
 #   RMA_JOB_SECRET_FILE  the file holding the job secret, the same secret in every member
-#                        (required; mount it read-only: never put a secret in the environment)
+#                        (required; mount it read-only: never put a secret in the environment;
+#                        mode 0600 and owned by this container's user, docker run --user UID:GID:
+#                        a secret file others can read or another user owns is refused)
 #   RMA_HOST             this member's entry of RMA_MEMBERS (default: the hostname)
 #   RMA_ADDRESS          the address this JVM binds and advertises (default: RMA_HOST resolved here)
 #   RMA_RANKS            FIRST:COUNT, this JVM's ranks (default: entry k of K runs ranks k*N/K to
@@ -43,7 +45,7 @@ number RMA_NP "$np"
 [ -n "${RMA_JOB:-}" ] || fail "RMA_JOB (the job's name, the same in every member) is required with RMA_MEMBERS"
 secret="${RMA_JOB_SECRET_FILE:-}"
 [ -n "$secret" ] || fail "RMA_JOB_SECRET_FILE (the file of the job secret, the same in every member) is required with RMA_MEMBERS"
-[ -r "$secret" ] || fail "RMA_JOB_SECRET_FILE=$secret cannot be read (mount it, readable by user $(id -un))"
+[ -r "$secret" ] || fail "RMA_JOB_SECRET_FILE=$secret cannot be read (mount it, mode 0600, owned by user id $(id -u): docker run --user)"
 cluster_port="${RMA_CLUSTER_PORT:-5701}"
 bus_port="${RMA_BUS_PORT:-5702}"
 data_port="${RMA_DATA_PORT:-5703}"

@@ -44,6 +44,7 @@ public class JobOptions {
   private long waitTimeoutMs = DEFAULT_WAIT_TIMEOUT_MS;
   private List<String> args = new ArrayList<>();
   private String secret;
+  private String secretFile;
   private boolean requireFreedWindows;
   private boolean virtualThreads;
   private FailurePolicy failurePolicy;
@@ -68,6 +69,7 @@ public class JobOptions {
     this.traceOptions = new TraceOptions();
     this.copyOptions = new CopyOptions();
     this.failurePolicy = JvmDefaults.failurePolicy();
+    this.secretFile = JvmDefaults.secretFile();
   }
 
   /**
@@ -85,6 +87,7 @@ public class JobOptions {
     this.waitTimeoutMs = other.waitTimeoutMs;
     this.args = new ArrayList<>(other.args);
     this.secret = other.secret;
+    this.secretFile = other.secretFile;
     this.failurePolicy = other.failurePolicy;
     this.requireFreedWindows = other.requireFreedWindows;
     this.virtualThreads = other.virtualThreads;
@@ -271,9 +274,8 @@ public class JobOptions {
   }
 
   /**
-   * The job secret (Base64 text of at least 16 random bytes), or {@code null}: then the file named
-   * by the environment variable {@code RMA_JOB_SECRET_FILE} is read, and a job in one JVM makes a
-   * random one. Every JVM of a job must have the same secret: a data-plane connection or a
+   * The job secret (Base64 text of at least 16 random bytes), or {@code null}: then the file
+   * {@link #getSecretFile()} names is read, and without one a job in one JVM makes a random one. Every JVM of a job must have the same secret: a data-plane connection or a
    * handshake message that does not prove it is refused. {@code bin/rmarun --jvms K} makes a
    * fresh secret per job and hands it to its JVMs in a file only the user can read.
    *
@@ -292,6 +294,30 @@ public class JobOptions {
    */
   public JobOptions setSecret(String secret) {
     this.secret = secret;
+    return this;
+  }
+
+  /**
+   * The file the job secret is read from when {@link #getSecret()} is {@code null}: by default the
+   * one the environment variable {@code RMA_JOB_SECRET_FILE} named when these options were made
+   * (the environment is read there, never later). The file must be this user's and closed to
+   * others (mode 0600 or 0400), as ssh requires of its keys: otherwise the job's start fails with
+   * {@link ErrorClass#ARG}, saying what to run.
+   *
+   * @return the file's path, or {@code null}
+   */
+  public String getSecretFile() {
+    return secretFile;
+  }
+
+  /**
+   * Sets the job secret's file (see {@link #getSecretFile()}); {@code null} for none.
+   *
+   * @param file the path of a file of Base64 text, or {@code null}
+   * @return these options
+   */
+  public JobOptions setSecretFile(String file) {
+    this.secretFile = file == null || file.isBlank() ? null : file;
     return this;
   }
 

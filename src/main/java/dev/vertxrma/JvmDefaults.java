@@ -100,6 +100,19 @@ final class JvmDefaults {
     }
   }
 
+  /** The environment variable naming the job secret's file. */
+  static final String SECRET_FILE_ENV = "RMA_JOB_SECRET_FILE";
+
+  /**
+   * The job secret's file this process was given: the environment variable
+   * {@value #SECRET_FILE_ENV}, or {@code null} if it is unset or blank. Read here, where a new
+   * options object starts from this JVM's defaults; the engine reads the file the options name.
+   */
+  static String secretFile() {
+    String f = System.getenv(SECRET_FILE_ENV);
+    return f == null || f.isBlank() ? null : f;
+  }
+
   /**
    * This JVM's failure policy: {@code -Drma.onFailure} ({@code abort} or {@code continue}), else
    * {@link JobOptions#DEFAULT_FAILURE_POLICY}.

@@ -50,10 +50,13 @@ class SystemPropertiesAtTheEdgeTest {
   private static final Map<String, Allowed> JVM_FACTS = Map.of(
       "dev.vertxrma.impl.job.RankHost", new Allowed("getProperty",
           "java.home, named in the error of a virtual-thread job on a JVM older than Java 21"),
+      "dev.vertxrma.impl.transport.PrivateFile", new Allowed("getProperty",
+          "user.name, the owner a secret file must have where the system tells no user id"),
       "dev.vertxrma.impl.memory.SharedMapping", new Allowed("getProperty",
           "java.io.tmpdir, where shared-window segments go on a host without a writable /dev/shm"),
       "dev.vertxrma.impl.runtime.LauncherClusterManager", new Allowed("getProperty",
-          "sun.java.command, the command line that tells whether a Vert.x launcher runs a RankVerticle"),
+          "java.util.logging.config.file and .class: whether the user configured logging, which a cluster node it "
+              + "forms then leaves alone"),
       "dev.vertxrma.impl.runtime.ClusterSupport", new Allowed("getProperties",
           "the user's own ${...} placeholders of a cluster.xml; rma.host, rma.members and rma.clusterPort "
               + "there come from ClusterOptions and win"));
@@ -140,6 +143,39 @@ class SystemPropertiesAtTheEdgeTest {
     classes().that().resideInAPackage("dev.vertxrma").and().doNotHaveSimpleName("JvmDefaults")
         .should(readNoSystemPropertyExcept(Map.of()))
         .because("a new options object starts from JvmDefaults, the one place of the public package that reads them")
+        .check(classes);
+  }
+
+  /**
+   * The environment is read only at the edges, as the system properties are (issue 43): the
+   * launcher ({@code impl.launch}), {@code JvmDefaults} (a new options object starts from this
+   * process's defaults, {@code RMA_JOB_SECRET_FILE} among them) and the benchmarks, a client; the
+   * engine reads the secret's file the options name.
+   */
+  @Test
+  void onlyTheEdgesReadTheEnvironment() {
+    com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses().that().resideInAPackage("dev.vertxrma..")
+        .and().resideOutsideOfPackages("dev.vertxrma.impl.launch..", "dev.vertxrma.bench..")
+        .and().doNotHaveFullyQualifiedName(JvmDefaults.class.getName())
+        .should().callMethod(System.class, "getenv", String.class)
+        .orShould().callMethod(System.class, "getenv")
+        .because("the engine takes the job secret's file and every other setting from the options it is handed "
+            + "(JobOptions.getSecretFile, resolved from RMA_JOB_SECRET_FILE at the edge)")
+        .check(classes);
+  }
+
+  /**
+   * No library class sets a system property (issue 43): what a launcher resolves (network, ports,
+   * configuration directory, secret) goes on the options it hands down, not into system
+   * properties for a later {@code new JobOptions()} to read.
+   */
+  @Test
+  void noLibraryClassSetsASystemProperty() {
+    com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses().that().resideInAPackage("dev.vertxrma..")
+        .should().callMethod(System.class, "setProperty", String.class, String.class)
+        .orShould().callMethod(System.class, "setProperties", java.util.Properties.class)
+        .orShould().callMethod(System.class, "clearProperty", String.class)
+        .because("settings resolved at an edge travel down as options and values")
         .check(classes);
   }
 }

@@ -99,6 +99,8 @@ final class JvmJob {
     boolean wroteWell = false;
     try {
       Path secret = dir.resolve("secret");
+      Files.createFile(secret, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+          java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"))); // a secret file others can read is refused
       Files.writeString(secret, options.getSecret() != null ? options.getSecret() : JobSecret.random().text());
       int np = options.getNp();
       for (int k = 0; k < jvms; k++) {

@@ -148,8 +148,20 @@ final class BarrierPage {
    */
   void deposit(long number, byte[] block) {
     long at = address + BLOCKS + (number & 1) * BLOCK_AREA;
+    if (block == null) {
+      Memory.putInt(null, at, ABORTED);
+      return;
+    }
     Memory.putInt(null, at, block.length);
     Memory.copy(block, Memory.ARRAY_BYTE_BASE_OFFSET, null, at + 4, block.length);
+  }
+
+  /** The length a rank deposits for a call it failed before taking part: no block. */
+  private static final int ABORTED = -1;
+
+  /** Whether the rank deposited no block for the barrier of {@code number}'s parity (it failed the call). */
+  boolean aborted(long number) {
+    return Memory.getInt(null, address + BLOCKS + (number & 1) * BLOCK_AREA) == ABORTED;
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.memory.Memory;
 import dev.vertxrma.impl.ops.Combiner;
+import dev.vertxrma.impl.ops.DatatypeEngine;
 import dev.vertxrma.impl.p2p.Channel;
 import dev.vertxrma.impl.p2p.PointToPoint;
 import dev.vertxrma.impl.transport.Endpoint;
@@ -11,6 +12,8 @@ import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * Collective algorithms of one rank over packed byte blocks, built on point-to-point messages in
@@ -116,6 +119,80 @@ public final class Collectives {
       throw broken; // revoked, or a member died: the call could wait for ever (ULFM)
     }
     return (sequence++ & 0x7FFFFF) << ROUND_BITS;
+  }
+
+  /**
+   * Runs collective call {@code body} of kind {@code kind} at this rank, which checks its
+   * arguments and then makes the call. If the check fails (the body throws {@link RmaException}
+   * before the call took its numbers), the call still takes them here, so that this rank's next
+   * collective matches the others' next one, and it fails at every rank at once: the others are
+   * told ({@link Channel#abortCall}), and their part of the call fails with this rank's error
+   * class and a message naming this rank and the reason, instead of waiting for their timeout.
+   * A rank whose part ended before it could hear (the root of a broadcast, a rank that only
+   * sends in a gather) has succeeded, as MPI lets its part complete locally. This rank's own
+   * result is the error of its check.
+   *
+   * @param bytes this rank's block in bytes if its count and datatype are valid, for the choice
+   *     of path the others make (a small block may meet in shared memory); it may throw, or give
+   *     a negative number, when they are not
+   */
+  public <T> Future<T> checked(CollectiveKind kind, LongSupplier bytes, Supplier<Future<T>> body) {
+    int before = sequence;
+    try {
+      return body.get();
+    } catch (RmaException e) {
+      if (sequence != before || ep.groupFailure() != null) {
+        throw e; // the call was under way, or the communicator is broken anyway
+      }
+      abort(kind, blockBytes(bytes), e);
+      throw e;
+    }
+  }
+
+  private static long blockBytes(LongSupplier bytes) {
+    try {
+      return bytes == null ? -1 : bytes.getAsLong();
+    } catch (RuntimeException e) {
+      return -1;
+    }
+  }
+
+  /** Takes the numbers of a call of {@code kind} that failed here, and fails it at every rank: {@link #checked}. */
+  private void abort(CollectiveKind kind, long bytes, RmaException cause) {
+    String text = String.valueOf(cause.getMessage());
+    String prefix = cause.errorClass() + ": ";
+    RmaException told = new RmaException(cause.errorClass(), String.format("rank %d failed this collective call before "
+        + "taking part, at its own argument check: %s", rank(), text.startsWith(prefix) ? text.substring(prefix.length())
+        : text), false);
+    int first = 0;
+    for (int i = 0; i < kind.calls; i++) {
+      int tag = (sequence++ & 0x7FFFFF) << ROUND_BITS;
+      first = i == 0 ? tag : first;
+      ch.abortCall(tag, 1 << ROUND_BITS, told);
+    }
+    boolean small = bytes < 0 || bytes <= BarrierPage.MAX_BLOCK; // unknown: as the common small block
+    if (kind == CollectiveKind.ALLREDUCE && sharedBarriers != null && size() > 1) {
+      reductions.skipShared(); // the others' exchange in memory gets no block from this rank
+    } else if ((kind == CollectiveKind.ALLREDUCE || kind == CollectiveKind.BCAST) && hostBarrier != null
+        && hostBarrier.started() && small) {
+      hostBarrier.onPath(h -> hostBarrier.exchange(h, null), () -> ep.context().succeededFuture());
+    }
+  }
+
+  /**
+   * {@code blocks} of an exchange in memory once every rank deposited one; a rank that deposited
+   * none failed the call ({@link #abort}), and the result is then its failure, which it sent
+   * with the tags of call {@code tag}.
+   */
+  Future<byte[][]> unlessAborted(byte[][] blocks, int tag) {
+    for (int r = 0; r < blocks.length; r++) {
+      if (blocks[r] == null) {
+        int failed = r;
+        return ch.recvBytes(r, tag).transform(ar -> ep.context().failedFuture(ar.failed() ? ar.cause()
+            : RmaException.of(ErrorClass.INTERN, "rank %d deposited no block for this collective call", failed)));
+      }
+    }
+    return ep.context().succeededFuture(blocks);
   }
 
   /**
@@ -227,7 +304,8 @@ public final class Collectives {
       return bcast(tag, ep.context().succeededFuture(data), root);
     }
     byte[] mine = rank() == root ? data : new byte[0];
-    return ep.withTimeout(hostBarrier.onPath(h -> hostBarrier.exchange(h, mine).map(blocks -> blocks[root]),
+    return ep.withTimeout(hostBarrier.onPath(h -> hostBarrier.exchange(h, mine)
+            .compose(blocks -> unlessAborted(blocks, tag)).map(blocks -> blocks[root]),
         () -> bcast(tag, ep.context().succeededFuture(data), root)), "bcast");
   }
 
@@ -383,11 +461,11 @@ public final class Collectives {
   }
 
   private static byte[] concat(List<byte[]> parts) {
-    int total = 0;
-    for (byte[] b : parts) {
-      total += 4 + b.length;
+    int[] lengths = new int[parts.size()];
+    for (int i = 0; i < lengths.length; i++) {
+      lengths[i] = parts.get(i).length;
     }
-    byte[] out = new byte[total];
+    byte[] out = new byte[concatenatedLength(lengths)];
     int at = 0;
     for (byte[] b : parts) {
       Memory.putInt(out, Memory.ARRAY_BYTE_BASE_OFFSET + at, b.length);
@@ -395,6 +473,23 @@ public final class Collectives {
       at += 4 + b.length;
     }
     return out;
+  }
+
+  /**
+   * The length of the blocks of {@code lengths} concatenated, each after its i32 length; COUNT
+   * when that is more than one block carries (the ranks' blocks then go in parts, by the caller).
+   */
+  static int concatenatedLength(int[] lengths) {
+    long total = 0;
+    for (int n : lengths) {
+      total += 4L + n;
+    }
+    if (total > DatatypeEngine.MAX_PACKED_BYTES) {
+      throw RmaException.of(ErrorClass.COUNT, "allgather: the blocks of the %d ranks are %d bytes together, more "
+          + "than one block carries (%d bytes): gather fewer elements per call", lengths.length, total,
+          DatatypeEngine.MAX_PACKED_BYTES);
+    }
+    return (int) total;
   }
 
   private static List<byte[]> split(byte[] all, int n) {

@@ -147,7 +147,9 @@ final class CommHostBarrier {
 
   /**
    * A barrier of {@code host} at which each rank deposits {@code block} ({@link BarrierPage#MAX_BLOCK}
-   * bytes at most) in its page: every rank's block, by rank, once all have arrived. The blocks of
+   * bytes at most) in its page: every rank's block, by rank, once all have arrived; {@code null}
+   * deposits no block (this rank failed the call, {@link Collectives#checked}), and a rank that
+   * deposited none has {@code null} in the result. The blocks of
    * a barrier are read before this rank's next barrier is entered, and a rank deposits in the
    * same area two barriers later only, so no block is overwritten while it may be read.
    */
@@ -157,6 +159,9 @@ final class CommHostBarrier {
     return host.arrive(() -> own.deposit(n, block)).map(v -> {
       byte[][] blocks = new byte[pages.length][];
       for (int r = 0; r < blocks.length; r++) {
+        if (pages[r].aborted(n)) {
+          continue; // that rank failed the call: no block (Collectives#unlessAborted)
+        }
         blocks[r] = pages[r].block(n);
         if (blocks[r] == null) {
           throw RmaException.of(dev.vertxrma.ErrorClass.INTERN, "rank %d's barrier page holds a malformed block", r);

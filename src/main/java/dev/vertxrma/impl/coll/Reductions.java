@@ -88,10 +88,11 @@ final class Reductions {
     Future<byte[]> result;
     CommHostBarrier host = coll.hostBarrier();
     if (sharedBarriers != null && size() > 1) {
-      result = ep.withTimeout(sharedAllreduce(data, op), "allreduce");
+      result = ep.withTimeout(sharedAllreduce(data, op, reduceTag), "allreduce");
     } else if (host != null && host.started() && data.length <= BarrierPage.MAX_BLOCK) {
       // the same choice at every rank: the same barriers were called before, and the same count
-      result = ep.withTimeout(host.onPath(h -> host.exchange(h, data).map(blocks -> combined(blocks, op)),
+      result = ep.withTimeout(host.onPath(h -> host.exchange(h, data)
+          .compose(blocks -> coll.unlessAborted(blocks, reduceTag)).map(blocks -> combined(blocks, op)),
           () -> byMessages(reduceTag, bcastTag, data, op)), "allreduce");
     } else {
       result = byMessages(reduceTag, bcastTag, data, op);
@@ -292,20 +293,32 @@ final class Reductions {
    * rank's previous reduction (calls back to back): the blocks of a round are read before the
    * rank's next round is deposited.
    */
-  private Future<byte[]> sharedAllreduce(byte[] data, Combiner op) {
+  private Future<byte[]> sharedAllreduce(byte[] data, Combiner op, int tag) {
     if (exchange == null) {
       exchange = sharedBarriers.barrier(ctx, true, coll.jobRanks());
     }
     long number = ++exchangeNumber;
     Future<?> previous = lastExchange;
-    Future<byte[]> reduced = previous == null || previous.isComplete() ? reduceShared(number, data, op)
-        : previous.transform(ar -> reduceShared(number, data, op));
+    Future<byte[]> reduced = previous == null || previous.isComplete() ? reduceShared(number, data, op, tag)
+        : previous.transform(ar -> reduceShared(number, data, op, tag));
     lastExchange = reduced;
     return reduced;
   }
 
-  private Future<byte[]> reduceShared(long number, byte[] data, Combiner op) {
-    return exchange.exchange(rank(), number, data, ep.context()).map(blocks -> combined(blocks, op));
+  /**
+   * This rank failed an allreduce before taking part ({@link Collectives#checked}): it takes the
+   * exchange's number with no block, so the others' exchange completes and fails with its failure.
+   */
+  void skipShared() {
+    sharedAllreduce(null, null, 0).onFailure(e -> { }); // its own result is its check's error
+  }
+
+  private Future<byte[]> reduceShared(long number, byte[] data, Combiner op, int tag) {
+    Future<byte[][]> all = exchange.exchange(rank(), number, data, ep.context());
+    if (data == null) {
+      return all.map(blocks -> null); // this rank's part of a call it failed: nothing to reduce
+    }
+    return all.compose(blocks -> coll.unlessAborted(blocks, tag)).map(blocks -> combined(blocks, op));
   }
 
   /** Every rank's block reduced in rank order (so every rank gets the same bits). */

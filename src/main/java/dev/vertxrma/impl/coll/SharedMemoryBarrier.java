@@ -113,7 +113,8 @@ final class SharedMemoryBarrier {
 
   /**
    * Party {@code party} deposits {@code block} and reaches barrier {@code number}; once every
-   * party has, the result gives every party's block of that round, in party order. The caller
+   * party has, the result gives every party's block of that round, in party order ({@code null}
+   * for a party that deposited none: it failed the call, {@code Collectives#checked}). The caller
    * must be done reading them before it makes its next exchange (call order at each party):
    * round {@code number + 2} reuses the slots of round {@code number}, and no party deposits
    * there before every party has reached round {@code number + 1}.

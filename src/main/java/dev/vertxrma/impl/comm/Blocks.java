@@ -33,7 +33,13 @@ final class Blocks {
     if (count < 0) {
       throw RmaException.of(ErrorClass.COUNT, "%s: count %d is negative", what, count);
     }
-    this.mem = BufferArguments.buffer(buf, offset, Math.multiplyExact(count, ranks), this.type, what);
+    long all = (long) count * ranks;
+    if (all > Integer.MAX_VALUE) {
+      throw RmaException.of(ErrorClass.COUNT, "%s: count %d for each of %d ranks is %d elements, more than one "
+          + "buffer takes (%d): move the data in parts", what, count, ranks, all, Integer.MAX_VALUE);
+    }
+    this.mem = BufferArguments.buffer(buf, offset, (int) all, this.type, what);
+    DatatypeEngine.packedBlockSize(this.type, count); // each block is one message: checked where it is received too
   }
 
   /** The address of rank {@code i}'s block. */

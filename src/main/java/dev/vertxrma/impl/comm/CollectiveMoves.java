@@ -7,6 +7,7 @@ import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.coll.CollectiveKind;
 import dev.vertxrma.impl.coll.Collectives;
 import dev.vertxrma.impl.memory.MemoryRef;
 import dev.vertxrma.impl.ops.BufferArguments;
@@ -48,24 +49,25 @@ final class CollectiveMoves {
 
   /** MPI_Bcast. */
   Future<Void> bcast(Buf buf, int offset, int count, Datatype type, int root) {
-    return comm.call(() -> {
+    return comm.call(() -> coll.checked(CollectiveKind.BCAST, () -> DatatypeEngine.packedSize(BufferArguments.typeMap(type, "bcast"), count), () -> {
       TypeMap t = BufferArguments.typeMap(type, "bcast");
       MemoryRef mem = BufferArguments.buffer(buf, offset, count, t, "bcast");
       comm.checkRoot(root, "bcast");
+      int bytes = DatatypeEngine.packedBlockSize(t, count); // checked at every rank: the root's block must be one
       byte[] data = rank() == root ? DatatypeEngine.pack(mem.base(), mem.address(), t, count) : null;
-      return coll.bcast(data, root, DatatypeEngine.packedSize(t, count)).map(block -> {
+      return coll.bcast(data, root, bytes).map(block -> {
         if (rank() != root) {
           unpackExactly(block, mem, t, count, "bcast from root " + root);
         }
         return null;
       });
-    });
+    }));
   }
 
   /** MPI_Gather; at root, {@code IN_PLACE} as the send buffer leaves its block in place. */
   Future<Void> gather(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType, int root) {
-    return comm.call(() -> {
+    return comm.call(() -> coll.checked(CollectiveKind.GATHER, null, () -> {
       comm.checkRoot(root, "gather");
       boolean inPlace = sendBuf == IN_PLACE;
       Blocks out = null;
@@ -88,7 +90,7 @@ final class CollectiveMoves {
         }
         return null;
       });
-    });
+    }));
   }
 
   /** Unpacks block {@code i} of {@code parts} into block {@code i} of {@code out}; in place, this rank's own is there already. */
@@ -103,7 +105,7 @@ final class CollectiveMoves {
   /** MPI_Allgather. */
   Future<Void> allgather(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType) {
-    return comm.call(() -> {
+    return comm.call(() -> coll.checked(CollectiveKind.ALLGATHER, null, () -> {
       refuseInPlaceReceive(recvBuf, "allgather", "pass IN_PLACE as the send buffer, this rank's block being in place");
       boolean inPlace = sendBuf == IN_PLACE;
       Blocks out = new Blocks(recvBuf, recvOffset, recvCount, recvType, size(), "allgather receive");
@@ -113,13 +115,13 @@ final class CollectiveMoves {
         unpackAll(out, parts, inPlace, "allgather");
         return null;
       });
-    });
+    }));
   }
 
   /** MPI_Scatter; at root, {@code IN_PLACE} as the receive buffer leaves its block in place. */
   Future<Void> scatter(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType, int root) {
-    return comm.call(() -> {
+    return comm.call(() -> coll.checked(CollectiveKind.SCATTER, null, () -> {
       comm.checkRoot(root, "scatter");
       boolean inPlace = rank() == root && recvBuf == IN_PLACE;
       // IN_PLACE at root: its block stays in the send buffer; receive count and type are ignored
@@ -138,13 +140,13 @@ final class CollectiveMoves {
         }
         return null;
       });
-    });
+    }));
   }
 
   /** MPI_Alltoall. */
   Future<Void> alltoall(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int recvCount, Datatype recvType) {
-    return comm.call(() -> {
+    return comm.call(() -> coll.checked(CollectiveKind.ALLTOALL, null, () -> {
       refuseInPlaceReceive(recvBuf, "alltoall", "pass IN_PLACE as the send buffer to exchange in place");
       boolean inPlace = sendBuf == IN_PLACE;
       Blocks out = new Blocks(recvBuf, recvOffset, recvCount, recvType, size(), "alltoall receive");
@@ -158,13 +160,13 @@ final class CollectiveMoves {
         unpackAll(out, parts, inPlace, "alltoall");
         return null;
       });
-    });
+    }));
   }
 
   /** MPI_Gatherv. */
   Future<Void> gatherv(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int[] recvCounts, int[] displs, Datatype recvType, int root) {
-    return comm.call(() -> {
+    return comm.call(() -> coll.checked(CollectiveKind.GATHER, null, () -> {
       comm.checkRoot(root, "gatherv");
       boolean inPlace = sendBuf == IN_PLACE;
       VectorBlocks out = null;
@@ -189,13 +191,13 @@ final class CollectiveMoves {
         }
         return null;
       });
-    });
+    }));
   }
 
   /** MPI_Allgatherv. */
   Future<Void> allgatherv(Buf sendBuf, int sendOffset, int sendCount, Datatype sendType, Buf recvBuf,
       int recvOffset, int[] recvCounts, int[] displs, Datatype recvType) {
-    return comm.call(() -> {
+    return comm.call(() -> coll.checked(CollectiveKind.ALLGATHER, null, () -> {
       refuseInPlaceReceive(recvBuf, "allgatherv", "pass IN_PLACE as the send buffer, this rank's block being in place");
       boolean inPlace = sendBuf == IN_PLACE;
       VectorBlocks out = new VectorBlocks(recvBuf, recvOffset, recvCounts, displs, recvType, size(),
@@ -206,13 +208,13 @@ final class CollectiveMoves {
         out.unpackAll(parts, inPlace ? rank() : -1, "allgatherv");
         return null;
       });
-    });
+    }));
   }
 
   /** MPI_Scatterv. */
   Future<Void> scatterv(Buf sendBuf, int sendOffset, int[] sendCounts, int[] displs, Datatype sendType,
       Buf recvBuf, int recvOffset, int recvCount, Datatype recvType, int root) {
-    return comm.call(() -> {
+    return comm.call(() -> coll.checked(CollectiveKind.SCATTER, null, () -> {
       comm.checkRoot(root, "scatterv");
       boolean inPlace = rank() == root && recvBuf == IN_PLACE;
       // IN_PLACE at root: its block stays in the send buffer; receive count and type are ignored
@@ -232,13 +234,13 @@ final class CollectiveMoves {
         }
         return null;
       });
-    });
+    }));
   }
 
   /** MPI_Alltoallv. */
   Future<Void> alltoallv(Buf sendBuf, int sendOffset, int[] sendCounts, int[] sdispls, Datatype sendType,
       Buf recvBuf, int recvOffset, int[] recvCounts, int[] rdispls, Datatype recvType) {
-    return comm.call(() -> {
+    return comm.call(() -> coll.checked(CollectiveKind.ALLTOALL, null, () -> {
       refuseInPlaceReceive(recvBuf, "alltoallv", "pass IN_PLACE as the send buffer to exchange in place");
       boolean inPlace = sendBuf == IN_PLACE;
       VectorBlocks out = new VectorBlocks(recvBuf, recvOffset, recvCounts, rdispls, recvType, size(),
@@ -254,6 +256,6 @@ final class CollectiveMoves {
         out.unpackAll(parts, inPlace ? rank() : -1, "alltoallv");
         return null;
       });
-    });
+    }));
   }
 }

@@ -9,6 +9,7 @@ import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Reduction;
 import dev.vertxrma.RmaException;
+import dev.vertxrma.impl.coll.CollectiveKind;
 import dev.vertxrma.impl.coll.Collectives;
 import dev.vertxrma.impl.memory.MemoryRef;
 import dev.vertxrma.impl.ops.BufferArguments;
@@ -63,7 +64,7 @@ final class GlobalReductions {
   /** MPI_Reduce; at root, {@code IN_PLACE} as the send buffer takes the input from the receive buffer. */
   Future<Void> reduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count,
       Datatype type, Reduction op, int root) {
-    return comm.call(() -> {
+    return comm.call(() -> coll.checked(CollectiveKind.REDUCE, null, () -> {
       TypeMap t = BufferArguments.typeMap(type, "reduce");
       Combiner combiner = Combiner.of(op, type, count, "reduce", rank());
       comm.checkRoot(root, "reduce");
@@ -83,13 +84,13 @@ final class GlobalReductions {
         }
         return null;
       });
-    });
+    }));
   }
 
   /** MPI_Allreduce. */
   Future<Void> allreduce(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count,
       Datatype type, Reduction op) {
-    return comm.call(() -> {
+    return comm.call(() -> coll.checked(CollectiveKind.ALLREDUCE, () -> DatatypeEngine.packedSize(BufferArguments.typeMap(type, "allreduce"), count), () -> {
       TypeMap t = BufferArguments.typeMap(type, "allreduce");
       Combiner combiner = Combiner.of(op, type, count, "allreduce", rank());
       refuseInPlaceReceive(recvBuf, "allreduce", "pass IN_PLACE as the send buffer to reduce in place");
@@ -99,32 +100,32 @@ final class GlobalReductions {
         unpackExactly(result, out, t, count, "allreduce");
         return null;
       });
-    });
+    }));
   }
 
   /** MPI_Reduce_scatter. */
   Future<Void> reduceScatter(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int[] recvCounts,
       Datatype type, Reduction op) {
-    return comm.call(() -> {
+    return comm.call(() -> coll.checked(CollectiveKind.REDUCE_SCATTER, null, () -> {
       if (recvCounts == null || recvCounts.length != size()) {
         throw RmaException.of(ErrorClass.ARG, "reduceScatter: recvCounts has %s entries; it needs one per rank (%d)",
             recvCounts == null ? "no (null)" : String.valueOf(recvCounts.length), size());
       }
       return reduceScatter(sendBuf, sendOffset, recvBuf, recvOffset, recvCounts.clone(), type, op, "reduceScatter");
-    });
+    }));
   }
 
   /** MPI_Reduce_scatter_block. */
   Future<Void> reduceScatterBlock(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int recvCount,
       Datatype type, Reduction op) {
-    return comm.call(() -> {
+    return comm.call(() -> coll.checked(CollectiveKind.REDUCE_SCATTER, null, () -> {
       if (recvCount < 0) {
         throw RmaException.of(ErrorClass.COUNT, "reduceScatterBlock: count %d is negative", recvCount);
       }
       int[] counts = new int[size()];
       Arrays.fill(counts, recvCount);
       return reduceScatter(sendBuf, sendOffset, recvBuf, recvOffset, counts, type, op, "reduceScatterBlock");
-    });
+    }));
   }
 
   /** MPI_Reduce_scatter with {@code counts} (one per rank, already of the right length). */
@@ -141,7 +142,7 @@ final class GlobalReductions {
         throw RmaException.of(ErrorClass.COUNT, "%s: the count of rank %d is %d, negative", what, i, counts[i]);
       }
       total += counts[i];
-      blockBytes[i] = Math.toIntExact(t.size() * counts[i]);
+      blockBytes[i] = DatatypeEngine.packedBlockSize(t, counts[i]);
     }
     if (total > Integer.MAX_VALUE) {
       throw RmaException.of(ErrorClass.COUNT, "%s: the counts add up to %d elements, more than a call can take",
@@ -184,7 +185,7 @@ final class GlobalReductions {
   private Future<Void> scan(Buf sendBuf, int sendOffset, Buf recvBuf, int recvOffset, int count, Datatype type,
       Reduction op, boolean exclusive) {
     String what = exclusive ? "exscan" : "scan";
-    return comm.call(() -> {
+    return comm.call(() -> coll.checked(CollectiveKind.SCAN, null, () -> {
       TypeMap t = BufferArguments.typeMap(type, what);
       Combiner combiner = Combiner.of(op, type, count, what, rank());
       refuseInPlaceReceive(recvBuf, what, "pass IN_PLACE as the send buffer to scan in place");
@@ -196,7 +197,7 @@ final class GlobalReductions {
         }
         return null;
       });
-    });
+    }));
   }
 
   /** MPI_Allreduce of one double. */

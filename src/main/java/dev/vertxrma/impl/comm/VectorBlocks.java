@@ -42,6 +42,7 @@ final class VectorBlocks {
         throw RmaException.of(ErrorClass.COUNT, "%s: %s[%d] is %d, negative", what, countsName, i, this.counts[i]);
       }
       total += this.counts[i];
+      DatatypeEngine.packedBlockSize(this.type, this.counts[i]); // each block is one message, sent or received
     }
     if (buf == null && total > 0) {
       throw RmaException.of(ErrorClass.BUFFER, "%s: buffer is null but %s add up to %d elements (only a call "

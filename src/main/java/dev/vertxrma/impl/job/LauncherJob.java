@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import dev.vertxrma.impl.runtime.JobRuntime;
+import dev.vertxrma.impl.runtime.LauncherClusterManager;
 
 /**
  * Ranks started by the Vert.x launchers ({@code -instances K}): each {@code RankVerticle}
@@ -69,6 +70,37 @@ public final class LauncherJob {
     });
   }
 
+  /**
+   * The job's name: the configuration's {@code job}. A job without one gets a name of its own
+   * when it does not leave this JVM (the same for every rank of this Vert.x instance); a clustered
+   * one is refused, since its JVMs must find each other by a name they share and no unrelated job
+   * may share it. A clustered job is refused as well when this JVM's cluster, formed before the
+   * configuration was read, has another name ({@link LauncherClusterManager}).
+   */
+  static String jobName(Vertx vertx, JsonObject config) {
+    Object named = config.getValue("job");
+    if (named != null && !(named instanceof String)) {
+      throw RmaException.of(ErrorClass.ARG, "configuration key job must be a string, got %s", named);
+    }
+    String job = (String) named;
+    if (!vertx.isClustered()) {
+      return job != null && !job.isBlank() ? job : vertx.sharedData().<String, String>getLocalMap("dev.vertxrma.launcher")
+          .computeIfAbsent("unnamedJob", k -> "rma-" + java.util.UUID.randomUUID().toString().substring(0, 13));
+    }
+    if (job == null || job.isBlank()) {
+      throw RmaException.of(ErrorClass.ARG, "a clustered job needs a name, the same in every JVM of the job and no "
+          + "other job's: -conf '{\"job\":\"NAME\",...}' on the launcher's command line (the cluster is named for "
+          + "the job; without a name each JVM stays in a cluster of its own)");
+    }
+    io.vertx.core.spi.cluster.ClusterManager manager = ((io.vertx.core.internal.VertxInternal) vertx).clusterManager();
+    if (manager instanceof LauncherClusterManager own && own.clusterName() != null && !own.clusterName().equals(job)) {
+      throw RmaException.of(ErrorClass.ARG, "job %s runs in a cluster named %s: this JVM's cluster was formed before "
+          + "the job's configuration was read; give the launcher the job's name on its command line (-conf "
+          + "'{\"job\":\"%s\",...}'), so that the cluster is named for the job", job, own.clusterName(), job);
+    }
+    return job;
+  }
+
   private static Future<?> start(Vertx vertx, JsonObject config, JobOptions options, int defaultNp, RankProgram program,
       boolean exit) {
     int np = config.getInteger("np", defaultNp);
@@ -76,7 +108,13 @@ public final class LauncherJob {
       return Future.failedFuture(new RmaException(ErrorClass.ARG,
           "set the number of ranks: -conf '{\"np\":4}' or -Drma.np=4 (np was " + np + ")"));
     }
-    options.setNp(np).setJobName(config.getString("job", "rma"))
+    String name;
+    try {
+      name = jobName(vertx, config);
+    } catch (RmaException e) {
+      return Future.failedFuture(e);
+    }
+    options.setNp(np).setJobName(name)
         .setStartupTimeoutMs(config.getLong("startupTimeoutMs", JobOptions.DEFAULT_STARTUP_TIMEOUT_MS))
         .setWaitTimeoutMs(config.getLong("waitTimeoutMs", JobOptions.DEFAULT_WAIT_TIMEOUT_MS));
     if (config.containsKey("trace")) {

@@ -1,5 +1,6 @@
 package dev.vertxrma.impl.launch;
 
+import dev.vertxrma.JobOptions;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.runtime.StartupProgress;
 import dev.vertxrma.impl.transport.JobSecret;
@@ -94,7 +95,12 @@ public final class JobJvm {
       StartupProgress.reportTo(d.getProgressHost(), d.getProgressPort(), d.getJvmIndex(), d.getJob());
     }
     try {
-      return RankRun.run(d, program, secret, err);
+      // this JVM's options start from its defaults (its -D flags, RMA_JOB_SECRET_FILE): its edge
+      JobOptions base = new JobOptions();
+      if (secret != null) {
+        base.setSecret(secret);
+      }
+      return RankRun.run(d, program, base, err);
     } finally {
       StartupProgress.stopReporting();
     }

@@ -1,5 +1,7 @@
 package dev.vertxrma.impl.launch;
 
+import dev.vertxrma.JobOptions;
+
 import dev.vertxrma.impl.runtime.ClusterSupport;
 import dev.vertxrma.impl.transport.JobSecret;
 import java.io.IOException;
@@ -10,6 +12,7 @@ import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Properties;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -104,10 +107,12 @@ final class ProcessManagerRun {
     /**
      * Runs this JVM's ranks.
      *
-     * @param secret the job secret, or null for the one {@code RMA_JOB_SECRET_FILE} names
+     * @param base this process's options, resolved here at its edge: the network, ports and
+     *     configuration directory it was given, and the job secret or its file; the part sets the
+     *     job's own fields on a copy
      * @return the exit status
      */
-    int run(String secret);
+    int run(JobOptions base);
   }
 
   /**
@@ -251,6 +256,7 @@ final class ProcessManagerRun {
     long waitMs = Math.max(60, a.timeoutSeconds) * 1000L;
     PmiWire pmi = null;
     String secret = null;
+    JobOptions base;
     try {
       String secretFile = env.get(JobSecret.FILE_ENV);
       boolean ownSecret = secretFile == null || secretFile.isBlank();
@@ -296,23 +302,29 @@ final class ProcessManagerRun {
           secret = UserJobKey.jobSecret(UserJobKey.file(UserJobKey.home()), a.job);
         }
       }
-      ManagedNetwork.apply(net, System.getProperties(), localRank);
+      // this process's options: its JVM's defaults (-D flags), then what was resolved here, set
+      // on the options (never back into system properties, which a later new JobOptions() read)
+      base = new JobOptions().setSecretFile(ownSecret ? null : secretFile).setSecret(secret);
+      Properties network = new Properties();
+      network.putAll(System.getProperties());
+      ManagedNetwork.apply(net, network, localRank);
+      applyNetwork(network, base);
       if (leaderPort != null && !"-".equals(leaderPort)) {
         String leaderHost = leaderHost0 == null || "-".equals(leaderHost0) ? "127.0.0.1" : leaderHost0;
-        System.setProperty(ClusterSupport.LEADER, leaderHost + ":" + leaderPort);
+        base.getClusterOptions().setLeader(leaderHost + ":" + leaderPort);
         if (rank == 0) {
-          System.setProperty(ClusterSupport.CLUSTER_PORT, leaderPort);
+          base.getClusterOptions().setClusterPort(Integer.parseInt(leaderPort));
         }
       }
       if (a.conf != null) {
-        useConf(a.conf, err);
+        useConf(a.conf, base, err);
       }
     } catch (IOException | RuntimeException e) {
       err.println("rmarun: " + describe() + ": " + (e instanceof RmaRunCommand.UsageError || e instanceof IOException
           ? e.getMessage() : e.toString()));
       return 1; // under Hydra without finalize: it stops the job's other processes
     }
-    int status = part.run(secret);
+    int status = part.run(base);
     if (status != 0 && pmi != null) {
       // the other processes get FAILED_WAIT_MS to end on their own (and say why); then this one
       // ends without finalize, upon which Hydra stops any that still run
@@ -338,8 +350,8 @@ final class ProcessManagerRun {
    * {@code tls/} (read when the job starts) and {@code logging.properties} (read now); its
    * {@code jvm.options} cannot be, which a line on {@code err} says.
    */
-  private void useConf(java.nio.file.Path conf, PrintStream err) throws IOException {
-    System.setProperty("rma.conf", conf.toString());
+  private void useConf(java.nio.file.Path conf, JobOptions base, PrintStream err) throws IOException {
+    base.getClusterOptions().setConfigDirectory(conf.toString());
     java.nio.file.Path logging = conf.resolve("logging.properties");
     if (java.nio.file.Files.isRegularFile(logging)) {
       try (java.io.InputStream in = java.nio.file.Files.newInputStream(logging)) {
@@ -349,6 +361,45 @@ final class ProcessManagerRun {
     if (java.nio.file.Files.isRegularFile(conf.resolve("jvm.options"))) {
       err.println("rmarun: " + describe() + ": " + conf.resolve("jvm.options") + " is not used: this JVM was started by "
           + kind.command + " (give its flags in RMA_JAVA_OPTS)");
+    }
+  }
+
+  /**
+   * Sets on {@code base} the network of {@code network} ({@link ManagedNetwork#apply}: this JVM's
+   * system properties with the host, members and moved ports resolved here): the host of the
+   * cluster and the data plane, the members, and the cluster, event-bus and data-plane ports.
+   */
+  static void applyNetwork(Properties network, JobOptions base) {
+    String host = network.getProperty(ClusterSupport.HOST);
+    if (host != null && !host.isBlank()) {
+      base.getClusterOptions().setHost(host.trim());
+      base.getTransportOptions().setHost(host.trim());
+    }
+    String members = network.getProperty(ClusterSupport.MEMBERS);
+    if (members != null && !members.isBlank()) {
+      base.getClusterOptions().setMembers(members.trim());
+    }
+    Integer clusterPort = port(network, ClusterSupport.CLUSTER_PORT);
+    if (clusterPort != null) {
+      base.getClusterOptions().setClusterPort(clusterPort);
+    }
+    Integer busPort = port(network, ClusterSupport.BUS_PORT);
+    if (busPort != null) {
+      base.getClusterOptions().setBusPort(busPort);
+    }
+    Integer dataPort = port(network, ClusterSupport.DATA_PORT);
+    if (dataPort != null) {
+      base.getTransportOptions().setPort(dataPort);
+    }
+  }
+
+  /** The port property {@code name} of {@code p}, or {@code null} when unset or no number (the options' own stays). */
+  private static Integer port(Properties p, String name) {
+    String v = p.getProperty(name);
+    try {
+      return v == null || v.isBlank() ? null : Integer.valueOf(v.trim());
+    } catch (NumberFormatException e) {
+      return null;
     }
   }
 

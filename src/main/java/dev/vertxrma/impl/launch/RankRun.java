@@ -33,23 +33,24 @@ final class RankRun {
   }
 
   /**
-   * Runs the ranks of {@code d} with {@code program} and the job secret {@code secret} (null: the
-   * one {@code RMA_JOB_SECRET_FILE} names, or a fresh one for an embedded job), and waits for
-   * them; a failure is said on {@code err} and written to the description's report file.
+   * Runs the ranks of {@code d} with {@code program} over {@code base}, this process's options as
+   * its edge resolved them (its defaults, the network it was given, the job secret or its file;
+   * without either an embedded job makes a fresh secret), and waits for them; a failure is said on
+   * {@code err} and written to the description's report file.
    *
    * @return the exit status: 0 when every rank of this JVM completed, else 1
    */
-  static int run(JobDescription d, ProgramLoader.Program program, String secret, PrintStream err) {
+  static int run(JobDescription d, ProgramLoader.Program program, JobOptions base, PrintStream err) {
     TaggedOutput.Installed tags = TaggedOutput.install(d.getJob(), "[jvm " + d.getJvmIndex() + "] ", d.isTagOutput());
     try {
-      return runRanks(d, program, secret, err);
+      return runRanks(d, program, base, err);
     } finally {
       TaggedOutput.uninstall(tags);
     }
   }
 
-  private static int runRanks(JobDescription d, ProgramLoader.Program program, String secret, PrintStream err) {
-    JobOptions options = new JobOptions().setNp(d.getNp()).setJobName(d.getJob()).setArgs(d.getArgs())
+  private static int runRanks(JobDescription d, ProgramLoader.Program program, JobOptions base, PrintStream err) {
+    JobOptions options = new JobOptions(base).setNp(d.getNp()).setJobName(d.getJob()).setArgs(d.getArgs())
         .setWaitTimeoutMs(d.getWaitTimeoutMs()).setStartupTimeoutMs(d.getStartupTimeoutMs())
         .setClustered(d.isClustered()).setRequireFreedWindows(d.isRequireFreedWindows())
         .setVirtualThreads(d.isVirtualThreads());
@@ -58,9 +59,6 @@ final class RankRun {
     }
     if (d.getFailurePolicy() != null) {
       options.setFailurePolicy(d.getFailurePolicy());
-    }
-    if (secret != null) {
-      options.setSecret(secret);
     }
     if (d.isClustered()) {
       options.setLocalRanks(d.getFirstRank(), d.getRankCount());

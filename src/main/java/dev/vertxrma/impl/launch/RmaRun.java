@@ -1,5 +1,6 @@
 package dev.vertxrma.impl.launch;
 
+import dev.vertxrma.JobOptions;
 import dev.vertxrma.RankProgram;
 import dev.vertxrma.WorldProgram;
 import java.io.File;
@@ -111,8 +112,8 @@ public final class RmaRun {
     }
     if (managed != null) {
       // started by mpiexec, srun or the Docker entrypoint: this JVM holds its ranks of the job
-      return managed.run(a, err, secret -> RankRun.run(a.describe().setRanks(managed.rank, managed.rankCount)
-          .setJvmIndex(managed.jvmIndex), a.resolved, secret, err));
+      return managed.run(a, err, base -> RankRun.run(a.describe().setRanks(managed.rank, managed.rankCount)
+          .setJvmIndex(managed.jvmIndex), a.resolved, base, err));
     }
     if (RmaRunCommand.PRINT.equals(a.launchHow)) {
       return JvmLauncher.printCommands(a, out, err);
@@ -120,7 +121,7 @@ public final class RmaRun {
     if (a.jvmCount > 1 || !a.hosts.isEmpty() || !a.environment.isEmpty() || JobConf.changed(a.conf)) {
       return JvmLauncher.run(a, err);
     }
-    return RankRun.run(a.describe(), a.resolved, null, err);
+    return RankRun.run(a.describe(), a.resolved, new JobOptions(), err);
   }
 
   /**

@@ -1,16 +1,15 @@
 package dev.vertxrma.impl.launch;
 
 import dev.vertxrma.impl.transport.JobSecret;
+import dev.vertxrma.impl.transport.PrivateFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Base64;
-import java.util.Set;
 
 /**
  * The user's own key, {@code ~/.vertx-rma/job.key} (a random key, mode 0600, in a directory of
@@ -25,10 +24,6 @@ final class UserJobKey {
 
   /** The key's file under the home directory. */
   static final String FILE = ".vertx-rma/job.key";
-
-  private static final Set<PosixFilePermission> OTHERS = Set.of(PosixFilePermission.GROUP_READ,
-      PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.OTHERS_READ,
-      PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
 
   private UserJobKey() {
   }
@@ -106,19 +101,9 @@ final class UserJobKey {
 
   /** Refuses {@code p} unless it is this user's own (a directory or regular file, no link) and closed to others. */
   private static void check(Path p, boolean directory) throws IOException {
-    if (directory ? !Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS) : !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
-      throw new IOException(p + " is not a " + (directory ? "directory" : "regular file") + " (a link is not taken)");
-    }
-    String owner = Files.getOwner(p, LinkOption.NOFOLLOW_LINKS).getName();
-    String me = System.getProperty("user.name");
-    if (!owner.equals(me)) {
-      throw new IOException(p + " belongs to " + owner + ", not to " + me);
-    }
-    Set<PosixFilePermission> perms = Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS);
-    perms.retainAll(OTHERS);
-    if (!perms.isEmpty()) {
-      throw new IOException(p + " is open to other users (" + PosixFilePermissions.toString(
-          Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS)) + "): chmod " + (directory ? "700" : "600") + " " + p);
+    String problem = PrivateFile.problem(p, directory, LinkOption.NOFOLLOW_LINKS);
+    if (problem != null) {
+      throw new IOException(problem);
     }
   }
 }

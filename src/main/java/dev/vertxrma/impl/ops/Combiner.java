@@ -71,7 +71,14 @@ public final class Combiner {
       throw RmaException.of(ErrorClass.OP, "%s: %s is only defined for RMA accumulate, not for reductions", what,
           predefined);
     }
-    return new Combiner(predefined, basic, Math.toIntExact(t.elementCount() * count), null, type, count, what, rank);
+    if (count < 0) {
+      throw RmaException.of(ErrorClass.COUNT, "%s: count %d is negative", what, count);
+    }
+    if (count > 0 && t.elementCount() > Integer.MAX_VALUE / count) {
+      throw RmaException.of(ErrorClass.COUNT, "%s: count %d of datatype %s (%d elements each) is not 0 to %d elements "
+          + "in all, what a reduction takes", what, count, t.name(), t.elementCount(), Integer.MAX_VALUE);
+    }
+    return new Combiner(predefined, basic, (int) (t.elementCount() * count), null, type, count, what, rank);
   }
 
   /** Whether operands may be combined in any order. */

@@ -58,6 +58,28 @@ public final class DatatypeEngine {
   }
 
   /**
+   * The most bytes one packed block holds (a message, a collective's block, an RMA operation's
+   * payload): the largest Java array.
+   */
+  public static final int MAX_PACKED_BYTES = Integer.MAX_VALUE - 8;
+
+  /**
+   * {@link #packedSize} of {@code count} instances of {@code t}, for one packed block.
+   *
+   * @throws RmaException {@link ErrorClass#COUNT} for a negative count or more than
+   *     {@link #MAX_PACKED_BYTES} bytes (the message says to move the data in parts)
+   */
+  public static int packedBlockSize(TypeMap t, int count) {
+    long n = packedSize(t, count);
+    if (n > MAX_PACKED_BYTES) {
+      throw RmaException.of(ErrorClass.COUNT, "count %d of datatype %s (size %d) is %d bytes of data, more than one "
+          + "message or block carries (%d bytes): move it in parts of fewer elements", count, t.name(), t.size(), n,
+          MAX_PACKED_BYTES);
+    }
+    return (int) n;
+  }
+
+  /**
    * Bytes from the first to past the last data byte of {@code count} instances:
    * {@code (count - 1) * extent + trueExtent}, 0 for {@code count == 0} or a type without data.
    *
@@ -343,7 +365,7 @@ public final class DatatypeEngine {
 
   /** Packs {@code count} of {@code type} into a new array of {@code count * type.size()} bytes. */
   public static byte[] pack(Object srcBase, long srcAddr, TypeMap type, int count) {
-    byte[] out = new byte[Math.toIntExact(packedSize(type, count))];
+    byte[] out = new byte[packedBlockSize(type, count)];
     pack(srcBase, srcAddr, type, count, out, Memory.ARRAY_BYTE_BASE_OFFSET);
     return out;
   }

@@ -124,7 +124,7 @@ public final class RmaTarget {
   /** A get's data: a large one into native memory its record writes as it is, else into an array. */
   private static PayloadSource pack(Object wBase, long wAddr, TypeMap t, int count) {
     long n = DatatypeEngine.packedSize(t, count);
-    PackedPayload out = n >= PACKED_NATIVE_FROM ? PackedPayload.allocate(Math.toIntExact(n)) : null;
+    PackedPayload out = n >= PACKED_NATIVE_FROM ? PackedPayload.allocate(DatatypeEngine.packedBlockSize(t, count)) : null;
     if (out == null) {
       return new BytesPayload(DatatypeEngine.pack(wBase, wAddr, t, count));
     }

@@ -34,14 +34,14 @@ final class BufferedMode {
    * are packed into the attached buffer; BUFFER when it has no room (or none is attached).
    */
   Future<Void> send(Frame f, MemoryRef buf, TypeMap type, int count, int dest, int commDest) {
-    long bytes = type.size() * (long) count;
+    long bytes = DatatypeEngine.packedBlockSize(type, count);
     BsendBuffer b = attached != null ? attached : new BsendBuffer(null, null, 0);
     BsendBuffer.Entry entry = b.allocate(bytes, commDest);
     // the copy into the attached buffer is what frees the user's buffer at once
     MemoryRef region = b.memory();
     long at = region.address() + entry.offset + Comm.BSEND_OVERHEAD;
     DatatypeEngine.pack(buf.base(), buf.address(), type, count, region.base(), at);
-    f.count = Math.toIntExact(bytes);
+    f.count = (int) bytes;
     if (ep.isLocal(dest)) {
       // same JVM: the receiver copies straight out of the attached buffer
       f.local = new Frame.LocalBytes(region.base(), at);

@@ -103,6 +103,22 @@ public final class Channel {
   }
 
   /**
+   * This rank failed collective call tags {@code [first, first + span)} before it took part (its
+   * arguments were wrong): every other rank of the communicator is told, so that its receives of
+   * the call fail with {@code failure} at once instead of at their timeout, and the call's
+   * messages are dropped here and there (never matched by a later call).
+   */
+  public void abortCall(int first, int span, RmaException failure) {
+    int[] others = new int[comm.size() - 1];
+    for (int r = 0, i = 0; r < comm.size(); r++) {
+      if (r != comm.rank()) {
+        others[i++] = comm.jobRank(r);
+      }
+    }
+    p2p.abortCall(this, first, span, failure, others);
+  }
+
+  /**
    * Receives a message of any length as raw bytes (collective algorithms); a failure sent with
    * {@link #sendFailure} fails it.
    */

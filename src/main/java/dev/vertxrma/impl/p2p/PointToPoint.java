@@ -182,6 +182,7 @@ public final class PointToPoint {
   private final LinkedList<Frame> unexpected = new LinkedList<>();
   private final MatchedProbes matched;
   private final BufferedMode buffered;
+  private final AbortedCalls aborted = new AbortedCalls();
 
   /** This rank's trace: told of every message sent and received ({@link RankObserver#NOOP} when not traced). */
   private final RankObserver trace;
@@ -258,6 +259,48 @@ public final class PointToPoint {
         .getBytes(java.nio.charset.StandardCharsets.UTF_8);
     f.count = f.payload.length;
     ep.send(dest, f);
+  }
+
+  /**
+   * Fails collective call tags {@code [first, first + span)} of {@code ch} at this rank and at job
+   * ranks {@code dests} ({@link AbortedCalls}): this rank failed the call before it took part.
+   * Receives of the call fail with {@code failure}, its messages here are dropped now and when
+   * they come, and each of {@code dests} does the same on the abort frame it is sent.
+   */
+  void abortCall(Channel ch, int first, int span, RmaException failure, int[] dests) {
+    for (int dest : dests) {
+      ep.send(dest, AbortedCalls.frame(ep.rank(), ch.ctx(), first, span, failure));
+    }
+    aborted.record(ch.ctx(), first, span, failure);
+    failAborted(ch.ctx(), failure);
+  }
+
+  /** An abort frame arrived: its call's receives fail, its messages are dropped. */
+  private void onAbort(Frame f) {
+    failAborted(f.ctx, aborted.record(f));
+  }
+
+  /** Fails the posted receives and drops the queued messages that belong to calls aborted on context {@code ctx}. */
+  private void failAborted(int ctx, RmaException failure) {
+    List<PostedRecv> failed = new ArrayList<>();
+    for (Iterator<PostedRecv> it = posted.iterator(); it.hasNext(); ) {
+      PostedRecv r = it.next();
+      if (r.raw != null && r.ctx == ctx && aborted.failureOf(ctx, r.tag) != null) {
+        it.remove();
+        r.ended = true;
+        failed.add(r);
+      }
+    }
+    for (Iterator<Frame> it = unexpected.iterator(); it.hasNext(); ) {
+      Frame q = it.next();
+      if (q.ctx == ctx && aborted.failureOf(ctx, q.tag) != null) {
+        it.remove();
+        ack(q);
+      }
+    }
+    for (PostedRecv r : failed) {
+      r.fail(aborted.failureOf(ctx, r.tag));
+    }
   }
 
   /**
@@ -389,6 +432,14 @@ public final class PointToPoint {
       r.fail(failure);
       return;
     }
+    if (r.raw != null && !aborted.isEmpty()) {
+      RmaException abort = aborted.failureOf(r.ctx, r.tag);
+      if (abort != null) {
+        r.ended = true;
+        r.fail(abort); // a rank failed this collective call before it took part
+        return;
+      }
+    }
     for (Iterator<Frame> it = unexpected.iterator(); it.hasNext(); ) {
       Frame f = it.next();
       if (r.matches(f)) {
@@ -423,6 +474,14 @@ public final class PointToPoint {
     if (f.count < 0 || (f.payload != null && f.payload.length != f.count)) {
       throw RmaException.of(ErrorClass.OTHER, "message from rank %d declares %d bytes but carries %d", f.src,
           f.count, f.payload == null ? 0 : f.payload.length);
+    }
+    if (AbortedCalls.isAbort(f)) {
+      onAbort(f);
+      return;
+    }
+    if (!aborted.isEmpty() && aborted.failureOf(f.ctx, f.tag) != null) {
+      ack(f); // a late message of a collective call that failed here
+      return;
     }
     for (Iterator<PostedRecv> it = posted.iterator(); it.hasNext(); ) {
       PostedRecv r = it.next();

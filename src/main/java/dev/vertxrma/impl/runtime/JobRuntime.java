@@ -417,7 +417,7 @@ public final class JobRuntime {
           + "a larger share of the work", own.getNp(), JobOptions.MAX_NP_OVER_JVMS);
     }
     JobRuntime job = registry.obtain(own.getJobName(), own.getNp(),
-        () -> new JobRuntime(vertx, registry, own, secretOf(vertx, own.getJobName(), own.getSecret())));
+        () -> new JobRuntime(vertx, registry, own, secretOf(vertx, own.getJobName(), own.getSecret(), own.getSecretFile())));
     if (own.getTraceFile() != null) {
       job.traceTo(own);
     }
@@ -459,11 +459,13 @@ public final class JobRuntime {
   }
 
   /**
-   * The job's secret: the one given, else the one in the file {@code RMA_JOB_SECRET_FILE} names;
-   * a job that does not leave this JVM may make a random one, a clustered job may not.
+   * The job's secret: the one given, else the one in the file the options name
+   * ({@link dev.vertxrma.JobOptions#getSecretFile()}, {@code RMA_JOB_SECRET_FILE} where they were
+   * made: the environment is not read here); a job that does not leave this JVM may make a random
+   * one, a clustered job may not.
    */
-  private static JobSecret secretOf(Vertx vertx, String jobName, String text) {
-    JobSecret s = text != null ? JobSecret.parse(text) : JobSecret.fromEnvironment();
+  private static JobSecret secretOf(Vertx vertx, String jobName, String text, String file) {
+    JobSecret s = text != null ? JobSecret.parse(text) : file != null ? JobSecret.read(java.nio.file.Path.of(file)) : null;
     if (s != null) {
       return s;
     }

@@ -14,35 +14,43 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.jar.JarFile;
 
 /**
- * The cluster manager of a JVM that a Vert.x launcher started to run a {@link RankVerticle}
- * ({@code java -jar vertx-rma-all.jar CLASS -cluster ...} or {@code io.vertx.core.Launcher run CLASS -cluster ...}):
- * Hazelcast configured as {@link ClusterSupport#clusterConfig(ClusterOptions)} says for this JVM's
+ * The cluster manager that takes the place of vertx-hazelcast's default wherever that default
+ * would fall back to Hazelcast's built-in configuration (multicast discovery, cluster {@code dev},
+ * which joins every such JVM of a network into one cluster): in a JVM with no cluster manager of
+ * its own and no {@code cluster.xml} on its class path, whatever its main class (a Vert.x
+ * launcher, {@code java -jar vertx-rma-all.jar CLASS -cluster ...} or
+ * {@code io.vertx.core.Launcher run CLASS -cluster ...}, or an application's own main). The
+ * decision is made from that configuration alone, never from the JVM's command line. Hazelcast is
+ * then configured as {@link ClusterSupport#clusterConfig(ClusterOptions)} says for this JVM's
  * cluster options (TCP-IP, multicast off, on {@code rma.host}, else the launcher's
- * {@code -cluster-host}, else 127.0.0.1) with the job's name
- * ({@code -conf}'s {@code job}, default {@code rma}) as the cluster's name — never Hazelcast's
- * default (multicast, cluster {@code dev}), which would merge the jobs of one network.
+ * {@code -cluster-host}, else 127.0.0.1), and the cluster is named for the job: the {@code job} of
+ * the launcher's {@code -conf} when the JVM's arguments give one, else a name of its own
+ * ({@value #UNNAMED_PREFIX} and a random suffix) that no other JVM shares, so two jobs never
+ * merge. A clustered launcher job without a name is refused when its verticles deploy
+ * ({@code LauncherJob}): its JVMs could not find each other.
  *
  * <p>The launchers build their Vert.x before any verticle runs, and take their cluster manager from
- * the {@code VertxServiceProvider} services; this one takes the place of Hazelcast's default there
- * only in such a JVM (its command line names a launcher and a {@code RankVerticle} class), and
- * does nothing in any other: an application's own Vert.x keeps its own cluster manager. Such a JVM
- * has one Vert.x instance, made before any job: its cluster and transport options are this JVM's
- * defaults ({@link ClusterOptions#ClusterOptions()}, {@link TransportOptions#TransportOptions()}),
- * resolved here, at that launcher's edge.
+ * the {@code VertxServiceProvider} services. An application's own cluster manager, or its own
+ * {@code cluster.xml}, is left as it is. A JVM whose arguments name a {@code RankVerticle} class
+ * also gets the job's progress (the polling transport) for its one Vert.x instance; its cluster and
+ * transport options are this JVM's defaults ({@link ClusterOptions#ClusterOptions()},
+ * {@link TransportOptions#TransportOptions()}), resolved here, at that launcher's edge.
  */
 public final class LauncherClusterManager extends HazelcastClusterManager {
 
-  private static final String APPLICATION = "io.vertx.launcher.application.VertxApplication";
-  private static final String LEGACY = "io.vertx.core.Launcher";
-  private static volatile Optional<Launch> launch;
+  /** The start of the name of a cluster whose job has no name: a random suffix follows. */
+  public static final String UNNAMED_PREFIX = "rma-unnamed-";
 
-  /** What the launcher's command line says: the job's name and the {@code -cluster-host}, if any. */
-  record Launch(String job, String clusterHost) {
+  private static volatile Launch launch;
+
+  /** What the JVM's arguments say: the job's name ({@code null} if none), the {@code -cluster-host}, a {@code RankVerticle}. */
+  record Launch(String job, String clusterHost, boolean rankVerticle) {
   }
+
+  /** The cluster's name, once {@link #loadConfig} made the configuration. */
+  private volatile String clusterName;
 
   /** For the {@code VertxServiceProvider} services. */
   public LauncherClusterManager() {
@@ -54,16 +62,35 @@ public final class LauncherClusterManager extends HazelcastClusterManager {
     boolean defaultOne = current == null
         || (current.getClass() == HazelcastClusterManager.class && ((HazelcastClusterManager) current).getConfig() == null
             && ((HazelcastClusterManager) current).getHazelcastInstance() == null);
-    if (defaultOne && launch().isPresent()) {
-      quietByDefault();
-      bootstrap.clusterManager(this);
-      // the launcher's node gets the job's progress too (rmarun's and Rma.run's get it from ClusterSupport)
-      io.vertx.core.transport.Transport polling = bootstrap.transport() == null
-          ? dev.vertxrma.impl.transport.PollingTransport.of(new TransportOptions().getProgress()) : null;
-      if (polling != null) {
-        bootstrap.transport(polling.implementation());
-      }
+    if (!defaultOne || ownConfigOnClassPath()) {
+      return;
     }
+    bootstrap.clusterManager(this);
+    if (launch().rankVerticle() && bootstrap.transport() == null) {
+      // the launcher's node gets the job's progress too (rmarun's and Rma.run's get it from ClusterSupport)
+      bootstrap.transport(dev.vertxrma.impl.transport.PollingTransport.of(new TransportOptions().getProgress())
+          .implementation());
+    }
+  }
+
+  /**
+   * Whether the class path has a {@code cluster.xml}, which vertx-hazelcast's default would read
+   * (an application's own configuration: it stays the application's).
+   */
+  private static boolean ownConfigOnClassPath() {
+    ClassLoader loader = Thread.currentThread().getContextClassLoader();
+    if (loader == null) {
+      loader = LauncherClusterManager.class.getClassLoader();
+    }
+    return loader.getResource("cluster.xml") != null;
+  }
+
+  /**
+   * The name of the cluster this manager formed or joined: the job's, or {@value #UNNAMED_PREFIX}
+   * and a random suffix; {@code null} before it was configured.
+   */
+  public String clusterName() {
+    return clusterName;
   }
 
   /** The loggers {@link #quietByDefault} set (java.util.logging keeps its loggers weakly). */
@@ -94,75 +121,49 @@ public final class LauncherClusterManager extends HazelcastClusterManager {
 
   @Override
   public Config loadConfig() {
-    Launch l = launch().orElseThrow();
+    Launch l = launch();
+    quietByDefault();
     ClusterOptions cluster = new ClusterOptions();
     // -Drma.host wins; the launcher's -cluster-host takes the place of the default
     if (l.clusterHost() != null && cluster.getHost().equals(ClusterOptions.DEFAULT_HOST)) {
       cluster.setHost(l.clusterHost());
     }
-    return ClusterSupport.clusterConfig(cluster).setClusterName(l.job());
+    String name = l.job() != null ? l.job() : UNNAMED_PREFIX + java.util.UUID.randomUUID();
+    Config config = ClusterSupport.clusterConfig(cluster).setClusterName(name);
+    clusterName = name;
+    return config;
   }
 
-  private static Optional<Launch> launch() {
-    Optional<Launch> l = launch;
+  private static Launch launch() {
+    Launch l = launch;
     if (l == null) {
-      List<String> argv = ProcessHandle.current().info().arguments().map(List::of).orElse(null);
-      String command = System.getProperty("sun.java.command", "");
-      l = Optional.ofNullable(parse(argv, command));
+      List<String> argv = ProcessHandle.current().info().arguments().map(List::of).orElse(List.of());
+      l = parse(argv);
       launch = l;
     }
     return l;
   }
 
   /**
-   * The launch described by this JVM's arguments {@code argv} (without the executable; {@code null}
-   * if unknown) and {@code command} (the main class or jar and its arguments, as the JVM reports
-   * it), or {@code null} when it is not a Vert.x launcher running a {@code RankVerticle}.
+   * What this JVM's arguments {@code argv} (without the executable) say: the {@code job} of a
+   * {@code -conf} (JSON, or a file of JSON) if one names it, the {@code -cluster-host}, whether a
+   * {@code RankVerticle} class is named. Only the job's name and a host are taken from them, never
+   * whether to cluster or how.
    */
-  static Launch parse(List<String> argv, String command) {
-    String[] words = command.trim().split("\\s+");
-    String main = words[0];
-    if (main.isEmpty()) {
-      return null;
-    }
-    boolean jar = main.endsWith(".jar");
-    String mainClass = jar ? manifestMainClass(main) : main;
-    if (!APPLICATION.equals(mainClass) && !LEGACY.equals(mainClass)) {
-      return null;
-    }
-    List<String> args = new ArrayList<>();
-    int at = -1;
-    if (argv != null) {
-      for (int i = 0; i < argv.size() && at < 0; i++) {
-        String prev = i == 0 ? "" : argv.get(i - 1);
-        if (argv.get(i).equals(main) && (jar ? prev.equals("-jar") : !isClassPathFlag(prev))) {
-          at = i;
-        }
-      }
-    }
-    if (at >= 0) {
-      args.addAll(argv.subList(at + 1, argv.size()));
-    } else {
-      args.addAll(List.of(words).subList(1, words.length));
-    }
-    if (!namesRankVerticle(args)) {
-      return null;
-    }
-    String conf = value(args, "conf");
+  static Launch parse(List<String> argv) {
+    String conf = value(argv, "conf");
     JsonObject config = new JsonObject();
     if (conf != null) {
       try {
         config = conf.trim().startsWith("{") ? new JsonObject(conf)
             : new JsonObject(Files.readString(Path.of(conf), StandardCharsets.UTF_8));
       } catch (RuntimeException | IOException e) {
-        // the launcher reports a bad -conf itself; the cluster then has the default job's name
+        // the launcher reports a bad -conf itself; the cluster then has a name of its own
       }
     }
-    return new Launch(config.getString("job", "rma"), value(args, "cluster-host"));
-  }
-
-  private static boolean isClassPathFlag(String arg) {
-    return arg.equals("-cp") || arg.equals("-classpath") || arg.equals("--class-path");
+    Object job = config.getValue("job");
+    return new Launch(job instanceof String name && !name.isBlank() ? name : null, value(argv, "cluster-host"),
+        namesRankVerticle(argv));
   }
 
   /** The value of option {@code -name} / {@code --name} ({@code -name V} or {@code -name=V}), or null. */
@@ -196,13 +197,5 @@ public final class LauncherClusterManager extends HazelcastClusterManager {
       }
     }
     return false;
-  }
-
-  private static String manifestMainClass(String jar) {
-    try (JarFile f = new JarFile(jar)) {
-      return f.getManifest() == null ? null : f.getManifest().getMainAttributes().getValue("Main-Class");
-    } catch (IOException e) {
-      return null;
-    }
   }
 }

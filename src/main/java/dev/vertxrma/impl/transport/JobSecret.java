@@ -63,8 +63,24 @@ public final class JobSecret {
     }
   }
 
-  /** The secret in {@code file} (Base64 text); ARG if it cannot be read. */
+  /**
+   * The secret in {@code file} (Base64 text). As ssh does with its keys, the file is refused when
+   * another user could read or replace it: it must belong to this JVM's user, and group and others
+   * must have no access to it (mode 0600 or 0400; a link is followed, its target checked).
+   *
+   * @throws RmaException ARG if the file cannot be read, holds no secret, or is open to others or
+   *     owned by another user (the message names the fix, e.g. {@code chmod 600 FILE})
+   */
   public static JobSecret read(Path file) {
+    String problem;
+    try {
+      problem = PrivateFile.problem(file, false);
+    } catch (IOException e) {
+      throw new RmaException(ErrorClass.ARG, "cannot read the job secret file " + file + ": " + e, e);
+    }
+    if (problem != null) {
+      throw new RmaException(ErrorClass.ARG, "the job secret file is refused: " + problem);
+    }
     try {
       return parse(Files.readString(file, StandardCharsets.US_ASCII));
     } catch (IOException e) {
@@ -72,9 +88,13 @@ public final class JobSecret {
     }
   }
 
-  /** The secret in the file named by {@value #FILE_ENV}, or {@code null} if that is not set. */
-  public static JobSecret fromEnvironment() {
-    String file = System.getenv(FILE_ENV);
+  /**
+   * The secret in the file named by {@value #FILE_ENV} in {@code environment}, or {@code null} if
+   * that is not set: for the edges of a program (launchers, a JVM's main), which read their
+   * environment and hand the secret down; nothing below them reads the environment.
+   */
+  public static JobSecret fromEnvironment(java.util.Map<String, String> environment) {
+    String file = environment.get(FILE_ENV);
     return file == null || file.isBlank() ? null : read(Path.of(file));
   }
 

@@ -25,7 +25,7 @@ final class PackedOrigin implements PayloadSource {
     this.address = address;
     this.type = type;
     this.count = count;
-    this.length = Math.toIntExact(DatatypeEngine.packedSize(type, count));
+    this.length = DatatypeEngine.packedBlockSize(type, count);
     // a small payload is packed later too while the link is congested: the put's future waits
     this.packed = context != null ? context.promise() : null;
   }

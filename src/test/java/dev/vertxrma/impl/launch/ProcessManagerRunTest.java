@@ -264,4 +264,63 @@ class ProcessManagerRunTest {
     assertTrue(garbage.getMessage().contains("does not hold a key") && garbage.getMessage().contains("remove it"),
         garbage.getMessage());
   }
+
+  /**
+   * What the process manager's edge resolves (the job secret's file from the environment it was
+   * handed, the configuration directory, the network) is set on the options it hands its ranks,
+   * never on this JVM's system properties or read again from its environment: a system property
+   * that says otherwise is neither overwritten nor taken.
+   */
+  @Test
+  void theEdgeHandsItsSettingsDownAsOptionsNotProperties(@TempDir Path dir) {
+    Path secret = dir.resolve("job.secret");
+    Path conf = dir.resolve("conf");
+    String before = System.getProperty("rma.conf");
+    System.setProperty("rma.conf", "/elsewhere");
+    try {
+      Map<String, String> env = entrypoint("2:2", "1");
+      env.put("RMA_JOB_SECRET_FILE", secret.toString());
+      RmaRunCommand a = new RmaRunCommand();
+      a.conf = conf;
+      ProcessManagerRun pm = ProcessManagerRun.of(a, env);
+      dev.vertxrma.JobOptions[] handed = new dev.vertxrma.JobOptions[1];
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      int status = pm.run(a, new java.io.PrintStream(err, true, StandardCharsets.UTF_8), base -> {
+        handed[0] = base;
+        return 0;
+      });
+      assertEquals(0, status, err.toString(StandardCharsets.UTF_8));
+      assertEquals(secret.toString(), handed[0].getSecretFile(), "the secret's file of the environment it was handed");
+      assertNull(handed[0].getSecret());
+      assertEquals(conf.toString(), handed[0].getClusterOptions().getConfigDirectory(), "--conf, on the options");
+      assertEquals("/elsewhere", System.getProperty("rma.conf"), "the system property is left as it was");
+      assertEquals("demo", a.job);
+    } finally {
+      if (before == null) {
+        System.clearProperty("rma.conf");
+      } else {
+        System.setProperty("rma.conf", before);
+      }
+    }
+  }
+
+  /** The network resolved for a process is set on its options: host, members and the moved ports. */
+  @Test
+  void theNetworkGoesOnTheOptions() {
+    Properties network = new Properties();
+    network.setProperty(ClusterSupport.HOST, "10.0.0.9");
+    network.setProperty(ClusterSupport.MEMBERS, "10.0.0.1,10.0.0.2");
+    network.setProperty(ClusterSupport.CLUSTER_PORT, "6000");
+    network.setProperty(ClusterSupport.BUS_PORT, "6001");
+    network.setProperty(ClusterSupport.DATA_PORT, "6002");
+    dev.vertxrma.JobOptions o = new dev.vertxrma.JobOptions();
+    ProcessManagerRun.applyNetwork(network, o);
+    assertEquals("10.0.0.9", o.getClusterOptions().getHost());
+    assertEquals("10.0.0.9", o.getTransportOptions().getHost());
+    assertEquals("10.0.0.1,10.0.0.2", o.getClusterOptions().getMembers());
+    assertEquals(6000, o.getClusterOptions().getClusterPort());
+    assertEquals(6001, o.getClusterOptions().getBusPort());
+    assertEquals(6002, o.getTransportOptions().getPort());
+    assertNull(System.getProperty(ClusterSupport.MEMBERS), "nothing went into the system properties");
+  }
 }
