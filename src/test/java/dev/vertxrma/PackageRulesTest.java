@@ -78,7 +78,7 @@ class PackageRulesTest {
 
   @Test
   void pointToPointAndCollectivesUseNeitherCommunicatorsNorWindowsNorTheRuntime() {
-    onlyUses("p2p", "memory", "ops", "transport");
+    onlyUses("p2p", "memory", "ops", "observe", "transport"); // observe: the trace of messages sent and received
     onlyUses("coll", "memory", "ops", "p2p", "transport");
   }
 
