@@ -70,6 +70,8 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
   private final WindowMemoryCalls memoryCalls;
   /** The segments of this window's ranks in the host's other JVMs, mapped here, and its host barrier. */
   private final OnNodePath onNode;
+  /** The notification counters (notified RMA) and awaitNotify's waiters. */
+  private final WindowNotifications notifications;
   /** Traces and metrics of this window ({@link RankObserver#NOOP} when neither is on). */
   private final RankObserver observer;
 
@@ -111,6 +113,10 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
     this.origin = new OriginOperations(rp, comm, errors, registry, state, flavor == Flavor.DYNAMIC, tracker, pscw,
         passive, active, observer);
     origin.segmentPeers(onNode.peers());
+    this.notifications = new WindowNotifications(rp, state, targetWindow, coll,
+        segment != null ? segment.control() : null, effective);
+    notifications.segmentPeers(onNode.peers());
+    origin.notifications(notifications);
     if (segment != null || onNode.peers().count() > 0) {
       PscwPages pages = new PscwPages(rp, id, segment != null ? segment.control() : null, onNode.peers(), pscw,
           targetWindow::asOwnerWhileLive, targetWindow::tryAsOwnerNow);
@@ -404,6 +410,93 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
         resultType, targetRank, targetDisp, targetCount, targetType, op);
   }
 
+  // ------------------------------------------------------------------ notified RMA (WindowNotifications)
+
+  @Override
+  public Future<Void> putNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, int notificationIdx) {
+    return this.origin.issue(this.origin.call().write(FrameType.PUT, "put", Op.REPLACE, origin, originOffset,
+        originCount, originType, targetRank, targetDisp, targetCount, targetType).notified("putNotify", notificationIdx));
+  }
+
+  @Override
+  public Future<Void> getNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, int notificationIdx) {
+    return this.origin.issue(this.origin.call().get(origin, originOffset, originCount, originType, targetRank,
+        targetDisp, targetCount, targetType).notified("getNotify", notificationIdx));
+  }
+
+  @Override
+  public Future<Void> accumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType,
+      int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op, int notificationIdx) {
+    return this.origin.issue(this.origin.call().write(FrameType.ACC, "accumulate", op, origin, originOffset,
+        originCount, originType, targetRank, targetDisp, targetCount, targetType)
+        .notified("accumulateNotify", notificationIdx));
+  }
+
+  @Override
+  public Future<Void> getAccumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType,
+      Buf result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
+      int targetCount, Datatype targetType, Op op, int notificationIdx) {
+    return this.origin.issue(this.origin.call().getAccumulate(op, origin, originOffset, originCount, originType,
+        result, resultOffset, resultCount, resultType, targetRank, targetDisp, targetCount, targetType)
+        .notified("getAccumulateNotify", notificationIdx));
+  }
+
+  @Override
+  public Future<Void> rputNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, int notificationIdx) {
+    return requests.rputNotify(origin, originOffset, originCount, originType, targetRank, targetDisp, targetCount,
+        targetType, notificationIdx);
+  }
+
+  @Override
+  public Future<Void> rgetNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, int notificationIdx) {
+    return requests.rgetNotify(origin, originOffset, originCount, originType, targetRank, targetDisp, targetCount,
+        targetType, notificationIdx);
+  }
+
+  @Override
+  public Future<Void> raccumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType,
+      int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op, int notificationIdx) {
+    return requests.raccumulateNotify(origin, originOffset, originCount, originType, targetRank, targetDisp,
+        targetCount, targetType, op, notificationIdx);
+  }
+
+  @Override
+  public Future<Void> rgetAccumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType,
+      Buf result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
+      int targetCount, Datatype targetType, Op op, int notificationIdx) {
+    return requests.rgetAccumulateNotify(origin, originOffset, originCount, originType, result, resultOffset,
+        resultCount, resultType, targetRank, targetDisp, targetCount, targetType, op, notificationIdx);
+  }
+
+  @Override
+  public Future<Void> setNumNotify(int n) {
+    return comm.call(errors, () -> notifications.setNumNotify(n));
+  }
+
+  @Override
+  public int numNotify() {
+    return notifications.count();
+  }
+
+  @Override
+  public Future<Long> notifyValue(int notificationIdx) {
+    return comm.call(errors, () -> rp.context().succeededFuture(notifications.value(notificationIdx)));
+  }
+
+  @Override
+  public Future<Long> resetNotifyValue(int notificationIdx) {
+    return comm.call(errors, () -> rp.context().succeededFuture(notifications.reset(notificationIdx)));
+  }
+
+  @Override
+  public Future<Long> awaitNotify(int notificationIdx, long threshold) {
+    return comm.call(errors, () -> notifications.await(notificationIdx, threshold));
+  }
+
   // ------------------------------------------------------------------ dynamic and shared windows
 
   @Override
@@ -444,6 +537,7 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
       origin.onOperationFailed(f); // about this rank's own operations (the origin side)
     } else if (f.type == FrameType.PAGE_WAKE) {
       active.onPageWake();
+      notifications.onWake();
     } else {
       targetWindow.onFrame(f);
     }
@@ -479,6 +573,8 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
       observer.windowFreed(id);
     }
     registry.unregister(this);
+    notifications.failWaiters(RmaException.of(ErrorClass.WIN, "window %s was freed at rank %d while awaitNotify "
+        + "waited", state.name(), rank));
     coll.close();
     return onNode.unmapAfter(targetWindow.release());
   }
@@ -519,6 +615,7 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
   @Override
   public void fail(RmaException cause) {
     targetWindow.fail(cause);
+    notifications.failWaiters(cause);
   }
 
   @Override
