@@ -29,13 +29,13 @@ public final class RmaOperation implements Frame.Local {
   /** {@link #syncMode}: issued under a passive-target lock. */
   public static final int SYNC_PASSIVE = 3;
 
-  /** {@link #notifyIndex}: not a notified operation. */
-  public static final int NO_NOTIFY = -1;
+  /** {@link #notifyIndex}: not a notified operation (no index a caller passes: those below 0 are refused). */
+  public static final int NO_NOTIFY = Integer.MIN_VALUE;
   /**
    * {@link #notifyIndex} of a frame whose notification field no counter index can have: the
    * target refuses it with RMA_NOTIFICATION.
    */
-  public static final int BAD_NOTIFY = -2;
+  public static final int BAD_NOTIFY = Integer.MIN_VALUE + 1;
 
   /** What it does: {@link FrameType#PUT}, {@link FrameType#GET}, {@link FrameType#ACC}, {@link FrameType#GET_ACC} or {@link FrameType#CAS}. */
   public byte kind;
