@@ -170,6 +170,11 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
     return active.pagesWritten();
   }
 
+  /** The notification counters and waiters (tests). */
+  WindowNotifications notifications() {
+    return notifications;
+  }
+
   /** Operations this rank has applied in other JVMs' host segments (read on the rank's context). */
   long appliedOnNode() {
     return onNode.peers().applied();
@@ -537,7 +542,7 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
       origin.onOperationFailed(f); // about this rank's own operations (the origin side)
     } else if (f.type == FrameType.PAGE_WAKE) {
       active.onPageWake();
-      notifications.onWake();
+      notifications.onWakeFrame();
     } else {
       targetWindow.onFrame(f);
     }

@@ -58,6 +58,11 @@ final class WindowNotifications {
   private boolean polling;
   private long pollUntil;
   private final Runnable pollTask = this::poll;
+  /** Times this rank parked with waiters left, and PAGE_WAKE frames that woke it (tests; rank's context). */
+  private long parks;
+  private long wakeFrames;
+  /** Completed the next time the rank parks with waiters left (tests), or {@code null}. */
+  private Promise<Void> parkedHook;
 
   /** One awaitNotify: completes once counter {@code index} is at least {@code threshold}. */
   private record Waiter(int index, long threshold, Promise<Long> promise) {
@@ -296,7 +301,33 @@ final class WindowNotifications {
     check();
     if (waiters.isEmpty()) {
       c.disarm();
+      return;
     }
+    parks++;
+    Promise<Void> hook = parkedHook;
+    if (hook != null) {
+      parkedHook = null;
+      hook.complete();
+    }
+  }
+
+  /** A PAGE_WAKE frame reached this rank: a peer of another JVM counted a notification here. */
+  void onWakeFrame() {
+    rp.context().runOnContext(v -> {
+      wakeFrames++;
+      onWake();
+    });
+  }
+
+  /** Completes once the rank next parks with a waiter left (tests; on the rank's context). */
+  Future<Void> whenParked() {
+    parkedHook = rp.context().promise();
+    return parkedHook.future();
+  }
+
+  /** {parks, PAGE_WAKE frames received} (tests; on the rank's context). */
+  long[] parkStats() {
+    return new long[] {parks, wakeFrames};
   }
 
   private void check() {
