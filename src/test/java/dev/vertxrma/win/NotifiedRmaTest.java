@@ -298,4 +298,43 @@ class NotifiedRmaTest {
           });
         }));
   }
+
+  /** Metrics and traces name notified operations apart from the plain ones. */
+  @Test
+  void notifiedOperationsAreMeteredUnderTheirOwnNames() {
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    dev.vertxrma.JobOptions options = Jobs.options(2);
+    try (dev.vertxrma.metrics.RmaMetrics metrics = new dev.vertxrma.metrics.RmaMetrics()) {
+      metrics.bindTo(registry);
+      Jobs.await(Jobs.start(Jobs.Mode.EMBEDDED, options, (world, args) -> Win.allocate(world, 64, 8, Info.NULL)
+          .compose(win -> win.setNumNotify(1).compose(v -> {
+            if (world.rank() != 0) {
+              return win.awaitNotify(0, 5).mapEmpty();
+            }
+            Buf one = Buf.of(new long[] {1});
+            Buf out = Buf.of(new long[1]);
+            return win.lock(LockType.SHARED, 1).compose(x -> Future.all(List.of(
+                win.putNotify(one, 0, 1, Datatype.LONG, 1, 0, 0),
+                win.putNotify(one, 0, 1, Datatype.LONG, 1, 1, 0),
+                win.getNotify(out, 0, 1, Datatype.LONG, 1, 0, 1, Datatype.LONG, 0),
+                win.accumulateNotify(one, 0, 1, Datatype.LONG, 1, 2, 1, Datatype.LONG, Op.SUM, 0),
+                win.getAccumulateNotify(one, 0, 1, Datatype.LONG, out, 0, 1, Datatype.LONG, 1, 3, 1, Datatype.LONG,
+                    Op.SUM, 0),
+                win.put(one, 0, 1, Datatype.LONG, 1, 4)))).compose(x -> win.unlock(1));
+          }).compose(v -> world.barrier()).compose(v -> win.free()))), 120);
+    }
+    String job = options.getJobName();
+    java.util.function.Function<String, Double> ops = kind -> {
+      io.micrometer.core.instrument.Counter c = registry.find("rma.operations").tag("job", job).tag("rank", "0")
+          .tag("kind", kind).counter();
+      return c == null ? 0 : c.count();
+    };
+    assertEquals(2, ops.apply("put_notify"));
+    assertEquals(1, ops.apply("get_notify"));
+    assertEquals(1, ops.apply("accumulate_notify"));
+    assertEquals(1, ops.apply("get_accumulate_notify"));
+    assertEquals(1, ops.apply("put"), "the plain put only");
+    assertEquals(0, ops.apply("get"));
+  }
 }

@@ -18,9 +18,9 @@ final class RankTimeline {
 
   /** Operation kinds, in the order of {@link #opIndex}. */
   static final String[] OP_NAMES = {"put", "get", "accumulate", "get_accumulate", "compare_and_swap", "fetch_and_op",
-      "send"};
+      "put_notify", "get_notify", "accumulate_notify", "get_accumulate_notify", "send"};
   /** The index in {@link #OP_NAMES} of a point-to-point message, from its send to its receive. */
-  static final int MESSAGE = 6;
+  static final int MESSAGE = 10;
 
   /** The collective calls a trace shows, by the index it records. */
   static final String[] COLLECTIVE_NAMES = {"barrier", "bcast", "gather", "gatherv", "allgather", "allgatherv",
@@ -101,6 +101,10 @@ final class RankTimeline {
       case FrameType.ACC: return 2;
       case FrameType.GET_ACC: return 3;
       case Observers.FETCH_AND_OP: return 5;
+      case FrameType.PUT + Observers.NOTIFIED: return 6;
+      case FrameType.GET + Observers.NOTIFIED: return 7;
+      case FrameType.ACC + Observers.NOTIFIED: return 8;
+      case FrameType.GET_ACC + Observers.NOTIFIED: return 9;
       case Observers.MESSAGE: return MESSAGE;
       default: return 4;
     }

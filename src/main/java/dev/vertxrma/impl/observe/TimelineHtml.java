@@ -29,7 +29,8 @@ final class TimelineHtml {
   static final int MAX_ARROWS = 40_000;
 
   private static final String[] OP_NAMES = RankTimeline.OP_NAMES;
-  private static final String[] OP_COLORS = {"#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#d62728", "#8c564b", "#17becf"};
+  private static final String[] OP_COLORS = {"#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#d62728", "#8c564b",
+      "#bcbd22", "#e377c2", "#7f7f7f", "#aec7e8", "#17becf"};
   private static final Map<String, String> EPOCH_COLORS = Map.of("fence", "#4e79a7", "access", "#59a14f",
       "exposure", "#a0cbe8", "lock", "#f28e2b", "lock_all", "#edc948");
 

@@ -198,8 +198,9 @@ final class OperationTransfers {
       op.targetTypeWire = tt.wireBytes();
     }
     if (observe) {
-      observer.opIssued(id, "fetchAndOp".equals(c.name) ? dev.vertxrma.impl.observe.Observers.FETCH_AND_OP : kind,
-          target, tt.size() * (long) count, c.seq);
+      byte observed = "fetchAndOp".equals(c.name) ? dev.vertxrma.impl.observe.Observers.FETCH_AND_OP
+          : c.notify != RmaOperation.NO_NOTIFY ? (byte) (kind + dev.vertxrma.impl.observe.Observers.NOTIFIED) : kind;
+      observer.opIssued(id, observed, target, tt.size() * (long) count, c.seq);
     }
     return op;
   }

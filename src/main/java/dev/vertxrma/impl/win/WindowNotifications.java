@@ -274,11 +274,37 @@ final class WindowNotifications {
     }
   }
 
+  /**
+   * After the call's spin: polls when origins of other JVMs write this rank's counters in its
+   * page (they send no frame while it polls), else parks at once (every other increment reaches
+   * the rank's context by itself: a frame applied here, or a write of this JVM that schedules a
+   * check).
+   */
   private void startPolling() {
+    if (!local.shared) {
+      if (!polling) {
+        park();
+      }
+      return;
+    }
     pollUntil = System.nanoTime() + POLL_NANOS;
     if (!polling) {
       polling = true;
-      rp.context().runOnContext(v -> poll());
+      nextPoll();
+    }
+  }
+
+  /**
+   * The next poll, after the event loop's next pass over its sockets: a poll queued as a plain
+   * task would run in the same pass, and a run of them would hold back the loop's reads and the
+   * writes of frames this rank just sent (a wake frame to a parked peer) for the whole poll.
+   */
+  private void nextPoll() {
+    io.netty.channel.EventLoop loop = rp.context().nettyEventLoop();
+    if (loop == null) {
+      rp.context().runOnContext(v -> pollTask.run());
+    } else {
+      loop.schedule(() -> rp.context().runOnContext(v -> pollTask.run()), 0, java.util.concurrent.TimeUnit.NANOSECONDS);
     }
   }
 
@@ -287,7 +313,7 @@ final class WindowNotifications {
     if (waiters.isEmpty()) {
       polling = false;
     } else if (System.nanoTime() - pollUntil < 0) {
-      rp.context().runOnContext(v -> pollTask.run());
+      nextPoll();
     } else {
       polling = false;
       park();
