@@ -34,11 +34,12 @@ import net.openhft.chronicle.bytes.BytesStore;
  * the part that does it on the rank's context — RMA operations to {@link OriginOperations}, the
  * synchronization calls (from {@link WindowSynchronization}) to {@link SynchronizationCalls} (over
  * {@link ActiveTargetSync} and {@link PassiveTargetSync}), rput/rget/raccumulate/rgetAccumulate to {@link RequestOperations},
+ * the notified operations and counters (from {@link NotifiedWindow}) to {@link WindowNotifications},
  * the memory, shared segments and attach/detach to {@link WindowMemoryCalls}, info hints to
  * {@link WindowInfo}, frames for the target and the memory's lifetime to the single-owner
  * {@link TargetWindow} — and keeps the window's attributes, name and error handler, and its free.
  */
-final class WinImpl extends WindowSynchronization implements Win, RegisteredWindow {
+final class WinImpl extends NotifiedWindow implements Win, RegisteredWindow {
 
   private static final int WINDOW_CTX_BASE = 1 << 20;
 
@@ -113,7 +114,7 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
     this.origin = new OriginOperations(rp, comm, errors, registry, state, flavor == Flavor.DYNAMIC, tracker, pscw,
         passive, active, observer);
     origin.segmentPeers(onNode.peers());
-    this.notifications = new WindowNotifications(rp, state, targetWindow, coll,
+    this.notifications = new WindowNotifications(rp, comm, errors, state, targetWindow, coll,
         segment != null ? segment.control() : null, effective);
     notifications.segmentPeers(onNode.peers());
     origin.notifications(notifications);
@@ -170,11 +171,6 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
     return active.pagesWritten();
   }
 
-  /** The notification counters and waiters (tests). */
-  WindowNotifications notifications() {
-    return notifications;
-  }
-
   /** Operations this rank has applied in other JVMs' host segments (read on the rank's context). */
   long appliedOnNode() {
     return onNode.peers().applied();
@@ -183,6 +179,21 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
   @Override
   SynchronizationCalls synchronization() {
     return sync;
+  }
+
+  @Override
+  OriginOperations originOperations() {
+    return origin;
+  }
+
+  @Override
+  RequestOperations requestOperations() {
+    return requests;
+  }
+
+  @Override
+  WindowNotifications notificationCounters() {
+    return notifications;
   }
 
   /** The observer of this window (traces, metrics). */
@@ -413,93 +424,6 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
       int targetCount, Datatype targetType, Op op) {
     return requests.rgetAccumulate(origin, originOffset, originCount, originType, result, resultOffset, resultCount,
         resultType, targetRank, targetDisp, targetCount, targetType, op);
-  }
-
-  // ------------------------------------------------------------------ notified RMA (WindowNotifications)
-
-  @Override
-  public Future<Void> putNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
-      long targetDisp, int targetCount, Datatype targetType, int notificationIdx) {
-    return this.origin.issue(this.origin.call().write(FrameType.PUT, "put", Op.REPLACE, origin, originOffset,
-        originCount, originType, targetRank, targetDisp, targetCount, targetType).notified("putNotify", notificationIdx));
-  }
-
-  @Override
-  public Future<Void> getNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
-      long targetDisp, int targetCount, Datatype targetType, int notificationIdx) {
-    return this.origin.issue(this.origin.call().get(origin, originOffset, originCount, originType, targetRank,
-        targetDisp, targetCount, targetType).notified("getNotify", notificationIdx));
-  }
-
-  @Override
-  public Future<Void> accumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType,
-      int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op, int notificationIdx) {
-    return this.origin.issue(this.origin.call().write(FrameType.ACC, "accumulate", op, origin, originOffset,
-        originCount, originType, targetRank, targetDisp, targetCount, targetType)
-        .notified("accumulateNotify", notificationIdx));
-  }
-
-  @Override
-  public Future<Void> getAccumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType,
-      Buf result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
-      int targetCount, Datatype targetType, Op op, int notificationIdx) {
-    return this.origin.issue(this.origin.call().getAccumulate(op, origin, originOffset, originCount, originType,
-        result, resultOffset, resultCount, resultType, targetRank, targetDisp, targetCount, targetType)
-        .notified("getAccumulateNotify", notificationIdx));
-  }
-
-  @Override
-  public Future<Void> rputNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
-      long targetDisp, int targetCount, Datatype targetType, int notificationIdx) {
-    return requests.rputNotify(origin, originOffset, originCount, originType, targetRank, targetDisp, targetCount,
-        targetType, notificationIdx);
-  }
-
-  @Override
-  public Future<Void> rgetNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
-      long targetDisp, int targetCount, Datatype targetType, int notificationIdx) {
-    return requests.rgetNotify(origin, originOffset, originCount, originType, targetRank, targetDisp, targetCount,
-        targetType, notificationIdx);
-  }
-
-  @Override
-  public Future<Void> raccumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType,
-      int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op, int notificationIdx) {
-    return requests.raccumulateNotify(origin, originOffset, originCount, originType, targetRank, targetDisp,
-        targetCount, targetType, op, notificationIdx);
-  }
-
-  @Override
-  public Future<Void> rgetAccumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType,
-      Buf result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
-      int targetCount, Datatype targetType, Op op, int notificationIdx) {
-    return requests.rgetAccumulateNotify(origin, originOffset, originCount, originType, result, resultOffset,
-        resultCount, resultType, targetRank, targetDisp, targetCount, targetType, op, notificationIdx);
-  }
-
-  @Override
-  public Future<Void> setNumNotify(int n) {
-    return comm.call(errors, () -> notifications.setNumNotify(n));
-  }
-
-  @Override
-  public int numNotify() {
-    return notifications.count();
-  }
-
-  @Override
-  public Future<Long> notifyValue(int notificationIdx) {
-    return comm.call(errors, () -> rp.context().succeededFuture(notifications.value(notificationIdx)));
-  }
-
-  @Override
-  public Future<Long> resetNotifyValue(int notificationIdx) {
-    return comm.call(errors, () -> rp.context().succeededFuture(notifications.reset(notificationIdx)));
-  }
-
-  @Override
-  public Future<Long> awaitNotify(int notificationIdx, long threshold) {
-    return comm.call(errors, () -> notifications.await(notificationIdx, threshold));
   }
 
   // ------------------------------------------------------------------ dynamic and shared windows

@@ -4,7 +4,9 @@ import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Info;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.coll.Collectives;
+import dev.vertxrma.impl.comm.CommImpl;
 import dev.vertxrma.impl.ops.RmaOperation;
+import dev.vertxrma.impl.runtime.ErrorHandling;
 import dev.vertxrma.impl.transport.Endpoint;
 import dev.vertxrma.impl.transport.Frame;
 import dev.vertxrma.impl.transport.FrameType;
@@ -21,8 +23,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * count, so an origin refuses an index its target lacks before a byte moves), the counters'
  * reads and fetch-and-zero, the target's check and increment of a notified operation (after its
  * data is in place), and {@code awaitNotify}: a future that completes once a counter reaches a
- * threshold. A waiter spins {@link #SPIN_NANOS} in the call, then polls on the rank's context
- * until {@link #POLL_NANOS}, then parks: an increment made in this JVM schedules a check on the
+ * threshold. A waiter spins {@link #SPIN_NANOS} in the call, then (if origins of other JVMs write
+ * the counters in this rank's page) polls between the event loop's passes over its sockets until
+ * {@link #POLL_NANOS}, then parks: an increment made in this JVM schedules a check on the
  * rank's context, one made by an origin of another JVM in this rank's host segment sends one
  * {@link FrameType#PAGE_WAKE} frame if the rank is parked, and one that came as a frame is
  * applied here. Waiters live on the rank's context; counters are written by whichever thread
@@ -38,6 +41,8 @@ final class WindowNotifications {
   static final String MAX_NUM_NOTIFY = "mpi_assert_max_num_notify";
 
   private final Endpoint rp;
+  private final CommImpl comm;
+  private final ErrorHandling errors;
   private final WindowState state;
   private final TargetWindow target;
   private final Collectives coll;
@@ -58,6 +63,10 @@ final class WindowNotifications {
   private boolean polling;
   private long pollUntil;
   private final Runnable pollTask = this::poll;
+  /** Whether another rank of the window lives in this JVM (it writes the counters in place). */
+  private final boolean localPeer;
+  /** Whether the machine has a core per rank of the window. */
+  private final boolean fewRanks;
   /** Times this rank parked with waiters left, and PAGE_WAKE frames that woke it (tests; rank's context). */
   private long parks;
   private long wakeFrames;
@@ -68,15 +77,23 @@ final class WindowNotifications {
   private record Waiter(int index, long threshold, Promise<Long> promise) {
   }
 
-  WindowNotifications(Endpoint rp, WindowState state, TargetWindow target, Collectives coll, WindowControl page,
-      Info info) {
+  WindowNotifications(Endpoint rp, CommImpl comm, ErrorHandling errors, WindowState state, TargetWindow target,
+      Collectives coll, WindowControl page, Info info) {
     this.rp = rp;
+    this.comm = comm;
+    this.errors = errors;
     this.state = state;
     this.target = target;
     this.coll = coll;
     this.page = page;
     this.maxNumNotify = maxNumNotify(info);
     this.counts = new int[rp.size()];
+    boolean peerHere = false;
+    for (int r = 0; r < rp.size(); r++) {
+      peerHere |= r != rp.rank() && rp.isLocal(r);
+    }
+    this.localPeer = peerHere;
+    this.fewRanks = rp.size() <= Runtime.getRuntime().availableProcessors();
     this.peerCounters = new NotifyCounters[rp.size()];
     target.useNotifications(this);
   }
@@ -108,7 +125,27 @@ final class WindowNotifications {
     return local.count;
   }
 
-  // ------------------------------------------------------------------ the calls (rank's context)
+  // ------------------------------------------------------------------ the calls, on the rank's context
+
+  /** MPI_Win_set_num_notify, run on the rank's context under the window's error handler. */
+  Future<Void> setNumNotifyCall(int n) {
+    return comm.call(errors, () -> setNumNotify(n));
+  }
+
+  /** MPI_Win_get_notify_value, as {@link #setNumNotifyCall}. */
+  Future<Long> valueCall(int index) {
+    return comm.call(errors, () -> rp.context().succeededFuture(value(index)));
+  }
+
+  /** MPI_Win_reset_notify_value, as {@link #setNumNotifyCall}. */
+  Future<Long> resetCall(int index) {
+    return comm.call(errors, () -> rp.context().succeededFuture(reset(index)));
+  }
+
+  /** awaitNotify, as {@link #setNumNotifyCall}. */
+  Future<Long> awaitCall(int index, long threshold) {
+    return comm.call(errors, () -> await(index, threshold));
+  }
 
   /** MPI_Win_set_num_notify: agree on every rank's count, reset this rank's counters, then a barrier. */
   Future<Void> setNumNotify(int n) {
@@ -275,13 +312,14 @@ final class WindowNotifications {
   }
 
   /**
-   * After the call's spin: polls when origins of other JVMs write this rank's counters in its
-   * page (they send no frame while it polls), else parks at once (every other increment reaches
-   * the rank's context by itself: a frame applied here, or a write of this JVM that schedules a
-   * check).
+   * After the call's spin: polls until {@link #POLL_NANOS}, then parks; or parks at once when no
+   * thread can change a counter here without waking the rank anyway (every increment comes as a
+   * frame: no other rank of the window lives in this JVM and no other JVM writes this rank's
+   * page), or when the window has more ranks than the machine has cores (polling would only take
+   * the core a writer needs, as in {@link dev.vertxrma.impl.coll.HostBarrier}).
    */
   private void startPolling() {
-    if (!local.shared) {
+    if (!fewRanks || !(localPeer || local.shared)) {
       if (!polling) {
         park();
       }

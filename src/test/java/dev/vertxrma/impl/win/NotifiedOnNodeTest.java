@@ -34,7 +34,7 @@ class NotifiedOnNodeTest {
           int r = world.rank();
           return win.setNumNotify(2).compose(v -> {
             if (r == 1) {
-              Future<Void> parked = w.notifications().whenParked();
+              Future<Void> parked = w.notificationCounters().whenParked();
               Future<Long> wait = win.awaitNotify(1, 3);
               return parked
                   .compose(x -> world.send(Buf.of(new int[] {1}), 0, 1, Datatype.INT, 0, 7)) // "I am parked"
@@ -44,7 +44,7 @@ class NotifiedOnNodeTest {
                     for (int i = 0; i < 3; i++) {
                       assertEquals(11 + i, win.memory().readLong(8L * i), "slot " + i + " once counted");
                     }
-                    long[] stats = w.notifications().parkStats();
+                    long[] stats = w.notificationCounters().parkStats();
                     assertTrue(stats[0] >= 1, "the waiter parked");
                     assertTrue(stats[1] >= 1, "a PAGE_WAKE frame woke it");
                     return null;
