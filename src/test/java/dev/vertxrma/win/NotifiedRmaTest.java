@@ -337,4 +337,53 @@ class NotifiedRmaTest {
     assertEquals(1, ops.apply("put"), "the plain put only");
     assertEquals(0, ops.apply("get"));
   }
+
+  /**
+   * The shared-memory and dynamic flavors take notified operations too: a ring of notified puts,
+   * each rank awaiting its left neighbour's, the value then in place (embedded and clustered).
+   */
+  @ParameterizedTest
+  @EnumSource(Jobs.Mode.class)
+  void sharedAndDynamicWindowsTakeNotifiedPuts(Jobs.Mode mode) {
+    Jobs.run(mode, 2, (world, args) -> Win.allocateShared(world, 16, 8, Info.NULL)
+        .compose(shared -> ring(world, shared, 1).compose(v -> shared.free()))
+        .compose(v -> Win.createDynamic(world, Info.NULL))
+        .compose(dynamic -> {
+          BytesStore<?, ?> region = BytesStore.nativeStoreWithFixedCapacity(16);
+          region.zeroOut(0, 16);
+          long[] addresses = new long[world.size()];
+          return dynamic.attach(region)
+              .compose(v -> world.allgather(Buf.of(new long[] {Win.address(region, 8)}), 0, 1, Datatype.AINT,
+                  Buf.of(addresses), 0, 1, Datatype.AINT))
+              .compose(v -> ring(world, dynamic, addresses[(world.rank() + 1) % world.size()]))
+              .map(v -> {
+                assertEquals(100L + (world.rank() + world.size() - 1) % world.size(), region.readLong(8),
+                    "the left neighbour's notified put in the attached region");
+                return null;
+              })
+              .compose(v -> world.barrier())
+              .compose(v -> dynamic.detach(region))
+              .compose(v -> dynamic.free())
+              .onComplete(ar -> region.releaseLast());
+        }));
+  }
+
+  /** Each rank putNotifies 100 + rank to its right neighbour at {@code disp}, then awaits its own counter. */
+  private static Future<Void> ring(Comm world, Win win, long disp) {
+    int r = world.rank();
+    int right = (r + 1) % world.size();
+    return win.setNumNotify(1)
+        .compose(v -> win.lock(LockType.SHARED, right))
+        .compose(v -> win.putNotify(Buf.of(new long[] {100L + r}), 0, 1, Datatype.LONG, right, disp, 0))
+        .compose(v -> win.unlock(right))
+        .compose(v -> win.awaitNotify(0, 1))
+        .compose(seen -> {
+          assertEquals(1L, seen);
+          if (win.flavor() == Win.Flavor.SHARED) {
+            int left = (r + world.size() - 1) % world.size();
+            assertEquals(100L + left, win.memory().readLong(8), "the left neighbour's notified put");
+          }
+          return world.barrier();
+        });
+  }
 }
