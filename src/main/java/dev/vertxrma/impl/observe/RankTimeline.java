@@ -73,8 +73,8 @@ final class RankTimeline {
   private final List<Integer> received = new ArrayList<>();
   /** Windows in the order they were created here. */
   final List<Integer> windows = new ArrayList<>();
-  /** RMA operations issued, by kind (messages not included). */
-  final long[] opCounts = new long[MESSAGE];
+  /** RMA operations issued, by the page's totals columns ({@link #countedColumn}; messages not included). */
+  final long[] opCounts = new long[COUNTED_KINDS];
   long bytes;
   /** Point-to-point messages sent, and their bytes. */
   long messages;
@@ -91,6 +91,14 @@ final class RankTimeline {
 
   int rank() {
     return events.rank;
+  }
+
+  /** The kinds the page's totals count apart: the plain ones (a notified one counts as its plain kind). */
+  static final int COUNTED_KINDS = 6;
+
+  /** The totals column of operation kind {@code index}: a notified operation's plain kind. */
+  static int countedColumn(int index) {
+    return index >= COUNTED_KINDS && index < COUNTED_KINDS + 4 ? index - COUNTED_KINDS : index;
   }
 
   /** Index of an operation kind in {@link #OP_NAMES}, from its frame type. */
@@ -140,7 +148,7 @@ final class RankTimeline {
             tl.messageBytes += r.a[k];
           } else {
             issued.put(opKey(r.win[k], r.peer[k], r.b[k]), k);
-            tl.opCounts[opIndex(r.kind(k))]++;
+            tl.opCounts[countedColumn(opIndex(r.kind(k)))]++;
             tl.bytes += r.a[k];
           }
           break;

@@ -268,7 +268,7 @@ final class TimelineHtml {
   private static void totals(StringBuilder s, int np, Map<Integer, RankTimeline> lanes,
       Map<Integer, TraceData.RankEvents> byRank) {
     s.append("<table><tr><th>rank</th>");
-    for (int i = 0; i < RankTimeline.MESSAGE; i++) {
+    for (int i = 0; i < RankTimeline.COUNTED_KINDS; i++) { // a notified operation counts as its plain kind
       s.append("<th>").append(OP_NAMES[i]).append("</th>");
     }
     s.append("<th>bytes</th><th>epochs</th><th>lock waits</th><th>lock wait ms</th><th>flushes</th><th>errors</th>"
@@ -277,7 +277,7 @@ final class TimelineHtml {
       RankTimeline l = lanes.get(r);
       s.append("<tr><td>").append(r).append("</td>");
       if (l == null) {
-        s.append("<td colspan=\"").append(RankTimeline.MESSAGE + 9).append("\">no trace</td></tr>\n");
+        s.append("<td colspan=\"").append(RankTimeline.COUNTED_KINDS + 9).append("\">no trace</td></tr>\n");
         continue;
       }
       for (long n : l.opCounts) {
