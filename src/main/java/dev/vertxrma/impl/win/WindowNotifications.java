@@ -202,7 +202,9 @@ final class WindowNotifications {
     NotifyCounters c = local;
     checkIndex(c, index, "awaitNotify");
     long v = c.get(index);
-    long deadline = System.nanoTime() + SPIN_NANOS;
+    // spin only where a writer can change the counter without waking the rank: a frame this rank
+    // just sent one way leaves only once the call returns to the event loop
+    long deadline = System.nanoTime() + (spinHelps() ? SPIN_NANOS : 0);
     while (v < threshold && System.nanoTime() - deadline < 0) {
       Thread.onSpinWait();
       v = c.get(index);
@@ -299,6 +301,14 @@ final class WindowNotifications {
 
   // ------------------------------------------------------------------ waiters (rank's context)
 
+  /**
+   * Whether spinning or polling can see an increment sooner than a wake would bring it: another
+   * rank of the window in this JVM, or other JVMs writing this rank's page, and a core per rank.
+   */
+  private boolean spinHelps() {
+    return fewRanks && (localPeer || local.shared);
+  }
+
   /** A counter may have grown (a PAGE_WAKE frame, or a write in this JVM): completes the waiters it satisfies. */
   void onWake() {
     if (!rp.context().isRunningOnContext()) {
@@ -319,7 +329,7 @@ final class WindowNotifications {
    * the core a writer needs, as in {@link dev.vertxrma.impl.coll.HostBarrier}).
    */
   private void startPolling() {
-    if (!fewRanks || !(localPeer || local.shared)) {
+    if (!spinHelps()) {
       if (!polling) {
         park();
       }
