@@ -1129,9 +1129,10 @@ public interface Win {
   /**
    * Waits for notifications, what MPI leaves to a polling loop over MPI_Win_get_notify_value:
    * completes once counter {@code notificationIdx} of this rank is at least {@code threshold}. No
-   * thread blocks and no loop spins for ever: the call spins a few microseconds; then, if ranks of
-   * other JVMs of this host write this rank's counters in shared memory, the rank polls for some
-   * tens of microseconds between its other tasks; then it parks until an increment wakes it.
+   * thread blocks and no loop spins for ever: where another rank can change the counter without
+   * waking this one (a rank of this JVM, or of this host's other JVMs through shared memory), the
+   * call spins a few microseconds and the rank then polls for some tens of microseconds between its
+   * other tasks; then it parks until an increment wakes it.
    * Several waiters on one counter, with any thresholds, each complete exactly once.
    *
    * @param notificationIdx the counter, in {@code [0, numNotify())}

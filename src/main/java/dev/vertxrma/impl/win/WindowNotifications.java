@@ -23,13 +23,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * count, so an origin refuses an index its target lacks before a byte moves), the counters'
  * reads and fetch-and-zero, the target's check and increment of a notified operation (after its
  * data is in place), and {@code awaitNotify}: a future that completes once a counter reaches a
- * threshold. A waiter spins {@link #SPIN_NANOS} in the call, then (if origins of other JVMs write
- * the counters in this rank's page) polls between the event loop's passes over its sockets until
- * {@link #POLL_NANOS}, then parks: an increment made in this JVM schedules a check on the
- * rank's context, one made by an origin of another JVM in this rank's host segment sends one
- * {@link FrameType#PAGE_WAKE} frame if the rank is parked, and one that came as a frame is
- * applied here. Waiters live on the rank's context; counters are written by whichever thread
- * owns the target window ({@link TargetWindow}) or by on-node origins.
+ * threshold. Where a writer can change a counter without waking the rank (another rank of the
+ * window in this JVM, or origins of other JVMs writing this rank's page) and the machine has a
+ * core per rank, a waiter spins {@link #SPIN_NANOS} in the call, then polls between the event
+ * loop's passes over its sockets until {@link #POLL_NANOS}; then (at once elsewhere) it parks. An
+ * increment made in this JVM schedules a check on the rank's context, one made by an origin of
+ * another JVM in this rank's host segment sends one {@link FrameType#PAGE_WAKE} frame if the rank
+ * is parked, and one that came as a frame is applied here. Waiters live on the rank's context;
+ * counters are written by whichever thread owns the target window ({@link TargetWindow}) or by
+ * on-node origins.
  */
 final class WindowNotifications {
 
