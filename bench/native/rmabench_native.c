@@ -30,12 +30,14 @@
 
 enum bench {
     B_PUT_LAT, B_GET_LAT, B_ACC_LAT, B_GACC_LAT, B_FOP_LAT, B_CAS_LAT,
-    B_PUT_BW, B_GET_BW, B_BARRIER, B_ALLREDUCE, B_FENCE, B_NET_LAT, B_COUNT
+    B_PUT_BW, B_GET_BW, B_BARRIER, B_ALLREDUCE, B_FENCE, B_NET_LAT,
+    B_NOTIFY_LAT, B_SIGNAL_LAT, B_COUNT
 };
 static const char *const bench_names[B_COUNT] = {
     "put-latency", "get-latency", "acc-latency", "get-acc-latency",
     "fop-latency", "cas-latency", "put-bw", "get-bw",
-    "barrier", "allreduce", "fence", "net-latency"
+    "barrier", "allreduce", "fence", "net-latency",
+    "notify-latency", "signal-latency"
 };
 
 enum sync { S_LOCKALL, S_LOCK, S_FENCE, S_PSCW, S_COUNT };
@@ -53,6 +55,7 @@ static void usage_exit(const char *fmt, const char *arg)
                 "\nusage: rmabench_native -b BENCH -s SYNC -z SIZES -i ITERS -w WARMUP [-j JVMS]\n"
                 "  BENCH: put-latency get-latency acc-latency get-acc-latency fop-latency\n"
                 "         cas-latency put-bw get-bw barrier allreduce fence net-latency\n"
+                "         notify-latency signal-latency\n"
                 "  SYNC:  lockall|lock|fence|pscw\n"
                 "  SIZES: comma-separated byte counts (0 .. 67108864)\n");
         fflush(stderr);
@@ -168,6 +171,9 @@ int main(int argc, char **argv)
         sync_col = sync_names[sync];
     } else if (bench == B_BARRIER || bench == B_ALLREDUCE || bench == B_FENCE || bench == B_NET_LAT) {
         sync_col = "-";
+    } else if (bench == B_NOTIFY_LAT || bench == B_SIGNAL_LAT) {
+        sync = S_LOCKALL;   /* both ends hold lock_all for the whole exchange */
+        sync_col = "-";
     } else {
         sync = S_LOCKALL;
         sync_col = "lockall";
@@ -239,6 +245,8 @@ int main(int argc, char **argv)
     const int total = warmup + iters;
     const int tgt = nranks - 1;
     const int is_rma = bench != B_BARRIER && bench != B_ALLREDUCE && bench != B_FENCE && bench != B_NET_LAT;
+    /* notify/signal ping-pong: the target puts back, so it holds lock_all too */
+    const int pingpong = bench == B_NOTIFY_LAT || bench == B_SIGNAL_LAT;
 
     /* Make sure every rank's zeroed window is in place before any access. */
     MPI_Barrier(MPI_COMM_WORLD);
@@ -255,7 +263,7 @@ int main(int argc, char **argv)
 
         MPI_Barrier(MPI_COMM_WORLD);
 
-        if (is_rma && rank == 0 && sync == S_LOCKALL)
+        if (is_rma && (rank == 0 || (pingpong && rank == tgt)) && sync == S_LOCKALL)
             MPI_Win_lock_all(0, win);
         if (is_rma && sync == S_FENCE)
             MPI_Win_fence(0, win);
@@ -328,6 +336,15 @@ int main(int argc, char **argv)
                 case B_FENCE:
                     MPI_Win_fence(0, win);
                     break;
+                case B_NOTIFY_LAT:
+                case B_SIGNAL_LAT:
+                    /* MPICH has no notified RMA: put + flush + a zero-byte message, the
+                     * target answers likewise; timed there and back (not halved) */
+                    MPI_Put(origin, count, MPI_BYTE, tgt, 0, count, MPI_BYTE, win);
+                    MPI_Win_flush(tgt, win);
+                    MPI_Send(NULL, 0, MPI_BYTE, tgt, 2, MPI_COMM_WORLD);
+                    MPI_Recv(NULL, 0, MPI_BYTE, tgt, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    break;
                 case B_NET_LAT:
                     /* osu_latency's exchange, timed there and back (not halved) */
                     MPI_Send(origin, count, MPI_BYTE, tgt, 1, MPI_COMM_WORLD);
@@ -349,6 +366,12 @@ int main(int argc, char **argv)
                     MPI_Recv(origin, count, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                     MPI_Send(origin, count, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
                 }
+                else if (pingpong && rank == tgt) {
+                    MPI_Recv(NULL, 0, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    MPI_Put(origin, count, MPI_BYTE, 0, 0, count, MPI_BYTE, win);
+                    MPI_Win_flush(0, win);
+                    MPI_Send(NULL, 0, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
+                }
                 else if (sync == S_PSCW && rank == nranks - 1) {
                     MPI_Win_post(grp0, 0, win);
                     MPI_Win_wait(win);
@@ -356,7 +379,7 @@ int main(int argc, char **argv)
             }
         }
 
-        if (is_rma && rank == 0 && sync == S_LOCKALL)
+        if (is_rma && (rank == 0 || (pingpong && rank == tgt)) && sync == S_LOCKALL)
             MPI_Win_unlock_all(win);
 
         if (rank == 0) {

@@ -62,7 +62,14 @@ public enum ErrorClass {
    * non-local call on it but {@link Comm#agree}, {@link Comm#shrink}, {@link Comm#getFailed},
    * {@link Comm#ackFailed} and {@link Comm#free} fails with this class.
    */
-  REVOKED(25);
+  REVOKED(25),
+  /**
+   * A notified RMA operation names a notification counter the target does not have: an index
+   * below 0 or at or above the target's {@link Win#numNotify()} (MPI 5.1 draft,
+   * MPI_ERR_NOTIFICATION_IDX); also a counter reset by {@link Win#setNumNotify} while an
+   * {@link Win#awaitNotify} waited on it.
+   */
+  RMA_NOTIFICATION(26);
 
   private static final ErrorClass[] BY_CODE = new ErrorClass[32];
 
@@ -81,7 +88,7 @@ public enum ErrorClass {
   /**
    * The stable wire code of this class.
    *
-   * @return the code, 1..25
+   * @return the code, 1..26
    */
   public int code() {
     return code;

@@ -63,6 +63,12 @@ import net.openhft.chronicle.bytes.BytesStore;
  * an operation it does not complete: a flush or unlock of another target, an operation issued
  * after the call, or a {@code fence(NOPRECEDE)}. The rule is the same whether the target runs in
  * this JVM or in another.
+ *
+ * <p><b>Notified RMA</b> (MPI 5.1 draft): {@code putNotify}, {@code getNotify},
+ * {@code accumulateNotify}, {@code getAccumulateNotify} and their request forms also increment a
+ * counter at the target once their data is there; the target reads its counters
+ * ({@link #notifyValue}, {@link #resetNotifyValue}) or waits for them ({@link #awaitNotify}).
+ * See docs/notifications.md.
  */
 public interface Win {
 
@@ -888,6 +894,256 @@ public interface Win {
   Future<Void> rgetAccumulate(Buf origin, int originOffset, int originCount, Datatype originType, Buf result,
       int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp, int targetCount,
       Datatype targetType, Op op);
+
+  // ------------------------------------------------------------------ notified RMA (MPI 5.1 draft)
+
+  /**
+   * MPI_Put_notify (MPI 5.1 draft, notified communication): {@link #put(Buf, int, int, Datatype,
+   * int, long, int, Datatype) put}, then, once its data is in the target's window, the target's
+   * notification counter {@code notificationIdx} grows by one. Whoever reads the counter at the
+   * target ({@link #notifyValue}, {@link #awaitNotify}) and finds the increment also finds the
+   * data. Allowed in passive-target epochs only (lock, lockAll), on windows of every flavor.
+   *
+   * @param origin the data ({@code null} with count 0)
+   * @param originOffset where the data starts in {@code origin}
+   * @param originCount the number of elements of {@code originType}
+   * @param originType the origin datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op, nothing counted)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @param targetCount the number of elements of {@code targetType}
+   * @param targetType the target datatype, committed
+   * @param notificationIdx the target's counter, in {@code [0, target's numNotify)}
+   * @return completes at origin completion, as put. Fails as put, and with
+   *     {@link ErrorClass#RMA_SYNC} in a fence or post/start epoch (the draft defines notified
+   *     operations for passive-target epochs only), {@link ErrorClass#RMA_NOTIFICATION} for an
+   *     index outside the target's counters; a refused operation moves no data and counts nothing.
+   */
+  Future<Void> putNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, int notificationIdx);
+
+  /**
+   * MPI_Put_notify with the same count and datatype at origin and target.
+   *
+   * @param origin the data ({@code null} with count 0)
+   * @param originOffset where the data starts in {@code origin}
+   * @param count the number of elements of {@code type}
+   * @param type the datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @param notificationIdx the target's counter
+   * @return as {@link #putNotify(Buf, int, int, Datatype, int, long, int, Datatype, int)}
+   */
+  default Future<Void> putNotify(Buf origin, int originOffset, int count, Datatype type, int targetRank,
+      long targetDisp, int notificationIdx) {
+    return putNotify(origin, originOffset, count, type, targetRank, targetDisp, count, type, notificationIdx);
+  }
+
+  /**
+   * MPI_Get_notify: {@link #get(Buf, int, int, Datatype, int, long, int, Datatype) get}, and the
+   * target's counter {@code notificationIdx} grows by one once the data has been read there (the
+   * target may then reuse that memory). Passive-target epochs only.
+   *
+   * @param origin the buffer the data goes to ({@code null} with count 0)
+   * @param originOffset where the data goes in {@code origin}
+   * @param originCount the number of elements of {@code originType}
+   * @param originType the origin datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @param targetCount the number of elements of {@code targetType}
+   * @param targetType the target datatype, committed
+   * @param notificationIdx the target's counter
+   * @return completes when the data is in {@code origin}. Fails as get and as
+   *     {@link #putNotify(Buf, int, int, Datatype, int, long, int, Datatype, int) putNotify}.
+   */
+  Future<Void> getNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, int notificationIdx);
+
+  /**
+   * MPI_Accumulate_notify: {@link #accumulate(Buf, int, int, Datatype, int, long, int, Datatype,
+   * Op) accumulate}, then the target's counter {@code notificationIdx} grows by one once the
+   * result is in place. Passive-target epochs only.
+   *
+   * @param origin the operands ({@code null} with count 0)
+   * @param originOffset where they start in {@code origin}
+   * @param originCount the number of elements of {@code originType}
+   * @param originType the origin datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @param targetCount the number of elements of {@code targetType}
+   * @param targetType the target datatype, committed
+   * @param op the operation
+   * @param notificationIdx the target's counter
+   * @return completes at origin completion. Fails as accumulate and as
+   *     {@link #putNotify(Buf, int, int, Datatype, int, long, int, Datatype, int) putNotify}.
+   */
+  Future<Void> accumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, Op op, int notificationIdx);
+
+  /**
+   * MPI_Get_accumulate_notify: {@link #getAccumulate getAccumulate}, then the target's counter
+   * {@code notificationIdx} grows by one once the old data was read and the new is in place.
+   * Passive-target epochs only.
+   *
+   * @param origin the operands; ignored, and may be {@code null}, with {@link Op#NO_OP}
+   * @param originOffset where they start in {@code origin}
+   * @param originCount the number of elements of {@code originType}
+   * @param originType the origin datatype, committed
+   * @param result the buffer the previous target data goes to
+   * @param resultOffset where it goes in {@code result}
+   * @param resultCount the number of elements of {@code resultType}
+   * @param resultType the result datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement, in units of the target's displacement unit
+   * @param targetCount the number of elements of {@code targetType}
+   * @param targetType the target datatype, committed
+   * @param op the operation
+   * @param notificationIdx the target's counter
+   * @return completes when the previous target data is in {@code result}. Fails as getAccumulate
+   *     and as {@link #putNotify(Buf, int, int, Datatype, int, long, int, Datatype, int) putNotify}.
+   */
+  Future<Void> getAccumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType, Buf result,
+      int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp, int targetCount,
+      Datatype targetType, Op op, int notificationIdx);
+
+  /**
+   * MPI_Rput_notify: {@link #putNotify(Buf, int, int, Datatype, int, long, int, Datatype, int)
+   * putNotify} whose future is the request.
+   *
+   * @param origin the data
+   * @param originOffset where the data starts in {@code origin}
+   * @param originCount the number of elements of {@code originType}
+   * @param originType the origin datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement
+   * @param targetCount the number of elements of {@code targetType}
+   * @param targetType the target datatype, committed
+   * @param notificationIdx the target's counter
+   * @return completes at local completion. Fails as putNotify, and with
+   *     {@link ErrorClass#RMA_SYNC} outside a passive-target epoch on {@code targetRank}.
+   */
+  Future<Void> rputNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, int notificationIdx);
+
+  /**
+   * MPI_Rget_notify: {@link #getNotify getNotify} whose future is the request.
+   *
+   * @param origin the buffer the data goes to
+   * @param originOffset where the data goes in {@code origin}
+   * @param originCount the number of elements of {@code originType}
+   * @param originType the origin datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement
+   * @param targetCount the number of elements of {@code targetType}
+   * @param targetType the target datatype, committed
+   * @param notificationIdx the target's counter
+   * @return completes when the data is in {@code origin}. Fails as getNotify.
+   */
+  Future<Void> rgetNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, int notificationIdx);
+
+  /**
+   * MPI_Raccumulate_notify: {@link #accumulateNotify accumulateNotify} whose future is the request.
+   *
+   * @param origin the operands
+   * @param originOffset where they start in {@code origin}
+   * @param originCount the number of elements of {@code originType}
+   * @param originType the origin datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement
+   * @param targetCount the number of elements of {@code targetType}
+   * @param targetType the target datatype, committed
+   * @param op the operation
+   * @param notificationIdx the target's counter
+   * @return completes at local completion. Fails as accumulateNotify.
+   */
+  Future<Void> raccumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, Op op, int notificationIdx);
+
+  /**
+   * MPI_Rget_accumulate_notify: {@link #getAccumulateNotify getAccumulateNotify} whose future is
+   * the request.
+   *
+   * @param origin the operands; ignored with {@link Op#NO_OP}
+   * @param originOffset where they start in {@code origin}
+   * @param originCount the number of elements of {@code originType}
+   * @param originType the origin datatype, committed
+   * @param result the buffer the previous target data goes to
+   * @param resultOffset where it goes in {@code result}
+   * @param resultCount the number of elements of {@code resultType}
+   * @param resultType the result datatype, committed
+   * @param targetRank the target rank, or {@link Comm#PROC_NULL} (no-op)
+   * @param targetDisp the target displacement
+   * @param targetCount the number of elements of {@code targetType}
+   * @param targetType the target datatype, committed
+   * @param op the operation
+   * @param notificationIdx the target's counter
+   * @return completes when the previous target data is in {@code result}. Fails as getAccumulateNotify.
+   */
+  Future<Void> rgetAccumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType, Buf result,
+      int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp, int targetCount,
+      Datatype targetType, Op op, int notificationIdx);
+
+  /**
+   * MPI_Win_set_num_notify (collective over the window's group): this rank gets {@code n}
+   * notification counters, all 0; each rank may ask for its own number, and every rank learns
+   * every rank's, so that an origin refuses an index its target lacks before any data moves. No
+   * notified operation may be in flight to this rank meanwhile. An {@link #awaitNotify} still
+   * waiting here fails with {@link ErrorClass#RMA_NOTIFICATION}.
+   *
+   * @param n the number of counters at this rank, at most the window's info
+   *     {@code mpi_assert_max_num_notify} when it was given
+   * @return completes once every rank has switched to its new counters. Fails with
+   *     {@link ErrorClass#ARG} for a negative {@code n} or one above {@code mpi_assert_max_num_notify},
+   *     {@link ErrorClass#WIN} after free.
+   */
+  Future<Void> setNumNotify(int n);
+
+  /**
+   * MPI_Win_get_num_notify: how many notification counters this rank has (0 until
+   * {@link #setNumNotify}).
+   *
+   * @return the count set by the last completed setNumNotify at this rank
+   */
+  int numNotify();
+
+  /**
+   * MPI_Win_get_notify_value: counter {@code notificationIdx} of this rank.
+   *
+   * @param notificationIdx the counter, in {@code [0, numNotify())}
+   * @return completes with the counter's value. Fails with {@link ErrorClass#RMA_NOTIFICATION}
+   *     for an index outside the counters.
+   */
+  Future<Long> notifyValue(int notificationIdx);
+
+  /**
+   * MPI_Win_reset_notify_value: atomically takes counter {@code notificationIdx} of this rank to 0
+   * (a notification that arrives meanwhile is counted either in the value returned or after the
+   * reset, never lost).
+   *
+   * @param notificationIdx the counter, in {@code [0, numNotify())}
+   * @return completes with the value the counter held. Fails with
+   *     {@link ErrorClass#RMA_NOTIFICATION} for an index outside the counters.
+   */
+  Future<Long> resetNotifyValue(int notificationIdx);
+
+  /**
+   * Waits for notifications, what MPI leaves to a polling loop over MPI_Win_get_notify_value:
+   * completes once counter {@code notificationIdx} of this rank is at least {@code threshold}. No
+   * thread blocks and no loop spins for ever: where another rank can change the counter without
+   * waking this one (a rank of this JVM, or of this host's other JVMs through shared memory), the
+   * call spins a few microseconds and the rank then polls for some tens of microseconds between its
+   * other tasks; then it parks until an increment wakes it.
+   * Several waiters on one counter, with any thresholds, each complete exactly once.
+   *
+   * @param notificationIdx the counter, in {@code [0, numNotify())}
+   * @param threshold the value to reach
+   * @return completes with the counter's value seen (at least {@code threshold}); by then the data
+   *     of the notified operations counted is in this rank's window. Fails with
+   *     {@link ErrorClass#RMA_NOTIFICATION} for an index outside the counters or when
+   *     {@link #setNumNotify} resets them meanwhile, {@link ErrorClass#WIN} when the window is
+   *     freed meanwhile, {@link ErrorClass#TIMEOUT} after {@link JobOptions#getWaitTimeoutMs()}.
+   */
+  Future<Long> awaitNotify(int notificationIdx, long threshold);
 
   // ------------------------------------------------------------------ dynamic and shared windows
 

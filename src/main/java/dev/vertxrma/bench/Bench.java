@@ -41,7 +41,19 @@ enum Bench {
    * under every operation that needs a reply. MPICH: {@code MPI_Send} and {@code MPI_Recv} there
    * and back.
    */
-  NET_LATENCY("net-latency", Kind.ROUND_TRIP, false);
+  NET_LATENCY("net-latency", Kind.ROUND_TRIP, false),
+  /**
+   * Notified RMA (MPI 5.1 draft): rank 0 puts {@code bytes} to the last rank with
+   * {@code putNotify}, whose {@code awaitNotify} future completes and which answers likewise;
+   * timed there and back (not halved), both ranks under lockAll ({@link NotifiedPingPong}).
+   * MPICH, which has no notified RMA: put + flush + a zero-byte send/recv, there and back.
+   */
+  NOTIFY_LATENCY("notify-latency", Kind.ROUND_TRIP, false),
+  /**
+   * {@link #NOTIFY_LATENCY}'s exchange the way MPI 3 does it: put + flush + a zero-byte message
+   * the other rank receives, there and back. MPICH: the same calls.
+   */
+  SIGNAL_LATENCY("signal-latency", Kind.ROUND_TRIP, false);
 
   /** Operations per flush of the bandwidth benches (OSU's window size). */
   static final int BW_WINDOW = 64;

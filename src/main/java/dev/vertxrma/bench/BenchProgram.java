@@ -96,6 +96,8 @@ public final class BenchProgram implements RankProgram {
       measured = bench == Bench.FENCE ? loop.compose(v -> win.fence(Mode.NOSUCCEED)) : loop;
     } else if (bench == Bench.NET_LATENCY) {
       measured = NetRoundTrip.run(world, bytes, rank, target, iters, warmup, lat);
+    } else if (bench == Bench.NOTIFY_LATENCY || bench == Bench.SIGNAL_LATENCY) {
+      measured = NotifiedPingPong.run(world, win, bench == Bench.NOTIFY_LATENCY, bytes, target, iters, warmup, lat);
     } else {
       measured = oneSided(world, win, p, rank, target, iters, warmup, lat);
     }

@@ -33,7 +33,9 @@ import picocli.CommandLine.Parameters;
     footer = {"", "Benches: put-latency get-latency (with --sync) acc-latency get-acc-latency fop-latency cas-latency"
         + " (operation + flush under lockAll), put-bw get-bw (64 operations then one flush), barrier allreduce fence"
         + " (an empty epoch), net-latency (a bare Vert.x TCP round trip between the two ranks, beside MPICH's"
-        + " MPI_Send/MPI_Recv there and back: the floor under every operation that needs a reply); 'all' runs every one.",
+        + " MPI_Send/MPI_Recv there and back: the floor under every operation that needs a reply), notify-latency"
+        + " (putNotify to the other rank's awaitNotify and back) and signal-latency (put + flush + a zero-byte"
+        + " message and back; MPICH's row of both); 'all' runs every one.",
         "", "Examples:", "  bin/rmabench --baseline mpich put-latency fop-latency put-bw",
         "  bin/rmabench --jvms 1,2 --baseline mpich,hazelcast --plot bench.png put-latency get-latency fop-latency",
         "  bin/rmabench --sync lockall,lock,fence,pscw --sizes 8,4096 --csv put-latency",

@@ -780,6 +780,250 @@ public final class RxWin {
         resultOffset, resultCount, resultType, targetRank, targetDisp, targetCount, targetType, op));
   }
 
+  // ------------------------------------------------------------------ notified RMA (MPI 5.1 draft)
+
+  /**
+   * MPI_Put_notify ({@link Win#putNotify(Buf, int, int, Datatype, int, long, int, Datatype, int)}).
+   *
+   * @param origin the origin buffer
+   * @param originOffset its first element
+   * @param originCount elements at the origin
+   * @param originType their datatype
+   * @param targetRank the target rank
+   * @param targetDisp displacement in the target window, in the target's units
+   * @param targetCount elements at the target
+   * @param targetType their datatype
+   * @param notificationIdx the target's counter
+   * @return completes at origin completion; fails as the Win call (RMA_SYNC, RMA_NOTIFICATION, ...)
+   */
+  public Completable putNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, int notificationIdx) {
+    return Deferred.completable(() -> win.putNotify(origin, originOffset, originCount, originType, targetRank,
+        targetDisp, targetCount, targetType, notificationIdx));
+  }
+
+  /**
+   * MPI_Put_notify with one count and datatype ({@link Win#putNotify(Buf, int, int, Datatype, int, long, int)}).
+   *
+   * @param origin the origin buffer
+   * @param originOffset its first element
+   * @param count elements at origin and target
+   * @param type their datatype
+   * @param targetRank the target rank
+   * @param targetDisp displacement in the target window, in the target's units
+   * @param notificationIdx the target's counter
+   * @return completes at origin completion; fails as the Win call
+   */
+  public Completable putNotify(Buf origin, int originOffset, int count, Datatype type, int targetRank, long targetDisp,
+      int notificationIdx) {
+    return Deferred.completable(() -> win.putNotify(origin, originOffset, count, type, targetRank, targetDisp,
+        notificationIdx));
+  }
+
+  /**
+   * MPI_Get_notify ({@link Win#getNotify}).
+   *
+   * @param origin the buffer the data goes to
+   * @param originOffset its first element
+   * @param originCount elements at the origin
+   * @param originType their datatype
+   * @param targetRank the target rank
+   * @param targetDisp displacement in the target window
+   * @param targetCount elements at the target
+   * @param targetType their datatype
+   * @param notificationIdx the target's counter
+   * @return completes when the data is in {@code origin}; fails as the Win call
+   */
+  public Completable getNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, int notificationIdx) {
+    return Deferred.completable(() -> win.getNotify(origin, originOffset, originCount, originType, targetRank,
+        targetDisp, targetCount, targetType, notificationIdx));
+  }
+
+  /**
+   * MPI_Accumulate_notify ({@link Win#accumulateNotify}).
+   *
+   * @param origin the operands
+   * @param originOffset their first element
+   * @param originCount elements at the origin
+   * @param originType their datatype
+   * @param targetRank the target rank
+   * @param targetDisp displacement in the target window
+   * @param targetCount elements at the target
+   * @param targetType their datatype
+   * @param op the operation
+   * @param notificationIdx the target's counter
+   * @return completes at origin completion; fails as the Win call
+   */
+  public Completable accumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType,
+      int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op, int notificationIdx) {
+    return Deferred.completable(() -> win.accumulateNotify(origin, originOffset, originCount, originType, targetRank,
+        targetDisp, targetCount, targetType, op, notificationIdx));
+  }
+
+  /**
+   * MPI_Get_accumulate_notify ({@link Win#getAccumulateNotify}).
+   *
+   * @param origin the operands
+   * @param originOffset their first element
+   * @param originCount elements at the origin
+   * @param originType their datatype
+   * @param result the buffer the previous target data goes to
+   * @param resultOffset its first element
+   * @param resultCount elements of the result
+   * @param resultType their datatype
+   * @param targetRank the target rank
+   * @param targetDisp displacement in the target window
+   * @param targetCount elements at the target
+   * @param targetType their datatype
+   * @param op the operation
+   * @param notificationIdx the target's counter
+   * @return completes when the previous data is in {@code result}; fails as the Win call
+   */
+  public Completable getAccumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType,
+      Buf result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
+      int targetCount, Datatype targetType, Op op, int notificationIdx) {
+    return Deferred.completable(() -> win.getAccumulateNotify(origin, originOffset, originCount, originType, result,
+        resultOffset, resultCount, resultType, targetRank, targetDisp, targetCount, targetType, op, notificationIdx));
+  }
+
+  /**
+   * MPI_Rput_notify ({@link Win#rputNotify}).
+   *
+   * @param origin the origin buffer
+   * @param originOffset its first element
+   * @param originCount elements at the origin
+   * @param originType their datatype
+   * @param targetRank the target rank
+   * @param targetDisp displacement in the target window
+   * @param targetCount elements at the target
+   * @param targetType their datatype
+   * @param notificationIdx the target's counter
+   * @return the request; fails as the Win call
+   */
+  public Completable rputNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, int notificationIdx) {
+    return Deferred.completable(() -> win.rputNotify(origin, originOffset, originCount, originType, targetRank,
+        targetDisp, targetCount, targetType, notificationIdx));
+  }
+
+  /**
+   * MPI_Rget_notify ({@link Win#rgetNotify}).
+   *
+   * @param origin the buffer the data goes to
+   * @param originOffset its first element
+   * @param originCount elements at the origin
+   * @param originType their datatype
+   * @param targetRank the target rank
+   * @param targetDisp displacement in the target window
+   * @param targetCount elements at the target
+   * @param targetType their datatype
+   * @param notificationIdx the target's counter
+   * @return the request; fails as the Win call
+   */
+  public Completable rgetNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, int notificationIdx) {
+    return Deferred.completable(() -> win.rgetNotify(origin, originOffset, originCount, originType, targetRank,
+        targetDisp, targetCount, targetType, notificationIdx));
+  }
+
+  /**
+   * MPI_Raccumulate_notify ({@link Win#raccumulateNotify}).
+   *
+   * @param origin the operands
+   * @param originOffset their first element
+   * @param originCount elements at the origin
+   * @param originType their datatype
+   * @param targetRank the target rank
+   * @param targetDisp displacement in the target window
+   * @param targetCount elements at the target
+   * @param targetType their datatype
+   * @param op the operation
+   * @param notificationIdx the target's counter
+   * @return the request; fails as the Win call
+   */
+  public Completable raccumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType,
+      int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op, int notificationIdx) {
+    return Deferred.completable(() -> win.raccumulateNotify(origin, originOffset, originCount, originType, targetRank,
+        targetDisp, targetCount, targetType, op, notificationIdx));
+  }
+
+  /**
+   * MPI_Rget_accumulate_notify ({@link Win#rgetAccumulateNotify}).
+   *
+   * @param origin the operands
+   * @param originOffset their first element
+   * @param originCount elements at the origin
+   * @param originType their datatype
+   * @param result the buffer the previous target data goes to
+   * @param resultOffset its first element
+   * @param resultCount elements of the result
+   * @param resultType their datatype
+   * @param targetRank the target rank
+   * @param targetDisp displacement in the target window
+   * @param targetCount elements at the target
+   * @param targetType their datatype
+   * @param op the operation
+   * @param notificationIdx the target's counter
+   * @return the request; fails as the Win call
+   */
+  public Completable rgetAccumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType,
+      Buf result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
+      int targetCount, Datatype targetType, Op op, int notificationIdx) {
+    return Deferred.completable(() -> win.rgetAccumulateNotify(origin, originOffset, originCount, originType, result,
+        resultOffset, resultCount, resultType, targetRank, targetDisp, targetCount, targetType, op, notificationIdx));
+  }
+
+  /**
+   * MPI_Win_set_num_notify ({@link Win#setNumNotify}), collective.
+   *
+   * @param n this rank's number of counters
+   * @return completes once every rank switched; fails as the Win call
+   */
+  public Completable setNumNotify(int n) {
+    return Deferred.completable(() -> win.setNumNotify(n));
+  }
+
+  /**
+   * MPI_Win_get_num_notify ({@link Win#numNotify}).
+   *
+   * @return this rank's number of counters
+   */
+  public int numNotify() {
+    return win.numNotify();
+  }
+
+  /**
+   * MPI_Win_get_notify_value ({@link Win#notifyValue}).
+   *
+   * @param notificationIdx the counter
+   * @return the counter's value; fails with RMA_NOTIFICATION for a bad index
+   */
+  public Single<Long> notifyValue(int notificationIdx) {
+    return Deferred.single(() -> win.notifyValue(notificationIdx));
+  }
+
+  /**
+   * MPI_Win_reset_notify_value ({@link Win#resetNotifyValue}): atomic fetch-and-zero.
+   *
+   * @param notificationIdx the counter
+   * @return the value it held; fails with RMA_NOTIFICATION for a bad index
+   */
+  public Single<Long> resetNotifyValue(int notificationIdx) {
+    return Deferred.single(() -> win.resetNotifyValue(notificationIdx));
+  }
+
+  /**
+   * Waits until counter {@code notificationIdx} is at least {@code threshold} ({@link Win#awaitNotify}).
+   *
+   * @param notificationIdx the counter
+   * @param threshold the value to reach
+   * @return the counter's value seen; fails as the Win call
+   */
+  public Single<Long> awaitNotify(int notificationIdx, long threshold) {
+    return Deferred.single(() -> win.awaitNotify(notificationIdx, threshold));
+  }
+
   // ------------------------------------------------------------------ dynamic and shared windows
 
   /**

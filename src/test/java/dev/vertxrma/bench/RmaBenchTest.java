@@ -127,6 +127,10 @@ class RmaBenchTest {
       expected.add(impl + "allreduce|-|2|1|4096");
       expected.add(impl + "net-latency|-|2|1|8");
       expected.add(impl + "net-latency|-|2|1|4096");
+      for (String bench : List.of("notify-latency", "signal-latency")) {
+        expected.add(impl + bench + "|-|2|1|8");
+        expected.add(impl + bench + "|-|2|1|4096");
+      }
     }
     assertEquals(expected, keys(rows));
     rows.forEach(f -> assertEquals("40", f[5], "iterations of " + String.join(",", f)));

@@ -45,7 +45,8 @@ public final class Observers {
 
   /**
    * The operation kinds by index ({@link #opIndex}): put, get, accumulate, get_accumulate,
-   * compare_and_swap, fetch_and_op.
+   * compare_and_swap, fetch_and_op, and the notified ones (MPI 5.1 draft): put_notify,
+   * get_notify, accumulate_notify, get_accumulate_notify.
    */
   public static final java.util.List<String> OP_KINDS = java.util.List.of(RankTimeline.OP_NAMES)
       .subList(0, RankTimeline.MESSAGE);
@@ -58,6 +59,12 @@ public final class Observers {
 
   /** The kind a trace records for a point-to-point message sent: not a frame type either. */
   static final byte MESSAGE = 65;
+
+  /**
+   * Added to a put, get, accumulate or get-accumulate frame type, the kind an observer is told for
+   * its notified form (putNotify, ...): not a frame type either.
+   */
+  public static final byte NOTIFIED = 32;
 
   /** The index in {@link #OP_KINDS} of an operation's frame type. */
   public static int opIndex(byte frameType) {

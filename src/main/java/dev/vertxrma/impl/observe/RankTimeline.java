@@ -18,9 +18,9 @@ final class RankTimeline {
 
   /** Operation kinds, in the order of {@link #opIndex}. */
   static final String[] OP_NAMES = {"put", "get", "accumulate", "get_accumulate", "compare_and_swap", "fetch_and_op",
-      "send"};
+      "put_notify", "get_notify", "accumulate_notify", "get_accumulate_notify", "send"};
   /** The index in {@link #OP_NAMES} of a point-to-point message, from its send to its receive. */
-  static final int MESSAGE = 6;
+  static final int MESSAGE = 10;
 
   /** The collective calls a trace shows, by the index it records. */
   static final String[] COLLECTIVE_NAMES = {"barrier", "bcast", "gather", "gatherv", "allgather", "allgatherv",
@@ -73,8 +73,8 @@ final class RankTimeline {
   private final List<Integer> received = new ArrayList<>();
   /** Windows in the order they were created here. */
   final List<Integer> windows = new ArrayList<>();
-  /** RMA operations issued, by kind (messages not included). */
-  final long[] opCounts = new long[MESSAGE];
+  /** RMA operations issued, by the page's totals columns ({@link #countedColumn}; messages not included). */
+  final long[] opCounts = new long[COUNTED_KINDS];
   long bytes;
   /** Point-to-point messages sent, and their bytes. */
   long messages;
@@ -93,6 +93,14 @@ final class RankTimeline {
     return events.rank;
   }
 
+  /** The kinds the page's totals count apart: the plain ones (a notified one counts as its plain kind). */
+  static final int COUNTED_KINDS = 6;
+
+  /** The totals column of operation kind {@code index}: a notified operation's plain kind. */
+  static int countedColumn(int index) {
+    return index >= COUNTED_KINDS && index < COUNTED_KINDS + 4 ? index - COUNTED_KINDS : index;
+  }
+
   /** Index of an operation kind in {@link #OP_NAMES}, from its frame type. */
   static int opIndex(int frameType) {
     switch (frameType) {
@@ -101,6 +109,10 @@ final class RankTimeline {
       case FrameType.ACC: return 2;
       case FrameType.GET_ACC: return 3;
       case Observers.FETCH_AND_OP: return 5;
+      case FrameType.PUT + Observers.NOTIFIED: return 6;
+      case FrameType.GET + Observers.NOTIFIED: return 7;
+      case FrameType.ACC + Observers.NOTIFIED: return 8;
+      case FrameType.GET_ACC + Observers.NOTIFIED: return 9;
       case Observers.MESSAGE: return MESSAGE;
       default: return 4;
     }
@@ -136,7 +148,7 @@ final class RankTimeline {
             tl.messageBytes += r.a[k];
           } else {
             issued.put(opKey(r.win[k], r.peer[k], r.b[k]), k);
-            tl.opCounts[opIndex(r.kind(k))]++;
+            tl.opCounts[countedColumn(opIndex(r.kind(k)))]++;
             tl.bytes += r.a[k];
           }
           break;

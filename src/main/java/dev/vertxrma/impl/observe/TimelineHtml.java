@@ -29,7 +29,8 @@ final class TimelineHtml {
   static final int MAX_ARROWS = 40_000;
 
   private static final String[] OP_NAMES = RankTimeline.OP_NAMES;
-  private static final String[] OP_COLORS = {"#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#d62728", "#8c564b", "#17becf"};
+  private static final String[] OP_COLORS = {"#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#d62728", "#8c564b",
+      "#bcbd22", "#e377c2", "#7f7f7f", "#aec7e8", "#17becf"};
   private static final Map<String, String> EPOCH_COLORS = Map.of("fence", "#4e79a7", "access", "#59a14f",
       "exposure", "#a0cbe8", "lock", "#f28e2b", "lock_all", "#edc948");
 
@@ -267,7 +268,7 @@ final class TimelineHtml {
   private static void totals(StringBuilder s, int np, Map<Integer, RankTimeline> lanes,
       Map<Integer, TraceData.RankEvents> byRank) {
     s.append("<table><tr><th>rank</th>");
-    for (int i = 0; i < RankTimeline.MESSAGE; i++) {
+    for (int i = 0; i < RankTimeline.COUNTED_KINDS; i++) { // a notified operation counts as its plain kind
       s.append("<th>").append(OP_NAMES[i]).append("</th>");
     }
     s.append("<th>bytes</th><th>epochs</th><th>lock waits</th><th>lock wait ms</th><th>flushes</th><th>errors</th>"
@@ -276,7 +277,7 @@ final class TimelineHtml {
       RankTimeline l = lanes.get(r);
       s.append("<tr><td>").append(r).append("</td>");
       if (l == null) {
-        s.append("<td colspan=\"").append(RankTimeline.MESSAGE + 9).append("\">no trace</td></tr>\n");
+        s.append("<td colspan=\"").append(RankTimeline.COUNTED_KINDS + 9).append("\">no trace</td></tr>\n");
         continue;
       }
       for (long n : l.opCounts) {

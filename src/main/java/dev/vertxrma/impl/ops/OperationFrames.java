@@ -32,7 +32,7 @@ public final class OperationFrames {
       return f;
     }
     f.tag = op.syncMode;
-    f.epoch = op.fenceEpoch;
+    f.epoch = op.syncMode == RmaOperation.SYNC_PASSIVE ? notificationField(op.notifyIndex) : op.fenceEpoch;
     f.disp = op.targetDisp;
     f.count = op.targetCount;
     f.code = op.opCode;
@@ -57,7 +57,11 @@ public final class OperationFrames {
     } else {
       op = new RmaOperation().reset(f.type, f.ctx, f.src);
       op.syncMode = f.tag;
-      op.fenceEpoch = f.epoch;
+      if (op.syncMode == RmaOperation.SYNC_PASSIVE) {
+        op.notifyIndex = notificationIndex(f.epoch);
+      } else {
+        op.fenceEpoch = f.epoch;
+      }
       op.targetDisp = f.disp;
       op.targetCount = f.count;
       op.opCode = f.code;
@@ -69,6 +73,26 @@ public final class OperationFrames {
     op.origin = f.src;
     op.requestId = f.corr > 0 ? f.corr : 0;
     return op;
+  }
+
+  /**
+   * The frame's {@code epoch} field of a passive-target operation, which has no fence epoch: its
+   * notification index + 1 ({@code 0}: not notified).
+   */
+  private static long notificationField(int notifyIndex) {
+    return notifyIndex < 0 ? 0 : notifyIndex + 1L;
+  }
+
+  /**
+   * The notification index a passive-target operation frame's {@code epoch} field carries
+   * (untrusted): {@link RmaOperation#NO_NOTIFY} for 0, {@link RmaOperation#BAD_NOTIFY} for a value
+   * no index has (the target refuses the operation).
+   */
+  private static int notificationIndex(long field) {
+    if (field == 0) {
+      return RmaOperation.NO_NOTIFY;
+    }
+    return field > 0 && field <= (long) Integer.MAX_VALUE + 1 ? (int) (field - 1) : RmaOperation.BAD_NOTIFY;
   }
 
   /** The reply of rank {@code from} to {@code op} (it has a {@link RmaOperation#requestId}), carrying {@code data} or nothing. */

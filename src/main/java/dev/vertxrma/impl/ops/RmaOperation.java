@@ -29,6 +29,14 @@ public final class RmaOperation implements Frame.Local {
   /** {@link #syncMode}: issued under a passive-target lock. */
   public static final int SYNC_PASSIVE = 3;
 
+  /** {@link #notifyIndex}: not a notified operation (no index a caller passes: those below 0 are refused). */
+  public static final int NO_NOTIFY = Integer.MIN_VALUE;
+  /**
+   * {@link #notifyIndex} of a frame whose notification field no counter index can have: the
+   * target refuses it with RMA_NOTIFICATION.
+   */
+  public static final int BAD_NOTIFY = Integer.MIN_VALUE + 1;
+
   /** What it does: {@link FrameType#PUT}, {@link FrameType#GET}, {@link FrameType#ACC}, {@link FrameType#GET_ACC} or {@link FrameType#CAS}. */
   public byte kind;
   /** The window's id (its context). */
@@ -71,6 +79,13 @@ public final class RmaOperation implements Frame.Local {
   /** Packed: the data packed on demand or left where it arrived, instead of {@link #payload}; or {@code null}. */
   public PayloadSource payloadSource;
 
+  /**
+   * The target's notification counter it increments once its data is in place or read (MPI 5.1
+   * draft's notified RMA, passive-target only), {@link #NO_NOTIFY} for none, {@link #BAD_NOTIFY}
+   * for a frame carrying no valid index. Checked by the target before anything is touched.
+   */
+  public int notifyIndex = NO_NOTIFY;
+
   /** The id its reply answers to, {@code 0} if nobody waits for a reply. */
   public long requestId;
   /** Its number among the origin's one-way operations to this target on this window (1 for the first), {@code 0} if not one way. */
@@ -103,6 +118,7 @@ public final class RmaOperation implements Frame.Local {
     payloadSource = null;
     requestId = 0;
     oneWayNumber = 0;
+    notifyIndex = NO_NOTIFY;
     return this;
   }
 
@@ -139,6 +155,7 @@ public final class RmaOperation implements Frame.Local {
     c.payloadSource = payloadSource;
     c.requestId = requestId;
     c.oneWayNumber = oneWayNumber;
+    c.notifyIndex = notifyIndex;
     return c;
   }
 
@@ -173,6 +190,7 @@ public final class RmaOperation implements Frame.Local {
     return FrameType.name(kind) + "[window=" + window + " origin=" + origin + " sync=" + syncMode + " fenceEpoch="
         + fenceEpoch + " disp=" + targetDisp + " count=" + targetCount + " op=" + opCode
         + (inPlace ? " in place" : " packed " + payloadLength() + "B")
+        + (notifyIndex != NO_NOTIFY ? " notify=" + notifyIndex : "")
         + (requestId > 0 ? " request=" + requestId : oneWayNumber > 0 ? " oneWay=" + oneWayNumber : "") + "]";
   }
 }

@@ -48,6 +48,8 @@ final class OperationTransfers {
   private final OriginChecks checks;
   /** Gets of large data to other JVMs, paced so that a target packs a few replies at a time. */
   private final PacedGets largeGets;
+  /** The window's notification counters: whether a peer's are in its mapped control page. */
+  private WindowNotifications notifications;
   /** The host segments of ranks in other JVMs of this host (the on-node path); none until set. */
   private SegmentPeers segments;
   /** Same-JVM peers' target windows, resolved on first use (the fast path). */
@@ -126,15 +128,21 @@ final class OperationTransfers {
     this.segments = peers;
   }
 
+  /** Sets the window's notification counters (where on-node origins add to them); once, at creation. */
+  void notifications(WindowNotifications n) {
+    this.notifications = n;
+  }
+
   /**
    * Whether an operation to rank {@code r} of another JVM, issued in sync mode {@code issuedIn},
    * may be applied by this origin in {@code r}'s host segment: {@code r}'s segment is mapped here,
    * the epoch is not post/start (whose target counts the operations it applied), and none of this
    * origin's operations to {@code r} that went over the data plane is still incomplete (it would
-   * be overtaken).
+   * be overtaken). A notified operation also needs {@code r}'s counters in its control page.
    */
-  private boolean onHost(int r, int issuedIn) {
-    return segments.reaches(r) && tracker.networkQuiet(r) && rp.failure() == null;
+  private boolean onHost(RmaCall c, int r, int issuedIn) {
+    return segments.reaches(r) && tracker.networkQuiet(r) && rp.failure() == null
+        && (c.notify == RmaOperation.NO_NOTIFY || notifications.inPageAt(r));
   }
 
   /**
@@ -143,6 +151,9 @@ final class OperationTransfers {
    * announced in the COMPLETE, as the target counts only what reaches it over the data plane.
    */
   private Future<Void> applied(RmaCall c, int targetRank, int sync) {
+    if (c.notify != RmaOperation.NO_NOTIFY) {
+      notifications.wakePeer(targetRank); // counted in its page already: wake it if it is parked
+    }
     if (sync == RmaOperation.SYNC_FENCE) {
       tracker.sentInEpoch(targetRank);
     }
@@ -179,6 +190,7 @@ final class OperationTransfers {
     op.fenceEpoch = issuedIn == RmaOperation.SYNC_FENCE ? active.fenceEpoch() : 0;
     op.targetDisp = disp;
     op.targetCount = count;
+    op.notifyIndex = c.notify;
     op.inPlace = local;
     if (local) {
       op.targetType = tt;
@@ -186,8 +198,9 @@ final class OperationTransfers {
       op.targetTypeWire = tt.wireBytes();
     }
     if (observe) {
-      observer.opIssued(id, "fetchAndOp".equals(c.name) ? dev.vertxrma.impl.observe.Observers.FETCH_AND_OP : kind,
-          target, tt.size() * (long) count, c.seq);
+      byte observed = "fetchAndOp".equals(c.name) ? dev.vertxrma.impl.observe.Observers.FETCH_AND_OP
+          : c.notify != RmaOperation.NO_NOTIFY ? (byte) (kind + dev.vertxrma.impl.observe.Observers.NOTIFIED) : kind;
+      observer.opIssued(id, observed, target, tt.size() * (long) count, c.seq);
     }
     return op;
   }
@@ -270,7 +283,7 @@ final class OperationTransfers {
     DatatypeEngine.checkSignatures(ot, c.originCount, tt, c.targetCount, accumulate);
     checks.checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, call);
     boolean local = rp.isLocal(targetRank);
-    boolean host = first && onHost(targetRank, issuedIn);
+    boolean host = first && onHost(c, targetRank, issuedIn);
     RmaOperation op = operation(c, c.type, targetRank, issuedIn, c.targetDisp, c.targetCount, tt, local || host,
         first);
     op.opCode = c.op.code();
@@ -307,7 +320,7 @@ final class OperationTransfers {
     DatatypeEngine.checkSignatures(tt, c.targetCount, ot, c.resultCount, false);
     checks.checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, "get");
     boolean local = rp.isLocal(targetRank);
-    boolean host = first && onHost(targetRank, issuedIn);
+    boolean host = first && onHost(c, targetRank, issuedIn);
     RmaOperation op = operation(c, FrameType.GET, targetRank, issuedIn, c.targetDisp, c.targetCount, tt,
         local || host, first);
     if (host) { // read in place from the target's segment
@@ -349,7 +362,7 @@ final class OperationTransfers {
     DatatypeEngine.checkSignatures(tt, c.targetCount, rt, c.resultCount, true);
     checks.checkTargetRange(targetRank, c.targetDisp, tt, c.targetCount, "getAccumulate");
     boolean local = rp.isLocal(targetRank);
-    boolean host = first && onHost(targetRank, issuedIn);
+    boolean host = first && onHost(c, targetRank, issuedIn);
     RmaOperation rma = operation(c, FrameType.GET_ACC, targetRank, issuedIn, c.targetDisp, c.targetCount, tt,
         local || host, first);
     rma.opCode = op.code();
@@ -384,7 +397,7 @@ final class OperationTransfers {
     state.checkRank(targetRank, "compareAndSwap");
     checks.checkTargetRange(targetRank, c.targetDisp, t, 1, "compareAndSwap");
     boolean local = rp.isLocal(targetRank);
-    boolean host = first && onHost(targetRank, issuedIn);
+    boolean host = first && onHost(c, targetRank, issuedIn);
     RmaOperation op = operation(c, FrameType.CAS, targetRank, issuedIn, c.targetDisp, 1, t, local || host, first);
     MemoryRef into = null;
     if (local || host) { // the target reads origin and compare, and writes the result, in place

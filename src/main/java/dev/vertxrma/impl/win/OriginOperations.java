@@ -46,6 +46,8 @@ final class OriginOperations {
   private final OriginChecks checks;
   /** Takes each operation that runs to its target. */
   private final OperationTransfers transfers;
+  /** Every rank's notification counts, for the checks of notified operations; set once, at creation. */
+  private WindowNotifications notifications;
   /** The call the rank's own thread fills (see {@link #call()}), and whether one is being issued in it. */
   private final RmaCall reusable = new RmaCall();
   private boolean reusableTaken;
@@ -83,6 +85,12 @@ final class OriginOperations {
   /** Sets the window segments of the ranks in this host's other JVMs (the on-node path); once, at creation. */
   void segmentPeers(SegmentPeers peers) {
     transfers.segmentPeers(peers);
+  }
+
+  /** Sets the window's notification counts (notified RMA's checks and on-node counters); once, at creation. */
+  void notifications(WindowNotifications n) {
+    this.notifications = n;
+    transfers.notifications(n);
   }
 
   /** The same-JVM target window of rank {@code r} while the job runs, else {@code null}. */
@@ -205,6 +213,9 @@ final class OriginOperations {
       throw dead; // ULFM: the target died; nothing is sent or counted, whatever the epoch
     }
     int issuedIn = checks.syncFor(targetRank, c.name);
+    if (c.notify != dev.vertxrma.impl.ops.RmaOperation.NO_NOTIFY) {
+      notifications.checkOrigin(c.name, targetRank, c.notify, issuedIn); // before anything is counted or moves
+    }
     c.seq = tracker.issue(targetRank);
     Future<?> gate = null;
     if (pscw.accessGroup() != null) {

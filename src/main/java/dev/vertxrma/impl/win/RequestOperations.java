@@ -89,4 +89,34 @@ final class RequestOperations {
     return request(targetRank, "rgetAccumulate", () -> win.getAccumulate(origin, originOffset, originCount, originType,
         result, resultOffset, resultCount, resultType, targetRank, targetDisp, targetCount, targetType, op));
   }
+
+  /** MPI_Rput_notify. */
+  Future<Void> rputNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, int index) {
+    return request(targetRank, "rputNotify", () -> win.putNotify(origin, originOffset, originCount, originType,
+        targetRank, targetDisp, targetCount, targetType, index));
+  }
+
+  /** MPI_Rget_notify. */
+  Future<Void> rgetNotify(Buf origin, int originOffset, int originCount, Datatype originType, int targetRank,
+      long targetDisp, int targetCount, Datatype targetType, int index) {
+    return request(targetRank, "rgetNotify", () -> win.getNotify(origin, originOffset, originCount, originType,
+        targetRank, targetDisp, targetCount, targetType, index));
+  }
+
+  /** MPI_Raccumulate_notify. */
+  Future<Void> raccumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType,
+      int targetRank, long targetDisp, int targetCount, Datatype targetType, Op op, int index) {
+    return request(targetRank, "raccumulateNotify", () -> win.accumulateNotify(origin, originOffset, originCount,
+        originType, targetRank, targetDisp, targetCount, targetType, op, index));
+  }
+
+  /** MPI_Rget_accumulate_notify. */
+  Future<Void> rgetAccumulateNotify(Buf origin, int originOffset, int originCount, Datatype originType,
+      Buf result, int resultOffset, int resultCount, Datatype resultType, int targetRank, long targetDisp,
+      int targetCount, Datatype targetType, Op op, int index) {
+    return request(targetRank, "rgetAccumulateNotify", () -> win.getAccumulateNotify(origin, originOffset,
+        originCount, originType, result, resultOffset, resultCount, resultType, targetRank, targetDisp, targetCount,
+        targetType, op, index));
+  }
 }

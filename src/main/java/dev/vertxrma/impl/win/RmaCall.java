@@ -3,6 +3,7 @@ package dev.vertxrma.impl.win;
 import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.Op;
+import dev.vertxrma.impl.ops.RmaOperation;
 import dev.vertxrma.impl.transport.FrameType;
 
 /**
@@ -35,6 +36,8 @@ final class RmaCall {
   long targetDisp;
   int targetCount;
   Datatype targetType;
+  /** The target's notification counter it increments (notified RMA), or {@link RmaOperation#NO_NOTIFY}. */
+  int notify = RmaOperation.NO_NOTIFY;
 
   /** put or accumulate of {@code origin} into the target. */
   RmaCall write(byte type, String name, Op op, Buf origin, int originOffset, int originCount, Datatype originType,
@@ -83,6 +86,13 @@ final class RmaCall {
     return this;
   }
 
+  /** This call, made the notified form named {@code name} (putNotify, ...) that increments counter {@code index}. */
+  RmaCall notified(String name, int index) {
+    this.name = name;
+    this.notify = index;
+    return this;
+  }
+
   private void set(byte type, String name, Op op, int target, long targetDisp, int targetCount, Datatype targetType) {
     this.type = type;
     this.name = name;
@@ -101,6 +111,7 @@ final class RmaCall {
     this.targetDisp = targetDisp;
     this.targetCount = targetCount;
     this.targetType = targetType;
+    this.notify = RmaOperation.NO_NOTIFY;
   }
 
   private void fetchInto(Buf result, int resultOffset, int resultCount, Datatype resultType) {
@@ -141,6 +152,7 @@ final class RmaCall {
     c.targetDisp = targetDisp;
     c.targetCount = targetCount;
     c.targetType = targetType;
+    c.notify = notify;
     return c;
   }
 
@@ -153,6 +165,7 @@ final class RmaCall {
     resultType = null;
     targetType = null;
     op = null;
+    notify = RmaOperation.NO_NOTIFY;
     seq = 0;
     sent = null;
     oneWay = false;

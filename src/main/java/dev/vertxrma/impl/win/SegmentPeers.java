@@ -180,7 +180,15 @@ final class SegmentPeers {
         default:
           return false;
       }
-      RmaTarget.apply(op, p.memory, p.dispUnit, r);
+      if (op.notifyIndex == RmaOperation.NO_NOTIFY) {
+        RmaTarget.apply(op, p.memory, p.dispUnit, r);
+      } else if (op.notifyIndex >= 0 && op.notifyIndex < NotifyCounters.pageCapacity(peers.length)) {
+        // notified: the data, then (release fence, atomic add) the counter in the target's page
+        RmaTarget.apply(op, p.memory, p.dispUnit, r);
+        NotifyCounters.inPage(p.control, op.notifyIndex + 1).increment(op.notifyIndex);
+      } else {
+        return false;
+      }
       applied++;
       return true;
     } finally {

@@ -57,6 +57,8 @@ final class TargetWindow {
   private final TargetReplies replies;
   /** Posts and completes peers of other JVMs write into the control block, or {@code null}. */
   private PscwPages pages;
+  /** The window's notification counters (notified RMA); set once, at creation. */
+  private WindowNotifications notifications;
 
   TargetWindow(Endpoint endpoint, WindowMemory memory, DynamicMemory dynamic, SharedMapping mapping, int dispUnit,
       boolean noLocks, PscwEpoch pscw, Supplier<String> name) {
@@ -346,9 +348,25 @@ final class TargetWindow {
     }
   }
 
-  /** Applies admitted operation {@code op}; returns the data its reply carries, or {@code null}. */
+  /** The window's notification counters; once, at creation. */
+  void useNotifications(WindowNotifications n) {
+    this.notifications = n;
+  }
+
+  /**
+   * Applies admitted operation {@code op}; returns the data its reply carries, or {@code null}. A
+   * notified one is checked first and counted once its data is in place (or read).
+   */
   private PayloadSource applyAdmitted(RmaOperation op) {
+    if (op.notifyIndex != RmaOperation.NO_NOTIFY) {
+      notifications.checkTarget(op, rank); // before anything is decoded or touched
+    }
     types.resolve(op); // a derived type from another JVM: decoded once per origin and wire form
+    if (op.notifyIndex != RmaOperation.NO_NOTIFY) {
+      PayloadSource out = RmaTarget.apply(op, target, dispUnit, rank);
+      notifications.notified(op.notifyIndex);
+      return out;
+    }
     if (op.syncMode != RmaOperation.SYNC_PSCW) {
       return RmaTarget.apply(op, target, dispUnit, rank);
     }

@@ -34,11 +34,12 @@ import net.openhft.chronicle.bytes.BytesStore;
  * the part that does it on the rank's context — RMA operations to {@link OriginOperations}, the
  * synchronization calls (from {@link WindowSynchronization}) to {@link SynchronizationCalls} (over
  * {@link ActiveTargetSync} and {@link PassiveTargetSync}), rput/rget/raccumulate/rgetAccumulate to {@link RequestOperations},
+ * the notified operations and counters (from {@link NotifiedWindow}) to {@link WindowNotifications},
  * the memory, shared segments and attach/detach to {@link WindowMemoryCalls}, info hints to
  * {@link WindowInfo}, frames for the target and the memory's lifetime to the single-owner
  * {@link TargetWindow} — and keeps the window's attributes, name and error handler, and its free.
  */
-final class WinImpl extends WindowSynchronization implements Win, RegisteredWindow {
+final class WinImpl extends NotifiedWindow implements Win, RegisteredWindow {
 
   private static final int WINDOW_CTX_BASE = 1 << 20;
 
@@ -70,6 +71,8 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
   private final WindowMemoryCalls memoryCalls;
   /** The segments of this window's ranks in the host's other JVMs, mapped here, and its host barrier. */
   private final OnNodePath onNode;
+  /** The notification counters (notified RMA) and awaitNotify's waiters. */
+  private final WindowNotifications notifications;
   /** Traces and metrics of this window ({@link RankObserver#NOOP} when neither is on). */
   private final RankObserver observer;
 
@@ -111,6 +114,10 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
     this.origin = new OriginOperations(rp, comm, errors, registry, state, flavor == Flavor.DYNAMIC, tracker, pscw,
         passive, active, observer);
     origin.segmentPeers(onNode.peers());
+    this.notifications = new WindowNotifications(rp, comm, errors, state, targetWindow, coll,
+        segment != null ? segment.control() : null, effective);
+    notifications.segmentPeers(onNode.peers());
+    origin.notifications(notifications);
     if (segment != null || onNode.peers().count() > 0) {
       PscwPages pages = new PscwPages(rp, id, segment != null ? segment.control() : null, onNode.peers(), pscw,
           targetWindow::asOwnerWhileLive, targetWindow::tryAsOwnerNow);
@@ -172,6 +179,21 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
   @Override
   SynchronizationCalls synchronization() {
     return sync;
+  }
+
+  @Override
+  OriginOperations originOperations() {
+    return origin;
+  }
+
+  @Override
+  RequestOperations requestOperations() {
+    return requests;
+  }
+
+  @Override
+  WindowNotifications notificationCounters() {
+    return notifications;
   }
 
   /** The observer of this window (traces, metrics). */
@@ -444,6 +466,7 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
       origin.onOperationFailed(f); // about this rank's own operations (the origin side)
     } else if (f.type == FrameType.PAGE_WAKE) {
       active.onPageWake();
+      notifications.onWakeFrame();
     } else {
       targetWindow.onFrame(f);
     }
@@ -479,6 +502,8 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
       observer.windowFreed(id);
     }
     registry.unregister(this);
+    notifications.failWaiters(RmaException.of(ErrorClass.WIN, "window %s was freed at rank %d while awaitNotify "
+        + "waited", state.name(), rank));
     coll.close();
     return onNode.unmapAfter(targetWindow.release());
   }
@@ -519,6 +544,7 @@ final class WinImpl extends WindowSynchronization implements Win, RegisteredWind
   @Override
   public void fail(RmaException cause) {
     targetWindow.fail(cause);
+    notifications.failWaiters(cause);
   }
 
   @Override

@@ -121,6 +121,24 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
     return new WindowControl(null, address, ranks);
   }
 
+  /**
+   * Where the block's page goes on after the block: the notification counters of a window in a
+   * host segment live there ({@link NotifyCounters#inPage}). {@code null} base: native memory.
+   */
+  Object base() {
+    return base;
+  }
+
+  /** The block's address (Unsafe convention, with {@link #base()}). */
+  long address() {
+    return address;
+  }
+
+  /** The number of ranks its tables have slots for. */
+  int ranks() {
+    return ranks;
+  }
+
   /** Takes the owner word for this process ({@link HolderMark#SELF}) if it is free; never waits. */
   boolean tryAcquire() {
     return Memory.compareAndSwapLong(base, address + OWNER, 0, HolderMark.SELF);
