@@ -48,13 +48,16 @@ final class SyncChannel {
   final Win win;
   final int home;
   final int me;
+  /** The primitive, for log lines and errors. */
+  final String what;
   private final Context context;
   private final Set<Integer> dead = new HashSet<>();
   private final Promise<Void> stopped = Promise.promise();
   private Listener listener;
   private boolean freed;
 
-  private SyncChannel(Comm comm, Win win, int home, Context context) {
+  private SyncChannel(Comm comm, Win win, int home, Context context, String what) {
+    this.what = what;
     this.comm = comm;
     this.win = win;
     this.home = home;
@@ -82,7 +85,8 @@ final class SyncChannel {
           if (dup.rank() == home) {
             init.accept(win);
           }
-          SyncChannel ch = new SyncChannel(dup, win, home, context == null ? dup.vertx().getOrCreateContext() : context);
+          SyncChannel ch = new SyncChannel(dup, win, home, context == null ? dup.vertx().getOrCreateContext() : context,
+              what.substring(0, what.indexOf('.')));
           return win.lockAll(Mode.NOCHECK).compose(v -> dup.barrier()).map(v -> ch);
         }));
   }
@@ -122,7 +126,9 @@ final class SyncChannel {
           post();
         });
       } else {
-        LOG.log(freed ? Level.DEBUG : Level.WARNING, "{0}: stopped listening: {1}", comm.getName(), ar.cause());
+        // after free, or once the rank or job ended (COMM), or a revoke: nothing more will come
+        LOG.log(freed || c == ErrorClass.COMM ? Level.DEBUG : Level.WARNING, "rank {0}: {1} stopped listening: {2}",
+            me, what, ar.cause());
         stopped.tryComplete();
       }
     });
@@ -149,7 +155,7 @@ final class SyncChannel {
   /** Sends a message; a send to a dead rank is dropped (the death path deals with it). */
   void send(int dest, int tag, long a, long b, long c) {
     comm.send(Buf.of(new long[] {a, b, c}), 0, MESSAGE_LONGS, Datatype.LONG, dest, tag).onFailure(e ->
-        LOG.log(Level.DEBUG, "{0}: message {1} to rank {2} not delivered: {3}", comm.getName(), tag, dest, e));
+        LOG.log(Level.DEBUG, "rank {0}: {1} message {2} to rank {3} not delivered: {4}", me, what, tag, dest, e));
   }
 
   /** Runs {@code call} on the rank's context (at once when already there). */
@@ -170,7 +176,7 @@ final class SyncChannel {
   Future<Void> free() {
     return onContext(() -> {
       if (freed) {
-        return Future.failedFuture(RmaException.of(ErrorClass.ARG, "%s was freed already", comm.getName()));
+        return Future.failedFuture(RmaException.of(ErrorClass.ARG, "%s.free at rank %d: freed already", what, me));
       }
       freed = true;
       Future<Void> quiet = Future.succeededFuture();
