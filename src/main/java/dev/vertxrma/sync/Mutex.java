@@ -47,6 +47,9 @@ public final class Mutex {
   private Grant held;
   /** Whether this rank has a node in the queue (joining, waiting, holding or releasing). */
   private boolean queued;
+  /** Whether that node is a tryLock's (it never waits) or passing the mutex on (it serves no request). */
+  private boolean trying;
+  private boolean releasing;
 
   private static final class Request {
     final Promise<Grant> promise = Promise.promise();
@@ -74,6 +77,7 @@ public final class Mutex {
       @Override
       public void onIdle() {
         queued = false;
+        releasing = false;
         pump();
       }
 
@@ -169,7 +173,9 @@ public final class Mutex {
         return Future.succeededFuture(Optional.empty());
       }
       queued = true;
+      trying = true;
       return queue.tryAcquire().map(token -> {
+        trying = false;
         if (token < 0) {
           queued = false;
           pump();
@@ -177,7 +183,10 @@ public final class Mutex {
         }
         held = new Grant(token, false);
         return Optional.of(held);
-      }).onFailure(e -> queued = false);
+      }).onFailure(e -> {
+        trying = false;
+        queued = false;
+      });
     });
   }
 
@@ -195,6 +204,7 @@ public final class Mutex {
             + "hold the mutex (a lock() of this rank must have completed, and not been unlocked since)", channel.me));
       }
       held = null;
+      releasing = true;
       return queue.release(false);
     });
   }
@@ -241,7 +251,7 @@ public final class Mutex {
         queued = true;
         queue.enqueue();
       }
-    } else if (active == null && !waiting.isEmpty()) {
+    } else if (active == null && !trying && !releasing && !waiting.isEmpty()) {
       active = waiting.poll(); // a ghost place in the queue serves the next request
     }
   }
@@ -250,6 +260,7 @@ public final class Mutex {
     Request r = active;
     active = null;
     if (r == null) {
+      releasing = true;
       queue.release(previousHolderDied); // a withdrawn place: pass it on, with the news of a death
       return;
     }
@@ -273,6 +284,8 @@ public final class Mutex {
 
   private void failAll(Throwable cause) {
     queued = false;
+    trying = false;
+    releasing = false;
     held = null;
     if (active != null) {
       active.promise.tryFail(cause);
