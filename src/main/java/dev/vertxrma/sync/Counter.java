@@ -116,7 +116,11 @@ public final class Counter {
     return new VertxCounter(this);
   }
 
-  /** The communicator's rank that holds the value. */
+  /**
+   * Where the value lives. Local.
+   *
+   * @return the communicator's rank whose window holds the value
+   */
   public int home() {
     return channel.home;
   }
