@@ -79,7 +79,11 @@ final class McsQueue implements SyncChannel.Listener {
   private boolean casPending;
   private boolean resolving;
   private boolean resolveAgain;
-  private Promise<Void> released;
+  /** A join issued behind this node's release, in the same ordered stream to home ({@link #speculate}). */
+  private Speculation speculation;
+
+  private record Speculation(Future<Long> old, Future<Long> token) {
+  }
 
   McsQueue(SyncChannel ch) {
     this.ch = ch;
@@ -202,14 +206,33 @@ final class McsQueue implements SyncChannel.Listener {
 
   // ------------------------------------------------------------------ releasing
 
-  /** Passes the lock on (or frees it); completes once it left this node. */
-  Future<Void> release(boolean previousHolderDied) {
+  /**
+   * Passes the lock on, or frees it: a GRANT to the successor, or a compare-and-swap of the tail
+   * back to free, issued now; if a successor swapped in but has not linked yet, this node grants
+   * it when its LINK comes. {@link Owner#onIdle} once the node is done.
+   */
+  void release(boolean previousHolderDied) {
     node = Node.RELEASING;
     carryDeath = previousHolderDied;
-    released = Promise.promise();
-    Future<Void> f = released.future();
     handOver();
-    return f;
+  }
+
+  /** Whether {@link #speculate} may join now: this node's release swap to free is in flight. */
+  boolean canSpeculate() {
+    return node == Node.RELEASING && casPending && speculation == null;
+  }
+
+  /**
+   * Joins again right behind this node's release (one rank, one target: applied in that order at
+   * home), expecting it to free the lock: a lock + unlock loop then costs one round trip, not two.
+   * The result is looked at once this node is done ({@link #finish}); if the lock was not free,
+   * the join goes the ordinary way.
+   */
+  void speculate() {
+    Future<Long> old = win.compareAndSwap(FREE, word(me, NIL), home, TAIL);
+    Future<Long> token = win.fetchAndOp(1, home, TOKEN, Op.SUM);
+    win.flush(home);
+    speculation = new Speculation(old, token);
   }
 
   private void handOver() {
@@ -264,21 +287,34 @@ final class McsQueue implements SyncChannel.Listener {
     node = Node.NONE;
     succ = NIL;
     replaced = NIL;
-    Promise<Void> p = released;
-    released = null;
-    if (p != null) {
-      p.complete();
+    Speculation spec = speculation;
+    if (spec == null) {
+      owner.onIdle();
+      return;
     }
-    owner.onIdle();
+    speculation = null;
+    node = Node.ENQUEUING;
+    spec.old().onComplete(ar -> {
+      if (ar.failed()) {
+        fail(ar.cause());
+      } else if (ar.result() == FREE) {
+        myWord = word(me, NIL);
+        pred = NIL;
+        predPredCode = 1;
+        owner.onQueued();
+        store(PRED + me, 1);
+        node = Node.HOLDING;
+        owner.onHeld(spec.token().result(), false);
+      } else {
+        store(PRED + me, 0);
+        attempt(ar.result()); // not free: join the ordinary way, from the tail it saw
+      }
+    });
   }
 
   private void fail(Throwable cause) {
     node = Node.NONE;
-    Promise<Void> p = released;
-    released = null;
-    if (p != null) {
-      p.fail(cause);
-    }
+    speculation = null;
     owner.onFailure(cause);
   }
 

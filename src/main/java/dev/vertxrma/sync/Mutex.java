@@ -50,6 +50,10 @@ public final class Mutex {
   /** Whether that node is a tryLock's (it never waits) or passing the mutex on (it serves no request). */
   private boolean trying;
   private boolean releasing;
+  /** Whether the next request already joined behind the release ({@link McsQueue#speculate}). */
+  private boolean speculated;
+  /** Completed when the node is done, for {@link #free()}. */
+  private Promise<Void> idle;
 
   private static final class Request {
     final Promise<Grant> promise = Promise.promise();
@@ -69,6 +73,8 @@ public final class Mutex {
 
       @Override
       public void onQueued() {
+        releasing = false;
+        speculated = false;
         if (active != null) {
           active.inQueue.tryComplete();
         }
@@ -78,7 +84,13 @@ public final class Mutex {
       public void onIdle() {
         queued = false;
         releasing = false;
+        speculated = false;
         pump();
+        if (!queued && idle != null) {
+          Promise<Void> p = idle;
+          idle = null;
+          p.complete();
+        }
       }
 
       @Override
@@ -193,9 +205,12 @@ public final class Mutex {
   /**
    * Releases the mutex held by this rank: grants it to the next waiter, or frees it.
    *
-   * @return completes once the mutex has left this rank. Fails with {@link ErrorClass#RMA_SYNC}
-   *     when this rank does not hold it (nothing changes), {@link ErrorClass#PROC_FAILED} when
-   *     the home rank is dead
+   * @return completes once the hand-over is issued: the grant message sent to the next waiter,
+   *     or the swap of the tail back to free sent to the home rank (the next holder needs nothing
+   *     more from this rank; if a waiter has swapped itself in but not linked yet, this rank grants
+   *     it when it does). Fails with {@link ErrorClass#RMA_SYNC} when this rank does not hold it
+   *     (nothing changes). A home rank found dead after that fails this rank's pending
+   *     {@link #lock()}s with {@link ErrorClass#PROC_FAILED}
    */
   public Future<Void> unlock() {
     return channel.onContext(() -> {
@@ -205,7 +220,9 @@ public final class Mutex {
       }
       held = null;
       releasing = true;
-      return queue.release(false);
+      queue.release(false);
+      pump(); // a request of this rank waiting: it joins behind the release
+      return Future.succeededFuture();
     });
   }
 
@@ -233,10 +250,19 @@ public final class Mutex {
    * Frees the mutex ({@code MPI_Win_unlock_all}, {@code MPI_Win_free}, {@code MPI_Comm_free});
    * collective. No rank may hold it or wait for it.
    *
-   * @return completes once every rank freed it
+   * @return completes once this rank's last release is done and every rank freed it
    */
   public Future<Void> free() {
-    return channel.free();
+    return channel.onContext(() -> {
+      if (!queued) {
+        return channel.free();
+      }
+      // a release still in flight (or a link still to come): this rank's node must finish first
+      if (idle == null) {
+        idle = Promise.promise();
+      }
+      return idle.future().compose(v -> channel.free());
+    });
   }
 
   // ------------------------------------------------------------------ local requests
@@ -251,6 +277,10 @@ public final class Mutex {
         queued = true;
         queue.enqueue();
       }
+    } else if (releasing && !speculated && active == null && !waiting.isEmpty() && queue.canSpeculate()) {
+      active = waiting.poll();
+      speculated = true;
+      queue.speculate();
     } else if (active == null && !trying && !releasing && !waiting.isEmpty()) {
       active = waiting.poll(); // a ghost place in the queue serves the next request
     }
@@ -259,9 +289,12 @@ public final class Mutex {
   private void held(long token, boolean previousHolderDied) {
     Request r = active;
     active = null;
+    releasing = false;
+    speculated = false;
     if (r == null) {
       releasing = true;
       queue.release(previousHolderDied); // a withdrawn place: pass it on, with the news of a death
+      pump();
       return;
     }
     if (r.timer >= 0) {
@@ -286,6 +319,7 @@ public final class Mutex {
     queued = false;
     trying = false;
     releasing = false;
+    speculated = false;
     held = null;
     if (active != null) {
       active.promise.tryFail(cause);
@@ -293,6 +327,11 @@ public final class Mutex {
     }
     for (Request r; (r = waiting.poll()) != null;) {
       r.promise.tryFail(cause);
+    }
+    if (idle != null) {
+      Promise<Void> p = idle;
+      idle = null;
+      p.complete();
     }
   }
 }
