@@ -82,6 +82,7 @@ final class McsQueue implements SyncChannel.Listener {
   /** A join issued behind this node's release, in the same ordered stream to home ({@link #speculate}). */
   private Speculation speculation;
 
+  /** {@code old}: the tail the swap found, completed after the flush that completes both operations. */
   private record Speculation(Future<Long> old, Future<Long> token) {
   }
 
@@ -231,8 +232,8 @@ final class McsQueue implements SyncChannel.Listener {
   void speculate() {
     Future<Long> old = win.compareAndSwap(FREE, word(me, NIL), home, TAIL);
     Future<Long> token = win.fetchAndOp(1, home, TOKEN, Op.SUM);
-    win.flush(home);
-    speculation = new Speculation(old, token);
+    // both results are in place once the flush completes (the CAS's reply may come first)
+    speculation = new Speculation(win.flush(home).compose(v -> old), token);
   }
 
   private void handOver() {

@@ -13,6 +13,7 @@ import dev.vertxrma.testing.Jobs;
 import dev.vertxrma.testing.Jobs.Mode;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -73,6 +74,37 @@ class SyncMutexTest {
                 return null;
               });
         }));
+  }
+
+  /**
+   * One rank's lock + unlock loop against a home in the other node, over the data plane: each
+   * next request joins behind the release in flight (its speculative swap); tokens must still
+   * come in call order and the loop must end.
+   */
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aLockUnlockLoopJoinsBehindItsOwnRelease(Mode mode) {
+    Jobs.runOverDataPlane(mode, 2, (world, args) -> Mutex.create(world, 1).compose(mutex -> {
+      long[] last = {-1};
+      Future<Void> loop = world.rank() == 1 ? Future.succeededFuture() : dev.vertxrma.Rma.repeat(200, i ->
+          mutex.lock().compose(g -> {
+            assertTrue(g.token() > last[0], "token " + g.token() + " after " + last[0]);
+            last[0] = g.token();
+            return mutex.unlock();
+          }));
+      List<Future<Grant>> atOnce = new java.util.ArrayList<>();
+      return loop.compose(v -> {
+        for (int i = 0; i < 20 && world.rank() == 0; i++) { // issued at once: granted one after the other
+          atOnce.add(mutex.lock().compose(g -> mutex.unlock().map(g)));
+        }
+        return Future.all(atOnce);
+      }).compose(v -> {
+        for (int i = 1; i < atOnce.size(); i++) {
+          assertTrue(atOnce.get(i).result().token() > atOnce.get(i - 1).result().token());
+        }
+        return world.barrier();
+      }).compose(v -> mutex.free());
+    }));
   }
 
   @ParameterizedTest
