@@ -79,14 +79,13 @@ final class SyncChannel {
       return Future.failedFuture(RmaException.of(ErrorClass.RANK,
           "%s: home rank %d is outside the communicator's ranks [0, %d)", what, home, parent.size()));
     }
-    Context context = Vertx.currentContext();
     return parent.dup().compose(dup -> Win.allocate(dup, dup.rank() == home ? 8L * homeLongs : 0, Long.BYTES, Info.NULL)
         .compose(win -> {
           if (dup.rank() == home) {
             init.accept(win);
           }
-          SyncChannel ch = new SyncChannel(dup, win, home, context == null ? dup.vertx().getOrCreateContext() : context,
-              what.substring(0, what.indexOf('.')));
+          // the futures of the rank's calls complete on its context: this is it, whoever called create
+          SyncChannel ch = new SyncChannel(dup, win, home, Vertx.currentContext(), what.substring(0, what.indexOf('.')));
           return win.lockAll(Mode.NOCHECK).compose(v -> dup.barrier()).map(v -> ch);
         }));
   }

@@ -34,12 +34,18 @@ public final class SyncProgram implements RankProgram {
     int me = world.rank();
     return Counter.create(world).compose(counter -> {
       List<Future<Long>> tickets = new ArrayList<>();
+      boolean[] outOfOrder = {false};
       for (int i = 0; i < c; i++) {
         tickets.add(i % 2 == 0 ? counter.next() : counter.asVertx().getAndIncrement()); // none awaited
+        if (i > 0) {
+          Future<Long> before = tickets.get(i - 1);
+          tickets.get(i).onComplete(ar -> outOfOrder[0] |= !before.isComplete()); // the flushes complete in order
+        }
       }
       long[] mine = new long[c];
       long[] all = new long[c * np];
       return Future.all(tickets).compose(x -> {
+        assertFalse(outOfOrder[0], "a next() completed before one issued earlier");
         for (int i = 0; i < c; i++) {
           mine[i] = tickets.get(i).result();
           if (i > 0) {
