@@ -173,6 +173,11 @@ public final class Mutex {
     });
   }
 
+  /** Completes once this mutex knows {@code rank} dead (for tests that must order a step after it). */
+  Future<Void> whenKnownDead(int rank) {
+    return channel.onContext(() -> channel.whenKnownDead(rank));
+  }
+
   /**
    * Acquires the mutex only if it is free now: one compare-and-swap at the home rank, no queueing.
    *

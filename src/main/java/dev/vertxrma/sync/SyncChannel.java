@@ -52,6 +52,7 @@ final class SyncChannel {
   final String what;
   private final Context context;
   private final Set<Integer> dead = new HashSet<>();
+  private final java.util.Map<Integer, Promise<Void>> deathWatch = new java.util.HashMap<>();
   private final Promise<Void> stopped = Promise.promise();
   private Listener listener;
   private boolean freed;
@@ -144,7 +145,20 @@ final class SyncChannel {
     }
     if (added) {
       listener.onDeaths(Set.copyOf(dead));
+      deathWatch.keySet().removeIf(r -> {
+        if (dead.contains(r)) {
+          deathWatch.get(r).complete();
+          return true;
+        }
+        return false;
+      });
     }
+  }
+
+  /** Completes once this primitive knows {@code rank} dead (tests order their steps after it). Rank's context only. */
+  Future<Void> whenKnownDead(int rank) {
+    return dead.contains(rank) ? Future.succeededFuture()
+        : deathWatch.computeIfAbsent(rank, r -> Promise.promise()).future();
   }
 
   boolean isDead(int rank) {
