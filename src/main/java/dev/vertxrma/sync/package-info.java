@@ -13,7 +13,8 @@
  * must wait is sent a message by the rank that lets it go. Every call may be made from any
  * thread, returns a {@link io.vertx.core.Future} that completes on the rank's context, and, on a
  * virtual-thread rank, may be awaited with {@code Future.await()}; RxJava forms are in
- * {@code dev.vertxrma.rx} ({@code RxCounter}, {@code RxMutex}). {@link dev.vertxrma.sync.Counter#asVertx()} and
+ * {@code dev.vertxrma.rx} ({@code RxCounter}, {@code RxMutex}, {@code RxSemaphore},
+ * {@code RxSequential}, {@code RxCountDownLatch}). {@link dev.vertxrma.sync.Counter#asVertx()} and
  * {@link dev.vertxrma.sync.Mutex#getLock()} are the Vert.x shapes, for code written against
  * {@code vertx.sharedData()}. The guarantees, compared with the cluster manager's, are in
  * {@code docs/coordination.md}.
