@@ -182,7 +182,8 @@ public final class Mutex {
    * Acquires the mutex only if it is free now: one compare-and-swap at the home rank, no queueing.
    *
    * @return completes with the grant, or empty when the mutex was held or requested by any rank
-   *     (this one included). Fails as {@link #lock()}
+   *     (this one included, also while this rank's own last release is still on its way to the
+   *     home rank). Fails as {@link #lock()}
    */
   public Future<Optional<Grant>> tryLock() {
     return channel.onContext(() -> {
