@@ -38,13 +38,17 @@ class SyncCounterTest {
         Future<Long> inc = vc.incrementAndGet();              // +1 each
         Future<Long> dec = vc.decrementAndGet();              // -1 each
         return Future.all(added, inc, dec).compose(x -> {
+          // the others' calls interleave, but never by more than their -1: the add applied first
           assertTrue(inc.result() > added.result(), "issued after add: applied after it");
-          assertEquals(inc.result() - 1, (long) dec.result(), "issued right after: applied right after, at rank " + me);
           return world.barrier();
         }).compose(x -> counter.get()).compose(v -> {
           assertEquals(160L, (long) v);
           return world.barrier();
-        }).compose(x -> me == 1 ? counter.compareAndSet(160, 7).compose(ok -> {
+        }).compose(x -> me == 1 ? Future.all(vc.incrementAndGet(), vc.decrementAndGet()).compose(both -> {
+          assertEquals(161L, (long) both.<Long>resultAt(0), "alone, issued at once: applied in call order");
+          assertEquals(160L, (long) both.<Long>resultAt(1));
+          return counter.compareAndSet(160, 7);
+        }).compose(ok -> {
           assertTrue(ok);
           return counter.compareAndSet(160, 8);
         }).map(ok -> {
