@@ -1,14 +1,15 @@
 // A distributed counter: not one of the standard's numbered examples, but a utility built on the
 // same RMA atomics as the MPI texts' distributed locking examples (MPI-5.0 section 13.8, the
 // counting semaphore and critical-region examples, and the request-based example in
-// ../shared/seeds/001): a counter lives in rank 0's window and every rank increments it with
-// MPI_Fetch_and_op(MPI_SUM) inside a shared passive-target epoch:
+// ../shared/seeds/001). The counter is dev.vertxrma.sync.Counter: a long in rank 0's window,
+// incremented with MPI_Fetch_and_op(MPI_SUM) inside a passive-target epoch that the counter keeps
+// open for its whole life, each increment completed by a flush of rank 0:
 //
-//     MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
-//     for (i = 0; i < C; i++)
+//     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);                            /* at creation */
+//     for (i = 0; i < C; i++) {
 //       MPI_Fetch_and_op(&one, &old[i], MPI_LONG, 0, 0, MPI_SUM, win);   /* all issued at once */
-//     MPI_Win_flush(0, win);
-//     MPI_Win_unlock(0, win);
+//       MPI_Win_flush(0, win);
+//     }
 //
 // Fetch-and-op is atomic, so the C * np returned old values must be exactly {0, ..., np*C - 1}
 // (every ticket handed out once) and the final value np*C. Accumulates of one origin to one target
@@ -21,17 +22,14 @@ import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
-import dev.vertxrma.Info;
-import dev.vertxrma.LockType;
 import dev.vertxrma.Op;
 import dev.vertxrma.RankVerticle;
 import dev.vertxrma.RmaException;
-import dev.vertxrma.Win;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A shared counter at rank 0, incremented with pipelined fetch-and-op(SUM) under a shared lock. */
+/** A shared counter at rank 0 ({@link dev.vertxrma.sync.Counter}), incremented with pipelined next() calls. */
 public final class Counter extends RankVerticle {
 
   private static final int DEFAULT_INCREMENTS = 1000;
@@ -58,32 +56,32 @@ public final class Counter extends RankVerticle {
     long[] mine = new long[c];
     long[] all = rank == 0 ? new long[(int) total] : null;
     long[] finalValue = {-1};
-    // the counter: one long at rank 0 (allocate zeroes it); the other ranks expose nothing
-    return Win.allocate(world, rank == 0 ? Long.BYTES : 0, Long.BYTES, Info.NULL).compose(win ->
-        win.lock(LockType.SHARED, 0)
-            .compose(v -> {
-              List<Future<Long>> tickets = new ArrayList<>(c);
-              for (int i = 0; i < c; i++) {
-                tickets.add(win.fetchAndOp(1L, 0, 0, Op.SUM)); // pipelined: nothing waited for yet
-              }
-              return win.flush(0).compose(x -> Future.all(tickets)).map(x -> {
-                for (int i = 0; i < c; i++) {
-                  mine[i] = tickets.get(i).result();
-                }
-                return null;
-              });
-            })
-            .compose(v -> win.unlock(0))
-            .compose(v -> world.barrier()) // every increment is complete at rank 0
-            .compose(v -> rank == 0 ? readFinal(win, finalValue) : Future.succeededFuture())
-            .compose(v -> world.gather(Buf.of(mine), 0, c, Datatype.LONG, Buf.of(all), 0, c, Datatype.LONG, 0))
-            .compose(v -> {
-              checkOwnOrder(rank, mine);
-              if (rank == 0) {
-                checkTickets(all, total, c, finalValue[0]);
-              }
-              return win.free();
-            }))
+    // the counter: one long at rank 0, starting at 0; the other ranks expose nothing
+    return dev.vertxrma.sync.Counter.create(world, 0, 0).compose(counter -> {
+      List<Future<Long>> tickets = new ArrayList<>(c);
+      for (int i = 0; i < c; i++) {
+        tickets.add(counter.next()); // pipelined: nothing waited for yet
+      }
+      return Future.all(tickets).map(x -> {
+        for (int i = 0; i < c; i++) {
+          mine[i] = tickets.get(i).result();
+        }
+        return null;
+      })
+          .compose(v -> world.barrier()) // every increment is complete at rank 0
+          .compose(v -> counter.get())
+          .compose(value -> {
+            finalValue[0] = value;
+            return world.gather(Buf.of(mine), 0, c, Datatype.LONG, Buf.of(all), 0, c, Datatype.LONG, 0);
+          })
+          .compose(v -> {
+            checkOwnOrder(rank, mine);
+            if (rank == 0) {
+              checkTickets(all, total, c, finalValue[0]);
+            }
+            return counter.free();
+          });
+    })
         .compose(v -> world.allreduce((long) failures.size(), Op.SUM))
         .compose(bad -> {
           if (bad == 0) {
@@ -96,18 +94,6 @@ public final class Counter extends RankVerticle {
           return Future.failedFuture(new RmaException(ErrorClass.OTHER, failures.isEmpty()
               ? "counter: " + bad + " check(s) failed on other ranks"
               : "counter: rank " + rank + ": " + failures.size() + " check(s) failed, first: " + failures.get(0)));
-        });
-  }
-
-  /** Rank 0 reads the final counter with a get under its own lock. */
-  private Future<Void> readFinal(Win win, long[] out) {
-    long[] buf = new long[1];
-    return win.lock(LockType.SHARED, 0)
-        .compose(v -> win.get(Buf.of(buf), 0, 1, Datatype.LONG, 0, 0))
-        .compose(v -> win.unlock(0))
-        .map(v -> {
-          out[0] = buf[0];
-          return null;
         });
   }
 

@@ -53,14 +53,18 @@ enum Bench {
    * {@link #NOTIFY_LATENCY}'s exchange the way MPI 3 does it: put + flush + a zero-byte message
    * the other rank receives, there and back. MPICH: the same calls.
    */
-  SIGNAL_LATENCY("signal-latency", Kind.ROUND_TRIP, false);
+  SIGNAL_LATENCY("signal-latency", Kind.ROUND_TRIP, false),
+  /** {@code dev.vertxrma.sync.Counter.next()}, beside Vert.x's and Hazelcast's counters ({@link CoordinationProgram}). */
+  COUNTER_NEXT("counter-next", Kind.COORDINATION, false),
+  /** An uncontended {@code Mutex} lock + unlock, beside Vert.x's and Hazelcast's locks ({@link CoordinationProgram}). */
+  MUTEX_LOCK("mutex-lock", Kind.COORDINATION, false);
 
   /** Operations per flush of the bandwidth benches (OSU's window size). */
   static final int BW_WINDOW = 64;
   /** The most window memory a bandwidth bench uses: its 64 operations wrap around this. */
   static final long MAX_WINDOW_BYTES = 64L << 20;
 
-  enum Kind { LATENCY, SINGLE_ELEMENT, BANDWIDTH, COLLECTIVE, SIZED_COLLECTIVE, ROUND_TRIP }
+  enum Kind { LATENCY, SINGLE_ELEMENT, BANDWIDTH, COLLECTIVE, SIZED_COLLECTIVE, ROUND_TRIP, COORDINATION }
 
   final String id;
   final Kind kind;
@@ -95,6 +99,7 @@ enum Bench {
   List<Long> sizes(List<Long> requested) {
     switch (kind) {
       case SINGLE_ELEMENT:
+      case COORDINATION:
         return List.of(8L);
       case COLLECTIVE:
         return List.of(0L);

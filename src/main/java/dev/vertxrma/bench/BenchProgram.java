@@ -42,7 +42,8 @@ public final class BenchProgram implements RankProgram {
     if (world.size() < 2 && plan.points().stream().anyMatch(p -> p.bench().oneSided())) {
       return Future.failedFuture(new RmaException(ErrorClass.ARG, "one-sided benches need at least 2 ranks (-np 2)"));
     }
-    List<BenchPlan.Point> points = plan.points();
+    // the coordination benches run in a job of their own (CoordinationProgram)
+    List<BenchPlan.Point> points = plan.points().stream().filter(p -> p.bench().kind != Bench.Kind.COORDINATION).toList();
     return Win.allocate(world, plan.windowBytes(), 1, Info.NULL).compose(win ->
         Rma.repeat(points.size(), k -> world.barrier().compose(v -> runPoint(world, win, plan, points.get(k), k == 0)))
             .compose(v -> win.free()));

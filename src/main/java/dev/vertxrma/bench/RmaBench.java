@@ -35,7 +35,9 @@ import picocli.CommandLine.Parameters;
         + " (an empty epoch), net-latency (a bare Vert.x TCP round trip between the two ranks, beside MPICH's"
         + " MPI_Send/MPI_Recv there and back: the floor under every operation that needs a reply), notify-latency"
         + " (putNotify to the other rank's awaitNotify and back) and signal-latency (put + flush + a zero-byte"
-        + " message and back; MPICH's row of both); 'all' runs every one.",
+        + " message and back; MPICH's row of both); 'all' runs every one of these. counter-next mutex-lock:"
+        + " dev.vertxrma.sync's Counter.next() and uncontended Mutex lock+unlock, beside Vert.x's sharedData()"
+        + " counter and lock and Hazelcast's IAtomicLong and FencedLock (sync column: who).",
         "", "Examples:", "  bin/rmabench --baseline mpich put-latency fop-latency put-bw",
         "  bin/rmabench --jvms 1,2 --baseline mpich,hazelcast --plot bench.png put-latency get-latency fop-latency",
         "  bin/rmabench --sync lockall,lock,fence,pscw --sizes 8,4096 --csv put-latency",
@@ -122,7 +124,13 @@ public final class RmaBench implements Callable<Integer> {
       for (int k : jvms) {
         BenchPlan plan = new BenchPlan(template.specs(), template.sizes(), template.iterations(), template.warmup(),
             template.warmupMillis(), k);
-        results.addAll(runJob(BenchProgram.class, plan, Row.OURS, progress));
+        boolean coordination = plan.specs().stream().anyMatch(sp -> sp.bench().kind == Bench.Kind.COORDINATION);
+        if (!coordination || plan.specs().stream().anyMatch(sp -> sp.bench().kind != Bench.Kind.COORDINATION)) {
+          results.addAll(runJob(BenchProgram.class, plan, Row.OURS, progress));
+        }
+        if (coordination) {
+          results.addAll(runJob(CoordinationProgram.class, plan, Row.OURS, progress));
+        }
         if (virtualThreads) {
           results.addAll(runJob(BenchProgram.class, plan, Row.VT, progress));
         }
@@ -233,7 +241,9 @@ public final class RmaBench implements Callable<Integer> {
   private static List<String> allBenchIds() {
     List<String> ids = new ArrayList<>();
     for (Bench b : Bench.values()) {
-      ids.add(b.id);
+      if (b.kind != Bench.Kind.COORDINATION) { // not OSU benches: no MPICH twin; named to run
+        ids.add(b.id);
+      }
     }
     return ids;
   }
