@@ -72,8 +72,8 @@ final class OriginChecks {
           call, disp, unit, size, target);
     }
     if (!DatatypeEngine.fits(tt, count, start, size)) {
-      DatatypeEngine.checkAccess(tt, count, start, size, String.format("%s at target disp %d (displacement unit %d) "
-          + "in the window of %d bytes at rank %d", call, disp, unit, size, target), ErrorClass.RMA_RANGE);
+      DatatypeEngine.checkAccess(tt, count, start, size, String.format("%s at target disp=%d (displacement unit %d) "
+          + "of window size %d at rank %d", call, disp, unit, size, target), ErrorClass.RMA_RANGE);
     }
   }
 
