@@ -85,7 +85,13 @@ public final class JobRuntime {
     this.dataPlane = vertx.isClustered() ? new DataPlane(vertx, jobName, secret, nodeId(), new DataPlane.Job() {
       @Override
       public void receive(String node, io.netty.buffer.ByteBuf record) {
-        JobRuntime.this.receive(node, record);
+        JobRuntime.this.receive(node, record, null);
+      }
+
+      @Override
+      public void receive(String node, io.netty.buffer.ByteBuf record,
+          dev.vertxrma.impl.transport.InboundBudget budget) {
+        JobRuntime.this.receive(node, record, budget);
       }
 
       @Override
@@ -185,14 +191,14 @@ public final class JobRuntime {
    * plane's entry, public so that tests can feed it junk.
    */
   public void receive(String node, io.vertx.core.buffer.Buffer record) {
-    receive(node, io.netty.buffer.Unpooled.wrappedBuffer(record.getBytes()));
+    receive(node, io.netty.buffer.Unpooled.wrappedBuffer(record.getBytes()), null);
   }
 
   /**
    * A record from the data plane ({@code i32 destination rank | frame}), which this call owns and
    * releases (a payload left in it holds a reference of its own): decoded, checked, delivered.
    */
-  void receive(String node, io.netty.buffer.ByteBuf record) {
+  void receive(String node, io.netty.buffer.ByteBuf record, dev.vertxrma.impl.transport.InboundBudget budget) {
     Frame f;
     int dst;
     try {
@@ -222,6 +228,7 @@ public final class JobRuntime {
       return;
     }
     if (FrameType.isOperation(f.type)) {
+      f.inbound = budget;
       p.inlineSink().accept(f);
     } else {
       p.fromNetwork(f);

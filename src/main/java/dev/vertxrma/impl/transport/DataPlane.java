@@ -57,6 +57,14 @@ public final class DataPlane {
      */
     void receive(String node, io.netty.buffer.ByteBuf record);
 
+    /**
+     * {@link #receive(String, io.netty.buffer.ByteBuf)}, the record read from a connection whose
+     * {@code budget} an operation that has to wait for its target's owner counts against.
+     */
+    default void receive(String node, io.netty.buffer.ByteBuf record, InboundBudget budget) {
+      receive(node, record);
+    }
+
     /** The connection to {@code node} is lost (closed or never made) while the job runs. */
     void unreachable(String node, String reason);
 
@@ -73,6 +81,14 @@ public final class DataPlane {
   }
 
   private static final System.Logger LOG = System.getLogger(DataPlane.class.getName());
+
+  /** The bounds on what connections hand this JVM faster than its target owners apply it. */
+  private final InboundBudget.Totals inbound = new InboundBudget.Totals();
+
+  /** What this JVM's connections held of operations waiting for their targets ({@link InboundBudget}), for tests. */
+  public InboundBudget.Totals inbound() {
+    return inbound;
+  }
 
   /** Whether connections use TLS. */
   public boolean isTls() {

@@ -43,6 +43,11 @@ public final class Frame {
    * for a frame that can leave the JVM.
    */
   public Local local;
+  /**
+   * The budget of the data-plane connection this frame arrived on, or {@code null} (a frame from
+   * this JVM): an operation that waits in a target's owner queue counts against it.
+   */
+  public InboundBudget inbound;
 
   /** A frame's same-JVM attachment ({@link #local}): never encoded. */
   public interface Local {

@@ -55,6 +55,8 @@ final class Proof {
   /** Read on and yielded: what waits to be read, in order, while the socket is paused. */
   private boolean yielded;
   private final java.util.ArrayDeque<ByteBuf> backlog = new java.util.ArrayDeque<>();
+  /** The operations from this connection that wait in owner queues: over its limit, reading stops. */
+  private final InboundBudget budget;
 
   Proof(DataPlane plane, NetSocket socket) {
     this(plane, socket, null);
@@ -69,6 +71,7 @@ final class Proof {
     this.plane = plane;
     this.socket = socket;
     this.source = source;
+    this.budget = new InboundBudget(plane.inbound());
     ((NetSocketInternal) socket).messageHandler(this::read);
     // a reset or another I/O error is counted (before the proof) or logged once (after it), never
     // left to Vert.x, which would log each at ERROR; the close that follows is handled below
@@ -162,6 +165,10 @@ final class Proof {
           yieldWith(in);
           return;
         }
+        if (body == null && budget.full()) {
+          holdUntilRoom(in); // at a record boundary: what is left waits with the socket paused
+          return;
+        }
         if (body == null) {
           while (lengthBytes < 4 && in.isReadable()) {
             length = length << 8 | in.readUnsignedByte();
@@ -193,30 +200,55 @@ final class Proof {
     in.release();
   }
 
+  /**
+   * The operations read from this connection fill its {@link InboundBudget}: pauses the socket
+   * with {@code rest} kept first in the backlog, and reads on, on this context, once the target
+   * owners have drained them below half the limit.
+   */
+  private void holdUntilRoom(ByteBuf rest) {
+    yielded = true;
+    backlog.addFirst(rest);
+    socket.pause();
+    io.vertx.core.Context here = io.vertx.core.Vertx.currentContext();
+    budget.whenRoom(() -> {
+      if (here != null) {
+        here.runOnContext(v -> readOn());
+      } else {
+        plane.onHome(this::readOn);
+      }
+    });
+  }
+
+  /** After a pause: reads what waits, then the socket again, unless that paused it anew. */
+  private void readOn() {
+    yielded = false;
+    while (!yielded && !backlog.isEmpty()) {
+      ByteBuf next = backlog.poll();
+      if (failed) {
+        next.release();
+      } else {
+        consume(next);
+      }
+    }
+    if (!yielded) {
+      if (budget.full() && !failed) {
+        holdUntilRoom(io.netty.buffer.Unpooled.EMPTY_BUFFER);
+      } else {
+        socket.resume();
+      }
+    }
+  }
+
   /** Pauses the socket and reads the rest of {@code rest}, then what arrived meanwhile, in a later task. */
   private void yieldWith(ByteBuf rest) {
     yielded = true;
     backlog.addFirst(rest);
     socket.pause();
     io.vertx.core.Context here = io.vertx.core.Vertx.currentContext();
-    Runnable resume = () -> {
-      yielded = false;
-      while (!yielded && !backlog.isEmpty()) {
-        ByteBuf next = backlog.poll();
-        if (failed) {
-          next.release();
-        } else {
-          consume(next);
-        }
-      }
-      if (!yielded) {
-        socket.resume();
-      }
-    };
     if (here != null) {
-      here.runOnContext(v -> resume.run());
+      here.runOnContext(v -> readOn());
     } else {
-      plane.onHome(resume);
+      plane.onHome(this::readOn);
     }
   }
 
@@ -248,7 +280,7 @@ final class Proof {
         b.release();
         plane.peerEnded(peer);
       } else {
-        plane.job().receive(peer, b);
+        plane.job().receive(peer, b, budget);
       }
       return;
     }

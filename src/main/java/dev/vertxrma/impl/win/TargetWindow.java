@@ -16,7 +16,9 @@ import dev.vertxrma.impl.sync.FenceEpoch;
 import dev.vertxrma.impl.sync.PscwEpoch;
 import dev.vertxrma.impl.transport.Endpoint;
 import dev.vertxrma.impl.transport.Frame;
+import dev.vertxrma.impl.transport.FrameCodec;
 import dev.vertxrma.impl.transport.FrameType;
+import dev.vertxrma.impl.transport.InboundBudget;
 import dev.vertxrma.impl.transport.PayloadSource;
 import dev.vertxrma.impl.transport.PendingReplies;
 import io.vertx.core.Future;
@@ -221,21 +223,44 @@ final class TargetWindow {
     }
   }
 
-  /** A frame queued to the owner: handled, or refused with the cause if the owner closes first. */
+  /**
+   * A frame queued to the owner: handled, or refused with the cause if the owner closes first. An
+   * operation from another JVM counts against its connection's {@link InboundBudget} while it
+   * waits here (its payload and a header's worth), so that a stalled owner stops the reading.
+   */
   private final class QueuedFrame implements SingleOwner.Abandonable {
     private final Frame f;
+    private final InboundBudget budget;
+    private final long bytes;
 
     QueuedFrame(Frame f) {
       this.f = f;
+      this.budget = FrameType.isOperation(f.type) ? f.inbound : null;
+      this.bytes = f.payloadLength() + FrameCodec.HEADER_BYTES;
+      if (budget != null) {
+        budget.acquire(bytes);
+      }
     }
 
     @Override
     public void run() {
-      handle(f);
+      try {
+        handle(f);
+      } finally {
+        left();
+      }
+    }
+
+    /** It left the queue: its bytes no longer count. */
+    private void left() {
+      if (budget != null) {
+        budget.release(bytes);
+      }
     }
 
     @Override
     public void abandon(RmaException cause) {
+      left();
       if (FrameType.isOperation(f.type)) {
         RmaOperation op = OperationFrames.fromFrame(f);
         if (op.answered()) {
