@@ -31,6 +31,12 @@ final class LeaderPort {
   static final int TO = 5800;
   /** The leader ports this JVM has reserved, each held by a lock on its file until this JVM ends. */
   private static final List<FileLock> RESERVED = new ArrayList<>();
+  /**
+   * The lock files this JVM holds a reservation on. Such a file must not even be opened again
+   * here: closing any channel of a file drops every lock the process holds on it (POSIX record
+   * locks), so a second look at a port this JVM reserved would give its reservation away.
+   */
+  private static final java.util.Set<Path> HELD = new java.util.HashSet<>();
 
   private LeaderPort() {
   }
@@ -70,6 +76,9 @@ final class LeaderPort {
     int start = ThreadLocalRandom.current().nextInt(n);
     for (int i = 0; i < n; i++) {
       int port = FROM + (start + i) % n;
+      if (dir != null && HELD.contains(dir.resolve(port + ".lock"))) {
+        continue; // this launcher holds it (for an earlier job)
+      }
       FileLock lock = dir == null ? null : reserve(dir, port);
       if (dir != null && lock == null) {
         continue; // another launcher holds it
@@ -83,6 +92,7 @@ final class LeaderPort {
       }
       if (lock != null) {
         RESERVED.add(lock);
+        HELD.add(dir.resolve(port + ".lock"));
       }
       return port;
     }
@@ -95,6 +105,7 @@ final class LeaderPort {
       release(l);
     }
     RESERVED.clear();
+    HELD.clear();
   }
 
   /** This user's directory of port reservations, made if missing; {@code null} if it cannot be. */
