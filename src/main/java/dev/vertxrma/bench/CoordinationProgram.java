@@ -3,9 +3,7 @@ package dev.vertxrma.bench;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.cp.IAtomicLong;
 import com.hazelcast.cp.lock.FencedLock;
-import dev.vertxrma.Buf;
 import dev.vertxrma.Comm;
-import dev.vertxrma.Datatype;
 import dev.vertxrma.RankProgram;
 import dev.vertxrma.Rma;
 import dev.vertxrma.sync.Counter;
@@ -16,7 +14,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.shareddata.SharedData;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -44,7 +41,6 @@ import java.util.function.Supplier;
  */
 public final class CoordinationProgram implements RankProgram {
 
-  private static final int KEY_TAG = 78;
   private static final long FIRST_WARMUP_NANOS = 2_000_000_000L;
 
   @Override
@@ -127,22 +123,6 @@ public final class CoordinationProgram implements RankProgram {
     if (hz == null || home == 0) {
       return Future.succeededFuture("k");
     }
-    if (world.rank() == home) {
-      String key = null;
-      for (int i = 0; key == null; i++) {
-        String candidate = "k" + i;
-        if (hz.getPartitionService().getPartition(candidate).getOwner().localMember()) {
-          key = candidate;
-        }
-      }
-      byte[] b = key.getBytes(StandardCharsets.US_ASCII);
-      return world.send(Buf.of(b), 0, b.length, Datatype.BYTE, 0, KEY_TAG).map(key);
-    }
-    if (world.rank() == 0) {
-      byte[] b = new byte[64];
-      return world.recv(Buf.of(b), 0, b.length, Datatype.BYTE, home, KEY_TAG)
-          .map(st -> new String(b, 0, st.count(), StandardCharsets.US_ASCII));
-    }
-    return Future.succeededFuture("k");
+    return HazelcastProgram.exchangeKey(world, hz, home);
   }
 }

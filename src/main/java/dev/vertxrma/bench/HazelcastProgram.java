@@ -89,7 +89,7 @@ public final class HazelcastProgram implements RankProgram {
   }
 
   /** The target rank picks a key its own member owns and tells rank 0. */
-  private static Future<String> exchangeKey(Comm world, HazelcastInstance hz, int target) {
+  static Future<String> exchangeKey(Comm world, HazelcastInstance hz, int target) {
     if (world.rank() == target) {
       String key = null;
       for (int i = 0; key == null; i++) {
