@@ -54,6 +54,12 @@ final class JvmDefaults {
       }
       o.setSharedMemory(Boolean.parseBoolean(shm));
     }
+    String loop = value(p, DataPlaneLoop.PROPERTY);
+    if (loop != null) {
+      o.setDataPlaneLoop(java.util.Arrays.stream(DataPlaneLoop.values()).filter(l -> l.name().equalsIgnoreCase(loop))
+          .findFirst().orElseThrow(() -> RmaException.of(ErrorClass.ARG, "-D%s=%s names no data-plane loop: use auto, "
+              + "rank or own", DataPlaneLoop.PROPERTY, loop)));
+    }
   }
 
   /** {@code o} with this JVM's cluster settings. */

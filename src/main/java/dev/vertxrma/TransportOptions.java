@@ -29,12 +29,15 @@ public class TransportOptions {
    * MPICH's {@code MPIR_CVAR_NOLOCAL}).
    */
   public static final boolean DEFAULT_SHARED_MEMORY = true;
+  /** Which loop runs the data plane when {@code -Drma.planeLoop} is not set: {@link DataPlaneLoop#AUTO}. */
+  public static final DataPlaneLoop DEFAULT_DATA_PLANE_LOOP = DataPlaneLoop.AUTO;
 
   private String host = DEFAULT_HOST;
   private int port = DEFAULT_PORT;
   private String tlsDirectory = DEFAULT_TLS_DIRECTORY;
   private Progress progress = DEFAULT_PROGRESS;
   private boolean sharedMemory = DEFAULT_SHARED_MEMORY;
+  private DataPlaneLoop dataPlaneLoop = DEFAULT_DATA_PLANE_LOOP;
 
   /**
    * This JVM's defaults: the {@code DEFAULT_*} values, each replaced by its system property when
@@ -58,6 +61,7 @@ public class TransportOptions {
     this.tlsDirectory = other.tlsDirectory;
     this.progress = other.progress;
     this.sharedMemory = other.sharedMemory;
+    this.dataPlaneLoop = other.dataPlaneLoop;
   }
 
   /**
@@ -177,6 +181,26 @@ public class TransportOptions {
    */
   public TransportOptions setSharedMemory(boolean sharedMemory) {
     this.sharedMemory = sharedMemory;
+    return this;
+  }
+
+  /**
+   * Which event loop runs this JVM's data plane ({@link DataPlaneLoop}).
+   *
+   * @return {@code -Drma.planeLoop}, else {@link #DEFAULT_DATA_PLANE_LOOP}
+   */
+  public DataPlaneLoop getDataPlaneLoop() {
+    return dataPlaneLoop;
+  }
+
+  /**
+   * Chooses the event loop of this JVM's data plane.
+   *
+   * @param dataPlaneLoop the choice, not {@code null}
+   * @return these options
+   */
+  public TransportOptions setDataPlaneLoop(DataPlaneLoop dataPlaneLoop) {
+    this.dataPlaneLoop = java.util.Objects.requireNonNull(dataPlaneLoop, "dataPlaneLoop");
     return this;
   }
 }

@@ -72,7 +72,7 @@ public final class JobRunner {
       job.release();
       return Future.failedFuture(e);
     }
-    job.expectLocalRanks(count);
+    job.expectLocalRanks(count, options.getTransportOptions().getDataPlaneLoop());
     List<RankHost> hosts = new ArrayList<>();
     List<Future<String>> deployments = new ArrayList<>();
     // the files a job killed whole left in the host's segment directory (kill -9 of its every JVM

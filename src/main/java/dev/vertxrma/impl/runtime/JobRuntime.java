@@ -144,14 +144,14 @@ public final class JobRuntime {
   }
 
   /**
-   * Says how many of the job's ranks this JVM hosts, before they start: with one, the data plane
-   * shares that rank's event loop (frames between it and the network change no thread); with
-   * several (or unknown, as under the Vert.x launchers), it takes an event loop of its own, so
-   * that a rank whose program holds its thread (computing in a callback) delays no operation on
-   * another rank's window.
+   * Says how many of the job's ranks this JVM hosts, before they start, and which loop the data
+   * plane is to run on ({@link dev.vertxrma.DataPlaneLoop}): sharing the loop of the JVM's only
+   * rank, frames between it and the network change no thread; on a loop of its own (several
+   * ranks, a count not known as under the Vert.x launchers, or cores to spare), a rank whose
+   * program holds its thread (computing in a callback) delays no operation on any rank's window.
    */
-  public void expectLocalRanks(int count) {
-    dataPlaneNearRank = count == 1;
+  public void expectLocalRanks(int count, dev.vertxrma.DataPlaneLoop loop) {
+    dataPlaneNearRank = loop.sharesRankLoop(count, Runtime.getRuntime().availableProcessors());
   }
 
   /**
