@@ -79,6 +79,14 @@ final class McsQueue implements SyncChannel.Listener {
   private boolean casPending;
   private boolean resolving;
   private boolean resolveAgain;
+  /**
+   * What this rank last wrote to its own {@code PRED} word (initially 0, as the window starts). A
+   * successor writes the same value there (the predecessor field of the tail word it swapped
+   * against is this rank's record for the turn), so this rank's own writes decide the word, and
+   * one that would not change it is not sent: a lock + unlock loop of one rank then records its
+   * place once, not once per turn.
+   */
+  private long recordedPlace;
   /** A join issued behind this node's release, in the same ordered stream to home ({@link #speculate}). */
   private Speculation speculation;
 
@@ -116,7 +124,7 @@ final class McsQueue implements SyncChannel.Listener {
     node = Node.ENQUEUING;
     succ = NIL;
     replaced = NIL;
-    store(PRED + me, 0); // not known until the swap says, ordered before it
+    recordPlace(0); // not known until the swap says, ordered before it
     attempt(FREE);
   }
 
@@ -135,7 +143,7 @@ final class McsQueue implements SyncChannel.Listener {
         predPredCode = predOf(guess) + 2L;
         owner.onQueued();
         if (pred == NIL) {
-          store(PRED + me, 1); // completed by the next flush to home
+          recordPlace(1); // completed by the next flush to home
           node = Node.HOLDING;
           owner.onHeld(token.result(), false);
         } else {
@@ -147,7 +155,7 @@ final class McsQueue implements SyncChannel.Listener {
 
   /** Records the queue's links at home for the survivors of a death, then tells the predecessor. */
   private void link() {
-    store(PRED + me, pred + 2L);
+    recordPlace(pred + 2L);
     store(PRED + pred, predPredCode);
     win.flush(home).onComplete(ar -> {
       if (ar.failed()) {
@@ -186,7 +194,7 @@ final class McsQueue implements SyncChannel.Listener {
       pred = NIL;
       succ = NIL;
       replaced = NIL;
-      store(PRED + me, 1);
+      recordPlace(1);
       node = Node.HOLDING;
       return Future.succeededFuture(token.result());
     });
@@ -303,11 +311,11 @@ final class McsQueue implements SyncChannel.Listener {
         pred = NIL;
         predPredCode = 1;
         owner.onQueued();
-        store(PRED + me, 1);
+        recordPlace(1);
         node = Node.HOLDING;
         owner.onHeld(spec.token().result(), false);
       } else {
-        store(PRED + me, 0);
+        recordPlace(0);
         attempt(ar.result()); // not free: join the ordinary way, from the tail it saw
       }
     });
@@ -424,6 +432,14 @@ final class McsQueue implements SyncChannel.Listener {
   private Future<Long> readPred(int rank) {
     Future<Long> v = win.fetchAndOp(0, home, PRED + rank, Op.NO_OP);
     return win.flush(home).compose(x -> v);
+  }
+
+  /** Writes this rank's {@code PRED} word, unless it holds {@code code} already ({@link #recordedPlace}). */
+  private void recordPlace(long code) {
+    if (code != recordedPlace) {
+      recordedPlace = code;
+      store(PRED + me, code);
+    }
   }
 
   private void store(long disp, long value) {
