@@ -46,6 +46,10 @@ final class OriginOperations {
   private final OriginChecks checks;
   /** Takes each operation that runs to its target. */
   private final OperationTransfers transfers;
+  /** The fence epoch operations are issued in. */
+  private final ActiveTargetSync active;
+  /** What a fence epoch may send to a target in another JVM before that target has opened it. */
+  private final FenceCredit credit;
   /** Every rank's notification counts, for the checks of notified operations; set once, at creation. */
   private WindowNotifications notifications;
   /** The call the rank's own thread fills (see {@link #call()}), and whether one is being issued in it. */
@@ -75,9 +79,11 @@ final class OriginOperations {
     this.pscw = pscw;
     this.passive = passive;
     this.observer = observer;
+    this.active = active;
+    this.credit = new FenceCredit(rp, id, FenceCredit.DEFAULT_CREDIT_BYTES);
     this.checks = new OriginChecks(state, dynamic, pscw, passive, active);
     this.done = RankFuture.succeeded(rp.context());
-    this.transfers = new OperationTransfers(rp, registry, state, tracker, active, observer, checks, done);
+    this.transfers = new OperationTransfers(rp, registry, state, tracker, observer, checks, done);
     this.lastUncountedSeq = new long[rp.size()];
     this.lastUncountedSent = new Future<?>[rp.size()];
   }
@@ -217,20 +223,50 @@ final class OriginOperations {
       notifications.checkOrigin(c.name, targetRank, c.notify, issuedIn); // before anything is counted or moves
     }
     c.seq = tracker.issue(targetRank);
+    c.fenceEpoch = active.fenceEpoch();
     Future<?> gate = null;
     if (pscw.accessGroup() != null) {
       gate = pscw.startedOrFail("operation");
     } else if (passive.holds(targetRank)) {
       gate = passive.granted(targetRank);
     }
+    if (gate == null && issuedIn == dev.vertxrma.impl.ops.RmaOperation.SYNC_FENCE && !rp.isLocal(targetRank)) {
+      long epoch = c.fenceEpoch;
+      long bytes = FenceCredit.bytesOf(c);
+      if (!credit.tryPass(targetRank, epoch, bytes)) {
+        RmaCall held = heldCopy(c);
+        // failed before it ran: reported by the synchronization that completes it, as a sent one's failure is
+        return credit.hold(targetRank, epoch, bytes, () -> comm.call(errors, () -> runNow(held, issuedIn)),
+            cause -> held.sent = rp.context().failedFuture(cause));
+      }
+    }
     if (gate == null || gate.succeeded()) {
       return runNow(c, issuedIn); // the common case, allocation-free when the body completes at once
     }
+    RmaCall held = heldCopy(c);
+    return gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
+        : comm.call(errors, () -> runNow(held, issuedIn)));
+  }
+
+  /** The instance of issued call {@code c} that waits and runs its body later. */
+  private RmaCall heldCopy(RmaCall c) {
     RmaCall held = c == reusable ? c.copy() : c;
     held.seq = c.seq;
     c.held = held;
-    return gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
-        : comm.call(errors, () -> runNow(held, issuedIn)));
+    return held;
+  }
+
+  /**
+   * Fails the operations held at this origin for their targets' fence epochs ({@link FenceCredit})
+   * with {@code cause}: the fence timed out, or the window is released here.
+   */
+  void failHeld(RmaException cause) {
+    credit.failAll(cause);
+  }
+
+  /** The most bytes this origin held for one target's fence epoch at once (tests). */
+  long mostHeldForFence() {
+    return credit.mostHeld();
   }
 
 

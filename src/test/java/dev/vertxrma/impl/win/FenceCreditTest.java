@@ -1,0 +1,106 @@
+package dev.vertxrma.impl.win;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.vertxrma.Buf;
+import dev.vertxrma.Datatype;
+import dev.vertxrma.Info;
+import dev.vertxrma.Mode;
+import dev.vertxrma.Win;
+import dev.vertxrma.impl.ops.OperationFrames;
+import dev.vertxrma.impl.ops.TypeMap;
+import dev.vertxrma.testing.Jobs;
+import dev.vertxrma.testing.Latch;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Bounded at the receiver, fence epochs (issue 43): an origin in another JVM (a clustered node of
+ * the test JVM, over the data plane) calls {@code fence()} and, without awaiting it, issues 48 MiB
+ * of 256 KiB puts to a target that has not called its own fence yet. The target holds them for
+ * its next epoch; it holds at most {@link FenceCredit#DEFAULT_CREDIT_BYTES} (it held all 48 MiB
+ * before the credit), the rest waits at the origin, unpacked; once the target fences every put
+ * lands, its value checked, and each put's future has completed when the closing fence's has.
+ */
+class FenceCreditTest {
+
+  private static final int PUT_BYTES = 256 * 1024;
+  private static final int PUTS = 192;
+
+  @Test
+  void anOriginAFenceAheadSendsATargetThatHasNotFencedAtMostItsCredit() {
+    long perPut = OperationFrames.heldBytes(PUT_BYTES, TypeMap.of(Datatype.LONG).wireBytes().length);
+    long fits = FenceCredit.DEFAULT_CREDIT_BYTES / perPut; // the puts the credit lets go before the answer
+    Latch issued = new Latch();
+    AtomicInteger pendingAtIssue = new AtomicInteger(-1);
+    int longs = PUT_BYTES / 8;
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, Jobs.overDataPlane(2).setWaitTimeoutMs(60_000), (world, args) ->
+        Win.allocate(world, world.rank() == 1 ? (long) PUTS * PUT_BYTES : 0, 8, Info.NULL)
+            .compose(win -> win.fence(Mode.NOPRECEDE).map(win)).compose(win -> {
+          if (world.rank() == 0) {
+            // the next epoch starts now, while rank 1 still computes in this one
+            Future<Void> opened = win.fence();
+            List<Future<Void>> puts = new ArrayList<>();
+            for (int i = 0; i < PUTS; i++) {
+              long[] data = new long[longs];
+              Arrays.fill(data, i * 1_000_003L + 7);
+              puts.add(win.put(Buf.of(data), 0, longs, Datatype.LONG, 1, (long) i * longs));
+            }
+            Future<Void> closing = win.fence(Mode.NOSUCCEED);
+            pendingAtIssue.set((int) puts.stream().filter(p -> !p.isComplete()).count());
+            issued.open();
+            return closing.map(v -> {
+              assertTrue(opened.succeeded(), "the opening fence completed before the closing one");
+              for (int i = 0; i < PUTS; i++) {
+                assertTrue(puts.get(i).succeeded(), "put " + i + " complete when the closing fence is: " + puts.get(i));
+              }
+              return null;
+            }).compose(v -> win.free());
+          }
+          TargetWindow target = ((WinImpl) win).targetWindow();
+          Vertx vertx = Vertx.currentContext().owner();
+          return issued.opened().compose(v -> creditUsed(vertx, target, fits * perPut)).compose(held -> {
+            assertTrue(held[1] <= FenceCredit.DEFAULT_CREDIT_BYTES, "at most the credit, "
+                + FenceCredit.DEFAULT_CREDIT_BYTES + " bytes, held for the next epoch: " + held[1]);
+            assertEquals(fits * perPut, held[0], "the credit's puts are held");
+            assertEquals(1L, held[2], "the origin asked whether the epoch is open");
+            assertTrue(pendingAtIssue.get() >= PUTS - fits, "the puts past the credit waited at the origin, unpacked: "
+                + pendingAtIssue.get() + " not complete when issued");
+            return win.fence();
+          }).compose(v -> win.fence(Mode.NOSUCCEED)).compose(v -> target.heldBytes()).map(held -> {
+            assertTrue(held[1] <= FenceCredit.DEFAULT_CREDIT_BYTES, "at most the credit held at any time: " + held[1]);
+            assertEquals(0L, held[0], "nothing held after the epoch");
+            for (int i = 0; i < PUTS; i++) {
+              long want = i * 1_000_003L + 7;
+              long at = (long) i * PUT_BYTES;
+              assertEquals(want, win.memory().readLong(at), "put " + i + "'s first value");
+              assertEquals(want, win.memory().readLong(at + PUT_BYTES - 8), "put " + i + "'s last value");
+            }
+            return null;
+          }).compose(v -> win.free());
+        })), 120);
+  }
+
+  /**
+   * Completes with {@link TargetWindow#heldBytes} once {@code filled} bytes are held and the
+   * origin's request waits, or once more than the credit was held (the test then fails on it);
+   * looked at every 5 ms.
+   */
+  private static Future<long[]> creditUsed(Vertx vertx, TargetWindow target, long filled) {
+    Promise<long[]> p = Promise.promise();
+    vertx.setPeriodic(5, id -> target.heldBytes().onSuccess(held -> {
+      if (held[0] >= filled && held[2] == 1 || held[1] > FenceCredit.DEFAULT_CREDIT_BYTES) {
+        vertx.cancelTimer(id);
+        p.tryComplete(held);
+      }
+    }));
+    return p.future();
+  }
+}
