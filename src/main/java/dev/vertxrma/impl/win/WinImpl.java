@@ -224,6 +224,11 @@ final class WinImpl extends NotifiedWindow implements Win, RegisteredWindow {
     return targetWindow;
   }
 
+  /** The most bytes this origin held back for one target's fence epoch at once ({@link FenceCredit}; tests). */
+  long mostHeldForFence() {
+    return origin.mostHeldForFence();
+  }
+
   /** The context id of window {@code id}'s own collective traffic (creation, fence, free). */
   static int collectiveContext(int id) {
     return WINDOW_CTX_BASE + id;
