@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
+import dev.vertxrma.ErrorClass;
 import dev.vertxrma.Info;
 import dev.vertxrma.Mode;
+import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
 import dev.vertxrma.impl.ops.OperationFrames;
 import dev.vertxrma.impl.ops.TypeMap;
@@ -84,6 +86,56 @@ class FenceCreditTest {
               assertEquals(want, win.memory().readLong(at + PUT_BYTES - 8), "put " + i + "'s last value");
             }
             return null;
+          }).compose(v -> win.free());
+        })), 120);
+  }
+
+  @Test
+  void aTimedOutFenceFailsTheOperationsItsOriginHeldBackAndNoneOfThemLands() {
+    // only rank 0's fence waits its 1 s out: rank 1 fences once it has failed (a latch, no wait of
+    // the job); the puts past the credit were never sent, the others wait at rank 1 until then
+    int heldBack = 8;
+    long perPut = OperationFrames.heldBytes(PUT_BYTES, TypeMap.of(Datatype.LONG).wireBytes().length);
+    int fits = (int) (FenceCredit.DEFAULT_CREDIT_BYTES / perPut);
+    int puts = fits + heldBack;
+    int longs = PUT_BYTES / 8;
+    Latch fenceFailed = new Latch();
+    Jobs.await(Jobs.start(Jobs.Mode.CLUSTERED, Jobs.overDataPlane(2).setWaitTimeoutMs(1000), (world, args) ->
+        Win.allocate(world, world.rank() == 1 ? (long) puts * PUT_BYTES : 0, 8, Info.NULL).compose(win -> {
+          if (world.rank() == 1) {
+            // opens the epoch of rank 0's puts without a barrier, then meets rank 0's abandoned one
+            return fenceFailed.opened().compose(v -> win.fence(Mode.NOPRECEDE)).compose(v -> win.fence(Mode.NOSUCCEED))
+                .map(v -> {
+                  for (int i = 0; i < puts; i++) {
+                    long want = i < fits ? i + 1 : 0;
+                    assertEquals(want, win.memory().readLong((long) i * PUT_BYTES), "put " + i + "'s first value");
+                    assertEquals(want, win.memory().readLong((long) (i + 1) * PUT_BYTES - 8), "put " + i + "'s last");
+                  }
+                  return null;
+                }).compose(v -> win.free());
+          }
+          return win.fence(Mode.NOPRECEDE).compose(v -> {
+            List<Future<Void>> sent = new ArrayList<>();
+            for (int i = 0; i < puts; i++) {
+              long[] data = new long[longs];
+              Arrays.fill(data, i + 1);
+              sent.add(win.put(Buf.of(data), 0, longs, Datatype.LONG, 1, (long) i * longs));
+            }
+            return win.fence().transform(ar -> {
+              fenceFailed.open();
+              assertTrue(ar.failed(), "a fence whose target never fenced succeeded");
+              assertEquals(ErrorClass.TIMEOUT, ((RmaException) ar.cause()).errorClass(), ar.cause().toString());
+              for (int i = 0; i < puts; i++) {
+                Future<Void> put = sent.get(i);
+                if (i < fits) {
+                  assertTrue(put.succeeded(), "put " + i + " within the credit was sent: " + put);
+                } else {
+                  assertTrue(put.failed(), "put " + i + " held back did not fail with the fence: " + put);
+                  assertEquals(ErrorClass.TIMEOUT, ((RmaException) put.cause()).errorClass(), put.cause().toString());
+                }
+              }
+              return Future.<Void>succeededFuture();
+            });
           }).compose(v -> win.free());
         })), 120);
   }
