@@ -70,6 +70,8 @@ final class FenceCredit {
   private final int rank;
   private final long credit;
   private final Target[] targets;
+  /** Targets of this host whose control block tells their fence epoch without a request (the on-node path). */
+  private SegmentPeers segments;
   /** The most bytes this origin held for one target at once (tests). */
   private long mostHeld;
 
@@ -79,6 +81,12 @@ final class FenceCredit {
     this.rank = rp.rank();
     this.credit = credit;
     this.targets = new Target[rp.size()];
+    this.segments = SegmentPeers.none(rp.size());
+  }
+
+  /** Reads the fence epoch of the targets whose segments {@code peers} maps; once, at creation. */
+  void segmentPeers(SegmentPeers peers) {
+    this.segments = peers;
   }
 
   /**
@@ -129,6 +137,10 @@ final class FenceCredit {
 
   private boolean charge(int t, Target s, long epoch, long bytes) {
     if (epoch <= s.knownOpen) {
+      return true;
+    }
+    if (segments.fenceReached(t, epoch)) {
+      s.knownOpen = epoch; // a target of this host: its control block says so
       return true;
     }
     if (s.counted != epoch) {

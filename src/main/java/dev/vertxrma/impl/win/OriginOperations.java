@@ -91,6 +91,7 @@ final class OriginOperations {
   /** Sets the window segments of the ranks in this host's other JVMs (the on-node path); once, at creation. */
   void segmentPeers(SegmentPeers peers) {
     transfers.segmentPeers(peers);
+    credit.segmentPeers(peers);
   }
 
   /** Sets the window's notification counts (notified RMA's checks and on-node counters); once, at creation. */
