@@ -6,12 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.vertxrma.Buf;
 import dev.vertxrma.Datatype;
 import dev.vertxrma.ErrorClass;
+import dev.vertxrma.FailurePolicy;
 import dev.vertxrma.Info;
+import dev.vertxrma.JobOptions;
 import dev.vertxrma.Mode;
+import dev.vertxrma.Rma;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.Win;
 import dev.vertxrma.impl.ops.OperationFrames;
 import dev.vertxrma.impl.ops.TypeMap;
+import dev.vertxrma.testing.BlockedThreadGuard;
 import dev.vertxrma.testing.Jobs;
 import dev.vertxrma.testing.Latch;
 import io.vertx.core.Future;
@@ -20,6 +24,8 @@ import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -138,6 +144,54 @@ class FenceCreditTest {
             });
           }).compose(v -> win.free());
         })), 120);
+  }
+
+  /**
+   * Under {@code FailurePolicy.CONTINUE} the target's node leaves while its origin holds puts back
+   * for it (the target never fenced): those fail with PROC_FAILED naming it, as does the fence that
+   * waits for them, and the origin frees its window locally.
+   */
+  @Test
+  void theTargetsDeathFailsTheOperationsItsOriginHeldBackWithProcFailed() throws Exception {
+    Vertx[] nodes = Jobs.clusterNodes();
+    String cluster = ((io.vertx.spi.cluster.hazelcast.HazelcastClusterManager) ((io.vertx.core.internal.VertxInternal)
+        nodes[0]).clusterManager()).getHazelcastInstance().getConfig().getClusterName();
+    Vertx doomed = BlockedThreadGuard.watch(Jobs.await(Rma.clusteredVertx(cluster, BlockedThreadGuard.options()), 120));
+    JobOptions options = Jobs.overDataPlane(2).setWaitTimeoutMs(60_000).setFailurePolicy(FailurePolicy.CONTINUE);
+    long perPut = OperationFrames.heldBytes(PUT_BYTES, TypeMap.of(Datatype.LONG).wireBytes().length);
+    int fits = (int) (FenceCredit.DEFAULT_CREDIT_BYTES / perPut);
+    int puts = fits + 4;
+    int longs = PUT_BYTES / 8;
+    CompletableFuture<Void> heldBack = new CompletableFuture<>();
+    Future<Void> origin = Rma.run(nodes[0], new JobOptions(options).setLocalRanks(0, 1), (w, args) ->
+        Win.allocate(w, 0, 8, Info.NULL).compose(win -> win.fence(Mode.NOPRECEDE).compose(v -> {
+          List<Future<Void>> sent = new ArrayList<>();
+          for (int i = 0; i < puts; i++) {
+            sent.add(win.put(Buf.of(new long[longs]), 0, longs, Datatype.LONG, 1, (long) i * longs));
+          }
+          Future<Void> fence = win.fence();
+          heldBack.complete(null);
+          return fence.transform(ar -> {
+            assertTrue(ar.failed(), "a fence whose target died succeeded");
+            assertProcFailed(ar.cause());
+            for (int i = fits; i < puts; i++) {
+              assertTrue(sent.get(i).failed(), "put " + i + ", held back, did not fail: " + sent.get(i));
+              assertProcFailed(sent.get(i).cause());
+            }
+            return win.free();
+          });
+        })));
+    Rma.run(doomed, new JobOptions(options).setLocalRanks(1, 1), (w, args) -> Win.allocate(w, (long) puts * PUT_BYTES,
+        8, Info.NULL).compose(win -> Promise.<Void>promise().future())); // never fences: its node leaves
+    heldBack.get(120, TimeUnit.SECONDS);
+    doomed.close();
+    Jobs.await(origin, 120);
+  }
+
+  private static void assertProcFailed(Throwable t) {
+    assertTrue(t instanceof RmaException, String.valueOf(t));
+    assertEquals(ErrorClass.PROC_FAILED, ((RmaException) t).errorClass(), t.toString());
+    assertTrue(t.getMessage().contains("[1]"), t.getMessage() + " does not name rank 1");
   }
 
   /**
