@@ -165,10 +165,17 @@ final class FenceCredit {
   Future<Void> hold(int t, long epoch, long bytes, Supplier<Future<Void>> body, Consumer<RmaException> failed) {
     Target s = targets[t];
     RankFuture<Void> p = RankFuture.promise(rp.context());
-    s.held.addLast(new Held(epoch, bytes, () -> body.get().onComplete(p), cause -> {
+    Consumer<RmaException> fail = cause -> {
       failed.accept(cause);
       p.tryFail(cause);
-    }));
+    };
+    s.held.addLast(new Held(epoch, bytes, () -> {
+      try {
+        body.get().onComplete(p);
+      } catch (RuntimeException e) { // a bug: this call fails, the ones behind it still go
+        fail.accept(new RmaException(ErrorClass.INTERN, "internal error at rank " + rank + ": " + e, e));
+      }
+    }, fail));
     s.heldBytes += bytes;
     mostHeld = Math.max(mostHeld, s.heldBytes);
     if (s.held.size() == 1) {

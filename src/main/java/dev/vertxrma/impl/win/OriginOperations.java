@@ -25,7 +25,8 @@ import java.util.function.Supplier;
  * (issue-time accounting, {@link CompletionTracker}); then it either runs at once — handed to
  * {@link OperationTransfers}, which takes it to its target in place (a same-JVM window or a
  * mapped host segment) or as a frame — or, issued while {@code start} still waits for posts or
- * its lock is not granted yet, it is held until then.
+ * its lock is not granted yet, it is held until then; one of a fence epoch to a target of another
+ * JVM past its credit ({@link FenceCredit}) is held until that target has opened the epoch.
  *
  * <p>A call that completes at once on the rank's own thread allocates nothing here beyond what
  * the caller gets back: its arguments go into one reused {@link RmaCall} (and its buffers and
@@ -206,7 +207,8 @@ final class OriginOperations {
    * Runs an RMA operation on the rank's context. Its epoch is decided, and it is counted in its
    * target's completion count, now, when it is issued (issue-time accounting): an operation issued
    * while {@code start} still waits for posts, or while its lock is not granted yet, is held until
-   * then, and every flush, unlock, complete or fence called in between waits for it. It counts as
+   * then (one of a fence epoch past its target's credit, until that target has opened the epoch),
+   * and every flush, unlock, complete or fence called in between waits for it. It counts as
    * complete once its own future has completed and, if it sent a frame, the target has answered.
    */
   private Future<Void> issueNow(RmaCall c) {
