@@ -76,6 +76,21 @@ public final class OperationFrames {
   }
 
   /**
+   * What an operation stands for at its target while it waits there, in bytes: a frame header, its
+   * target datatype's wire form ({@code typeWireBytes}) and its packed data ({@code payloadBytes}).
+   * The origin counts its operations with it against a target's credit, and the target the
+   * operations it holds for a later fence epoch.
+   */
+  public static long heldBytes(long payloadBytes, int typeWireBytes) {
+    return dev.vertxrma.impl.transport.FrameCodec.HEADER_BYTES + (long) typeWireBytes + payloadBytes;
+  }
+
+  /** {@link #heldBytes(long, int)} of operation {@code op} as its target received it. */
+  public static long heldBytes(RmaOperation op) {
+    return heldBytes(op.payloadLength(), op.targetTypeWire == null ? 0 : op.targetTypeWire.length);
+  }
+
+  /**
    * The frame's {@code epoch} field of a passive-target operation, which has no fence epoch: its
    * notification index + 1 ({@code 0}: not notified).
    */

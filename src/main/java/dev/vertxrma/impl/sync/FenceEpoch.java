@@ -14,7 +14,11 @@ import java.util.function.ToLongFunction;
  * with NOPRECEDE needs no barrier: early operations wait at the target, never before its local
  * stores are done), and rejects one of an earlier epoch.
  *
- * @param <T> what an operation is to the caller: this class reads only its epoch and its origin
+ * <p>What it holds is bounded by its origins: an origin in another JVM sends at most a credit's
+ * worth of an epoch before it knows that epoch is open here ({@code FenceCredit} in the window
+ * engine); {@link #heldBytes} and {@link #mostHeldBytes} measure it.
+ *
+ * @param <T> what an operation is to the caller: this class reads only its epoch, its origin and its size
  */
 public final class FenceEpoch<T> {
 
@@ -23,11 +27,19 @@ public final class FenceEpoch<T> {
   private final ArrayDeque<T> early = new ArrayDeque<>();
   private final ToLongFunction<T> epochOf;
   private final ToIntFunction<T> originOf;
+  private final ToLongFunction<T> bytesOf;
+  /** Bytes of the operations held now, and the most ever held at once. */
+  private long heldBytes;
+  private long mostHeldBytes;
 
-  /** Fence state whose operations tell their fence epoch through {@code epochOf} and their origin through {@code originOf}. */
-  public FenceEpoch(ToLongFunction<T> epochOf, ToIntFunction<T> originOf) {
+  /**
+   * Fence state whose operations tell their fence epoch through {@code epochOf}, their origin
+   * through {@code originOf} and the bytes they hold while held through {@code bytesOf}.
+   */
+  public FenceEpoch(ToLongFunction<T> epochOf, ToIntFunction<T> originOf, ToLongFunction<T> bytesOf) {
     this.epochOf = epochOf;
     this.originOf = originOf;
+    this.bytesOf = bytesOf;
   }
 
   /** The current epoch number. */
@@ -53,7 +65,10 @@ public final class FenceEpoch<T> {
       T f = early.pollFirst();
       if (epochOf.applyAsLong(f) != epoch) {
         early.addLast(f);
-      } else if (open) {
+        continue;
+      }
+      heldBytes -= bytesOf.applyAsLong(f);
+      if (open) {
         apply.accept(f);
       } else {
         reject.accept(f);
@@ -86,6 +101,8 @@ public final class FenceEpoch<T> {
   /** Holds an operation of a later epoch until {@link #advance} reaches it. */
   public void hold(T f) {
     early.addLast(f);
+    heldBytes += bytesOf.applyAsLong(f);
+    mostHeldBytes = Math.max(mostHeldBytes, heldBytes);
   }
 
   /** Takes out, in arrival order, the operations of origin {@code src} held for later epochs. */
@@ -94,6 +111,7 @@ public final class FenceEpoch<T> {
     early.removeIf(f -> {
       if (originOf.applyAsInt(f) == src) {
         out.add(f);
+        heldBytes -= bytesOf.applyAsLong(f);
         return true;
       }
       return false;
@@ -101,8 +119,26 @@ public final class FenceEpoch<T> {
     return out;
   }
 
-  /** Operations held for later epochs (to fail them when the window is freed). */
-  public ArrayDeque<T> held() {
-    return early;
+  /** Takes out every operation held for a later epoch, in arrival order (to fail them: the window is freed or closed). */
+  public java.util.List<T> takeAll() {
+    java.util.List<T> out = new java.util.ArrayList<>(early);
+    early.clear();
+    heldBytes = 0;
+    return out;
+  }
+
+  /** How many operations are held for later epochs. */
+  public int heldCount() {
+    return early.size();
+  }
+
+  /** Bytes of the operations held for later epochs now. */
+  public long heldBytes() {
+    return heldBytes;
+  }
+
+  /** The most bytes of operations held for later epochs at once so far. */
+  public long mostHeldBytes() {
+    return mostHeldBytes;
   }
 }

@@ -76,6 +76,12 @@ public final class FrameType {
    * block while the receiver was parked waiting for one; the receiver reads its block. No reply.
    */
   public static final byte PAGE_WAKE = 28;
+  /**
+   * Fence: the origin asks whether the receiver has opened fence epoch {@code epoch} of the window;
+   * replied to once it has (at once if it already has). An origin sends an epoch's operations
+   * beyond its credit to the receiver only after the reply (the receiver holds what comes early).
+   */
+  public static final byte EPOCH_OPEN = 29;
 
   /** Whether the frame is an RMA operation on a window (put, get, accumulate, get-accumulate, CAS). */
   public static boolean isOperation(byte type) {
@@ -106,6 +112,7 @@ public final class FrameType {
       case OP_FAILED: return "OP_FAILED";
       case POST_WITHDRAWN: return "POST_WITHDRAWN";
       case PAGE_WAKE: return "PAGE_WAKE";
+      case EPOCH_OPEN: return "EPOCH_OPEN";
       default: return "type#" + type;
     }
   }

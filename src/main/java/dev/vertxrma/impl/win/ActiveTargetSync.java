@@ -49,6 +49,8 @@ final class ActiveTargetSync {
   private Group exposure;
   /** This window's same-JVM peers' target windows (see {@link #localPeers}). */
   private java.util.function.IntFunction<TargetWindow> localPeer = r -> null;
+  /** Fails the operations this origin holds for targets of other JVMs ({@link FenceCredit}); set once. */
+  private java.util.function.Consumer<RmaException> heldAtOrigin = cause -> { };
   /** The current exposure's post told its members (POST frames; not so under NOCHECK). */
   private boolean exposureAnnounced;
   /** Posts and completes to and from ranks of the host's other JVMs, through their control blocks; or {@code null}. */
@@ -153,13 +155,15 @@ final class ActiveTargetSync {
   /**
    * When a fence's closing failed with TIMEOUT ({@code failure}), the operations this rank sent to
    * same-JVM targets, which those hold for a later epoch and which reach this rank's buffers in
-   * place, are withdrawn there first: when the fence's future fails, none of them will read or
-   * write those buffers. Completes once they are (at once for any other failure).
+   * place, are withdrawn there first, and those it holds itself for targets of other JVMs (past
+   * their credit) fail: when the fence's future fails, none of them will read or write those
+   * buffers. Completes once they are (at once for any other failure).
    */
   private Future<Void> withdrawnOnTimeout(Throwable failure) {
     if (!(failure instanceof RmaException) || ((RmaException) failure).errorClass() != ErrorClass.TIMEOUT) {
       return rp.context().succeededFuture();
     }
+    heldAtOrigin.accept((RmaException) failure);
     java.util.List<Future<Void>> withdrawn = new java.util.ArrayList<>();
     for (int t = 0; t < rp.size(); t++) {
       TargetWindow peer = t == rank ? null : localPeer.apply(t);
@@ -199,6 +203,11 @@ final class ActiveTargetSync {
   /** Where this window's same-JVM peers are ({@code null} for a rank of another JVM); set once. */
   void localPeers(java.util.function.IntFunction<TargetWindow> peers) {
     this.localPeer = peers;
+  }
+
+  /** How the operations this origin holds for their targets' fence epochs fail ({@link FenceCredit}); set once. */
+  void heldAtOrigin(java.util.function.Consumer<RmaException> fail) {
+    this.heldAtOrigin = fail;
   }
 
   /** Leaving the fence mode for post/start or lock: allowed only if the fence epoch is empty. */

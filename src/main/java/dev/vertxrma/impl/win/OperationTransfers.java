@@ -43,7 +43,6 @@ final class OperationTransfers {
   private final int id;
   private final int rank;
   private final CompletionTracker tracker;
-  private final ActiveTargetSync active;
   private final RankObserver observer;
   private final OriginChecks checks;
   /** Gets of large data to other JVMs, paced so that a target packs a few replies at a time. */
@@ -63,14 +62,13 @@ final class OperationTransfers {
   private final Future<Void> done;
 
   OperationTransfers(Endpoint rp, WindowRegistry registry, WindowState state, CompletionTracker tracker,
-      ActiveTargetSync active, RankObserver observer, OriginChecks checks, Future<Void> done) {
+      RankObserver observer, OriginChecks checks, Future<Void> done) {
     this.rp = rp;
     this.registry = registry;
     this.state = state;
     this.id = state.id;
     this.rank = state.rank;
     this.tracker = tracker;
-    this.active = active;
     this.observer = observer;
     this.checks = checks;
     this.done = done;
@@ -187,7 +185,7 @@ final class OperationTransfers {
     // {@link #send} copies it when it has to wait at the target
     RmaOperation op = (local ? scratch : new RmaOperation()).reset(kind, id, rank);
     op.syncMode = issuedIn;
-    op.fenceEpoch = issuedIn == RmaOperation.SYNC_FENCE ? active.fenceEpoch() : 0;
+    op.fenceEpoch = issuedIn == RmaOperation.SYNC_FENCE ? c.fenceEpoch : 0; // as issued, even if it ran later
     op.targetDisp = disp;
     op.targetCount = count;
     op.notifyIndex = c.notify;

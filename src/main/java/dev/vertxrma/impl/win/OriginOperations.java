@@ -25,7 +25,8 @@ import java.util.function.Supplier;
  * (issue-time accounting, {@link CompletionTracker}); then it either runs at once — handed to
  * {@link OperationTransfers}, which takes it to its target in place (a same-JVM window or a
  * mapped host segment) or as a frame — or, issued while {@code start} still waits for posts or
- * its lock is not granted yet, it is held until then.
+ * its lock is not granted yet, it is held until then; one of a fence epoch to a target of another
+ * JVM past its credit ({@link FenceCredit}) is held until that target has opened the epoch.
  *
  * <p>A call that completes at once on the rank's own thread allocates nothing here beyond what
  * the caller gets back: its arguments go into one reused {@link RmaCall} (and its buffers and
@@ -46,6 +47,10 @@ final class OriginOperations {
   private final OriginChecks checks;
   /** Takes each operation that runs to its target. */
   private final OperationTransfers transfers;
+  /** The fence epoch operations are issued in. */
+  private final ActiveTargetSync active;
+  /** What a fence epoch may send to a target in another JVM before that target has opened it. */
+  private final FenceCredit credit;
   /** Every rank's notification counts, for the checks of notified operations; set once, at creation. */
   private WindowNotifications notifications;
   /** The call the rank's own thread fills (see {@link #call()}), and whether one is being issued in it. */
@@ -75,9 +80,11 @@ final class OriginOperations {
     this.pscw = pscw;
     this.passive = passive;
     this.observer = observer;
+    this.active = active;
+    this.credit = new FenceCredit(rp, id, FenceCredit.DEFAULT_CREDIT_BYTES);
     this.checks = new OriginChecks(state, dynamic, pscw, passive, active);
     this.done = RankFuture.succeeded(rp.context());
-    this.transfers = new OperationTransfers(rp, registry, state, tracker, active, observer, checks, done);
+    this.transfers = new OperationTransfers(rp, registry, state, tracker, observer, checks, done);
     this.lastUncountedSeq = new long[rp.size()];
     this.lastUncountedSent = new Future<?>[rp.size()];
   }
@@ -85,6 +92,7 @@ final class OriginOperations {
   /** Sets the window segments of the ranks in this host's other JVMs (the on-node path); once, at creation. */
   void segmentPeers(SegmentPeers peers) {
     transfers.segmentPeers(peers);
+    credit.segmentPeers(peers);
   }
 
   /** Sets the window's notification counts (notified RMA's checks and on-node counters); once, at creation. */
@@ -199,7 +207,8 @@ final class OriginOperations {
    * Runs an RMA operation on the rank's context. Its epoch is decided, and it is counted in its
    * target's completion count, now, when it is issued (issue-time accounting): an operation issued
    * while {@code start} still waits for posts, or while its lock is not granted yet, is held until
-   * then, and every flush, unlock, complete or fence called in between waits for it. It counts as
+   * then (one of a fence epoch past its target's credit, until that target has opened the epoch),
+   * and every flush, unlock, complete or fence called in between waits for it. It counts as
    * complete once its own future has completed and, if it sent a frame, the target has answered.
    */
   private Future<Void> issueNow(RmaCall c) {
@@ -217,20 +226,50 @@ final class OriginOperations {
       notifications.checkOrigin(c.name, targetRank, c.notify, issuedIn); // before anything is counted or moves
     }
     c.seq = tracker.issue(targetRank);
+    c.fenceEpoch = active.fenceEpoch();
     Future<?> gate = null;
     if (pscw.accessGroup() != null) {
       gate = pscw.startedOrFail("operation");
     } else if (passive.holds(targetRank)) {
       gate = passive.granted(targetRank);
     }
+    if (gate == null && issuedIn == dev.vertxrma.impl.ops.RmaOperation.SYNC_FENCE && !rp.isLocal(targetRank)) {
+      long epoch = c.fenceEpoch;
+      long bytes = FenceCredit.bytesOf(c);
+      if (!credit.tryPass(targetRank, epoch, bytes)) {
+        RmaCall held = heldCopy(c);
+        // failed before it ran: reported by the synchronization that completes it, as a sent one's failure is
+        return credit.hold(targetRank, epoch, bytes, () -> comm.call(errors, () -> runNow(held, issuedIn)),
+            cause -> held.sent = rp.context().failedFuture(cause));
+      }
+    }
     if (gate == null || gate.succeeded()) {
       return runNow(c, issuedIn); // the common case, allocation-free when the body completes at once
     }
+    RmaCall held = heldCopy(c);
+    return gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
+        : comm.call(errors, () -> runNow(held, issuedIn)));
+  }
+
+  /** The instance of issued call {@code c} that waits and runs its body later. */
+  private RmaCall heldCopy(RmaCall c) {
     RmaCall held = c == reusable ? c.copy() : c;
     held.seq = c.seq;
     c.held = held;
-    return gate.transform(ar -> ar.failed() ? rp.context().failedFuture(ar.cause())
-        : comm.call(errors, () -> runNow(held, issuedIn)));
+    return held;
+  }
+
+  /**
+   * Fails the operations held at this origin for their targets' fence epochs ({@link FenceCredit})
+   * with {@code cause}: the fence timed out, or the window is released here.
+   */
+  void failHeld(RmaException cause) {
+    credit.failAll(cause);
+  }
+
+  /** The most bytes this origin held for one target's fence epoch at once (tests). */
+  long mostHeldForFence() {
+    return credit.mostHeld();
   }
 
 

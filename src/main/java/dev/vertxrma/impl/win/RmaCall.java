@@ -125,6 +125,8 @@ final class RmaCall {
 
   /** Its issue number at its target (1 for the first), {@code 0} while it is not counted. */
   long seq;
+  /** The fence epoch it was issued in (its frame carries it, however late it is sent). */
+  long fenceEpoch;
   /** The future of the frame its body sent and awaits an answer for, or {@code null}. */
   io.vertx.core.Future<?> sent;
   /** Its body sent its frame one way: the acknowledgement that covers it completes it. */
@@ -153,6 +155,7 @@ final class RmaCall {
     c.targetCount = targetCount;
     c.targetType = targetType;
     c.notify = notify;
+    c.fenceEpoch = fenceEpoch;
     return c;
   }
 
@@ -167,6 +170,7 @@ final class RmaCall {
     op = null;
     notify = RmaOperation.NO_NOTIFY;
     seq = 0;
+    fenceEpoch = 0;
     sent = null;
     oneWay = false;
     held = null;

@@ -128,6 +128,12 @@ final class SegmentPeers {
     return p == null ? null : p.control;
   }
 
+  /** Whether rank {@code r}'s window is mapped here and its control block says it has entered fence epoch {@code epoch}. */
+  boolean fenceReached(int r, long epoch) {
+    Peer p = count > 0 ? peers[r] : null;
+    return p != null && p.control.fenceReached(epoch);
+  }
+
   /** Operations this origin has applied in its peers' segments (read on the origin's context). */
   long applied() {
     return applied;

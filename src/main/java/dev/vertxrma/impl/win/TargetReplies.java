@@ -84,4 +84,11 @@ final class TargetReplies {
       owner.defer(() -> endpoint.replyWith(f, (byte[]) null));
     }
   }
+
+  /** Answers synchronization request {@code f} (if it asks for a reply) with an error, once ownership is released. */
+  void refuseLater(Frame f, ErrorClass errorClass, String message) {
+    if (f.corr > 0) {
+      owner.defer(() -> endpoint.reply(f, errorClass, message));
+    }
+  }
 }

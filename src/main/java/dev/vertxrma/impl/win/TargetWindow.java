@@ -50,13 +50,16 @@ final class TargetWindow {
   private final SharedMapping mapping;
   private final int dispUnit;
   private final Supplier<String> name;
-  private final FenceEpoch<RmaOperation> fence = new FenceEpoch<>(op -> op.fenceEpoch, op -> op.origin);
+  private final FenceEpoch<RmaOperation> fence = new FenceEpoch<>(op -> op.fenceEpoch, op -> op.origin,
+      OperationFrames::heldBytes);
   /** Its exposure side is owned here; its access side belongs to the origin on the home context. */
   private final PscwEpoch pscw;
   private final TargetLocks locks;
   private boolean freed;
   /** Replies to operations and synchronization requests, and the bulk acknowledgement of one-way operations. */
   private final TargetReplies replies;
+  /** Origins of other JVMs waiting to learn that a fence epoch is open here (their credit, {@link FenceCredit}). */
+  private final EpochOpenRequests epochOpen;
   /** Posts and completes peers of other JVMs write into the control block, or {@code null}. */
   private PscwPages pages;
   /** The window's notification counters (notified RMA); set once, at creation. */
@@ -90,6 +93,7 @@ final class TargetWindow {
     this.locks = new TargetLocks(rank, noLocks, name, control);
     this.name = name;
     this.replies = new TargetReplies(endpoint, owner, name);
+    this.epochOpen = new EpochOpenRequests(endpoint.size(), replies, name);
   }
 
   long size() {
@@ -137,12 +141,12 @@ final class TargetWindow {
    */
   private void ownerClosed(RmaException cause) {
     pscw.fail(cause);
-    java.util.ArrayDeque<RmaOperation> held = fence.held();
-    while (!held.isEmpty()) {
-      RmaOperation op = held.pollFirst();
-      replies.answerError(op, cause.errorClass(), "window " + name.get() + " at rank " + rank + " can no longer apply "
-          + "it: " + PendingReplies.messageOf(cause));
+    String why = "window " + name.get() + " at rank " + rank + " can no longer apply it: "
+        + PendingReplies.messageOf(cause);
+    for (RmaOperation op : fence.takeAll()) {
+      replies.answerError(op, cause.errorClass(), why);
     }
+    epochOpen.refuseAll(cause.errorClass(), why);
   }
 
   // ------------------------------------------------------------------ operations
@@ -304,6 +308,12 @@ final class TargetWindow {
           return;
         case FrameType.ACK_REQ:
           replies.acks().onRequest(f);
+          return;
+        case FrameType.EPOCH_OPEN:
+          if (freed) {
+            throw refused(ErrorClass.WIN, "window %s at rank %d was freed", name.get(), rank);
+          }
+          epochOpen.onRequest(f, fence.epoch());
           return;
         default:
           throw refused(ErrorClass.OTHER, "frame type %s is not for a window's target", FrameType.name(f.type));
@@ -497,6 +507,7 @@ final class TargetWindow {
           "operation from rank %d belongs to fence epoch %d, which rank %d closed with NOSUCCEED (mismatched "
           + "fences)", held.origin, held.fenceEpoch, rank)));
       control.setFence(fence.epoch(), fence.isOpen());
+      epochOpen.opened(fence.epoch());
       return null;
     });
   }
@@ -597,7 +608,15 @@ final class TargetWindow {
 
   /** Operations held here for a later fence epoch (tests). */
   Future<Integer> heldCount() {
-    return owned(() -> fence.held().size());
+    return owned(fence::heldCount);
+  }
+
+  /**
+   * {bytes of the operations held here for a later fence epoch now, the most held at once so far,
+   * epoch-open requests waiting} ({@link OperationFrames#heldBytes}; tests).
+   */
+  Future<long[]> heldBytes() {
+    return owned(() -> new long[] {fence.heldBytes(), fence.mostHeldBytes(), epochOpen.waitingCount()});
   }
 
   /** MPI_Win_test. */
@@ -640,6 +659,7 @@ final class TargetWindow {
     owner.execute(() -> {
       locks.originDied(r);
       pscw.memberDied(r, cause);
+      epochOpen.originDied(r);
     });
   }
 
@@ -650,6 +670,7 @@ final class TargetWindow {
       @Override
       public void run() {
         pscw.fail(cause);
+        epochOpen.refuseAll(cause.errorClass(), PendingReplies.messageOf(cause));
       }
 
       @Override
@@ -710,12 +731,12 @@ final class TargetWindow {
       dynamic.detachAll();
     }
     locks.clear();
-    java.util.ArrayDeque<RmaOperation> held = fence.held();
-    while (!held.isEmpty()) {
-      RmaOperation op = held.pollFirst();
+    for (RmaOperation op : fence.takeAll()) {
       replies.answerError(op, ErrorClass.WIN, "window " + name.get() + " at rank " + rank
           + " was freed before the operation's epoch");
     }
+    epochOpen.refuseAll(ErrorClass.WIN, "window " + name.get() + " at rank " + rank + " was freed before the fence "
+        + "epoch opened");
     return free;
   }
 }

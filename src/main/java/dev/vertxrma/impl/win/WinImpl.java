@@ -126,6 +126,7 @@ final class WinImpl extends NotifiedWindow implements Win, RegisteredWindow {
     }
     tracker.ackRequests(origin::requestAck);
     active.localPeers(origin::localPeer);
+    active.heldAtOrigin(origin::failHeld);
     this.passiveSync = new PassiveTargetSync(rp, id, passive, tracker, origin::localPeer, tracker::reportErrors,
         state::name, onNode.peers(), origin::onlyListenersPending);
     this.hints = new WindowInfo(effective, rp, state, targetWindow, passive, coll);
@@ -221,6 +222,11 @@ final class WinImpl extends NotifiedWindow implements Win, RegisteredWindow {
   @Override
   public TargetWindow targetWindow() {
     return targetWindow;
+  }
+
+  /** The most bytes this origin held back for one target's fence epoch at once ({@link FenceCredit}; tests). */
+  long mostHeldForFence() {
+    return origin.mostHeldForFence();
   }
 
   /** The context id of window {@code id}'s own collective traffic (creation, fence, free). */
@@ -505,6 +511,8 @@ final class WinImpl extends NotifiedWindow implements Win, RegisteredWindow {
     notifications.failWaiters(RmaException.of(ErrorClass.WIN, "window %s was freed at rank %d while awaitNotify "
         + "waited", state.name(), rank));
     coll.close();
+    origin.failHeld(new RmaException(ErrorClass.WIN, "window " + state.name() + " was released at rank " + rank
+        + " before its target opened the operation's fence epoch", false));
     return onNode.unmapAfter(targetWindow.release());
   }
 

@@ -228,6 +228,14 @@ final class WindowControl implements dev.vertxrma.impl.sync.LockWords {
     return Memory.getLongVolatile(base, address + FENCE) >>> 1 == epoch - 1;
   }
 
+  /**
+   * Whether the target has entered fence epoch {@code epoch} or a later one (an acquire load,
+   * without the owner word: epochs only grow, so a true answer stays true).
+   */
+  boolean fenceReached(long epoch) {
+    return Memory.getLongVolatile(base, address + FENCE) >>> 1 >= epoch;
+  }
+
   /** Publishes the fence epoch the target is in and whether it is open. Owner only. */
   void setFence(long epoch, boolean open) {
     Memory.putLongVolatile(base, address + FENCE, (epoch << 1) | (open ? 1 : 0));

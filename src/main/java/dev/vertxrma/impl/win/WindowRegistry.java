@@ -21,7 +21,8 @@ final class WindowRegistry {
   private static final System.Logger LOG = System.getLogger(WindowRegistry.class.getName());
   private static final byte[] FRAME_TYPES = {FrameType.PUT, FrameType.GET, FrameType.ACC, FrameType.GET_ACC,
       FrameType.CAS, FrameType.POST, FrameType.COMPLETE, FrameType.LOCK, FrameType.UNLOCK, FrameType.LOCK_CANCEL,
-      FrameType.ACK_REQ, FrameType.OP_FAILED, FrameType.POST_WITHDRAWN, FrameType.PAGE_WAKE};
+      FrameType.ACK_REQ, FrameType.OP_FAILED, FrameType.POST_WITHDRAWN, FrameType.PAGE_WAKE,
+      FrameType.EPOCH_OPEN};
 
   private final RankProcess process;
   /** Read by origin threads delivering same-JVM operations inline, hence concurrent. */
