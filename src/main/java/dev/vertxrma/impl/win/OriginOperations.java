@@ -81,7 +81,7 @@ final class OriginOperations {
     this.passive = passive;
     this.observer = observer;
     this.active = active;
-    this.credit = new FenceCredit(rp, id, FenceCredit.DEFAULT_CREDIT_BYTES);
+    this.credit = new FenceCredit(rp, id, FenceCredit.DEFAULT_CREDIT_BYTES, !dynamic);
     this.checks = new OriginChecks(state, dynamic, pscw, passive, active);
     this.done = RankFuture.succeeded(rp.context());
     this.transfers = new OperationTransfers(rp, registry, state, tracker, observer, checks, done);
