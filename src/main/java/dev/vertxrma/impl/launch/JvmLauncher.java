@@ -49,6 +49,8 @@ final class JvmLauncher {
    * 10 s after the failure; one that ends on its own ends the job as early as before.
    */
   static final long GRACE_MS = 10_000;
+  /** How often the launcher looks whether the JVMs it waits for are stopped (during a grace). */
+  static final long STOPPED_POLL_MS = 200;
 
   private JvmLauncher() {
   }
@@ -254,6 +256,25 @@ final class JvmLauncher {
       this.host = host;
     }
 
+    /**
+     * Whether the process is stopped (state {@code T} or {@code t} in {@code /proc/PID/stat}); false
+     * where that cannot be read (not Linux, a JVM on another host: its local process is the launch
+     * command's).
+     */
+    boolean stopped() {
+      if (host != null) {
+        return false;
+      }
+      try {
+        String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+        int end = stat.lastIndexOf(')'); // the command name may hold spaces and parentheses
+        char state = end >= 0 && end + 2 < stat.length() ? stat.charAt(end + 2) : '?';
+        return state == 'T' || state == 't';
+      } catch (IOException | RuntimeException e) {
+        return false;
+      }
+    }
+
     /** Writes {@code input} to its standard input, then closes it unless it stays the link to a JVM on a host. */
     void tell(String input, boolean keepOpen) {
       OutputStream in = process.getOutputStream();
@@ -437,6 +458,29 @@ final class JvmLauncher {
       return failed || succeeded == 0 ? 1 : 0;
     }
 
+    /**
+     * Every {@value #STOPPED_POLL_MS} ms until {@code deadline}: when each JVM of {@code jvms} still
+     * alive is stopped, kills them, each with a line saying so.
+     */
+    private static void watchStopped(List<RankJvm> jvms, String job, PrintStream err, long deadline) {
+      CompletableFuture.delayedExecutor(STOPPED_POLL_MS, TimeUnit.MILLISECONDS).execute(() -> {
+        List<RankJvm> alive = jvms.stream().filter(j -> j.process.isAlive() && !j.killedHere).toList();
+        if (alive.isEmpty() || System.nanoTime() - deadline >= 0) {
+          return;
+        }
+        if (alive.stream().allMatch(RankJvm::stopped)) {
+          for (RankJvm j : alive) {
+            err.println("rmarun: " + j.describe() + " of job " + job + " is stopped (SIGSTOP, or a debugger) and "
+                + "cannot end on its own; killed");
+            j.killedHere = true;
+            j.kill();
+          }
+          return;
+        }
+        watchStopped(jvms, job, err, deadline);
+      });
+    }
+
     /** Waits until one JVM of {@code left} has ended; removes those that have from it and returns them. */
     private static List<RankJvm> ended(List<RankJvm> left) {
       CompletableFuture.anyOf(left.stream().map(j -> j.process.onExit()).toArray(CompletableFuture[]::new)).join();
@@ -451,11 +495,17 @@ final class JvmLauncher {
       return ended;
     }
 
+    /**
+     * Kills the JVMs of {@code others} still running {@code graceMs} from now; before that, at
+     * once those that are stopped ({@code SIGSTOP}, a debugger) once every other one has ended:
+     * a stopped process cannot end on its own, and nobody is left to see it go.
+     */
     private static void killAfterGrace(List<RankJvm> others, String job, PrintStream err, long graceMs, String after) {
       List<RankJvm> snapshot = new ArrayList<>(others);
+      watchStopped(snapshot, job, err, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs));
       CompletableFuture.delayedExecutor(graceMs, TimeUnit.MILLISECONDS).execute(() -> {
         for (RankJvm j : snapshot) {
-          if (j.process.isAlive()) {
+          if (j.process.isAlive() && !j.killedHere) {
             err.println("rmarun: " + j.describe() + " of job " + job + " did not end within " + graceMs
                 + " ms " + after + "; killed");
             j.killedHere = true;
