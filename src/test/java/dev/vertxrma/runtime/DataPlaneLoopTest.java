@@ -41,8 +41,10 @@ class DataPlaneLoopTest {
   @Test
   void aRankHoldingItsLoopDelaysNoRemoteOperationOnItsWindow() throws Exception {
     for (String loop : new String[] {"own", "rank"}) {
+      // on its own loop the additions take milliseconds: the hold may last 10 s before it fails;
+      // on the rank's loop nothing can be applied during the hold, so 1 s shows it
       try (Rmarun run = Rmarun.startWith("-Drma.planeLoop=" + loop, "-np", "2", "--jvms", "2",
-          HeldRankProgram.class.getName())) {
+          HeldRankProgram.class.getName(), loop.equals("own") ? "10000" : "1000")) {
         int status = run.await(run.exit(), 120, "the job's end");
         String out = run.output();
         if (loop.equals("own")) {

@@ -20,13 +20,14 @@ import net.openhft.chronicle.bytes.BytesStore;
  * callback that computes: it spins on its own window memory) and, while it holds it, rank 0 reads
  * a flag in that window until rank 1 says it is spinning, then adds 1 to a word of it
  * {@value #ADDS} times with fetch-and-op; rank 1's spin ends when it sees the sum, or fails after
- * {@value #HOLD_LIMIT_MS} ms. Both need the data plane on a loop of its own: on rank 1's loop no
+ * the hold limit (the first argument, in ms; {@value #HOLD_LIMIT_MS} by default: far above the few
+ * milliseconds the additions take, for loaded cores). Both need the data plane on a loop of its own: on rank 1's loop no
  * frame from rank 0 is read while the callback runs. Rank 1 prints {@code "held-rank: verified"}.
  */
 public final class HeldRankProgram implements RankProgram {
 
   static final int ADDS = 20;
-  static final long HOLD_LIMIT_MS = 1_500;
+  static final long HOLD_LIMIT_MS = 10_000;
   private static final long SUM = 0;
   private static final long SPINNING = 1;
 
@@ -42,16 +43,17 @@ public final class HeldRankProgram implements RankProgram {
     return Win.create(world, memory, 8, Info.NULL).compose(win -> (world.rank() == 0 ? win.lock(LockType.SHARED, 1)
         : Future.<Void>succeededFuture())
         .compose(v -> world.barrier())
-        .compose(v -> world.rank() == 1 ? hold(memory) : drive(win))
+        .compose(v -> world.rank() == 1 ? hold(memory, args.isEmpty() ? HOLD_LIMIT_MS : Long.parseLong(args.get(0)))
+            : drive(win))
         .compose(v -> world.barrier())
         .compose(v -> win.free()));
   }
 
   /** Rank 1: says it spins, then spins on its loop until the sum arrives. */
-  private static Future<Void> hold(BytesStore<?, ?> memory) {
+  private static Future<Void> hold(BytesStore<?, ?> memory, long limitMs) {
     memory.writeVolatileLong(SPINNING * 8, 1);
     long start = System.nanoTime();
-    long deadline = start + HOLD_LIMIT_MS * 1_000_000;
+    long deadline = start + limitMs * 1_000_000;
     long sum;
     while ((sum = memory.readVolatileLong(SUM * 8)) < ADDS && System.nanoTime() < deadline) {
       Thread.onSpinWait();
