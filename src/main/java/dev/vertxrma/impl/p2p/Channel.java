@@ -18,14 +18,16 @@ import io.vertx.core.Future;
  */
 public final class Channel {
   private final PointToPoint p2p;
+  private final PendingProbes probes;
   private final MatchedProbes matched;
   private final int ctx;
   private final Endpoint comm;
   /** Whether it carries a collective's messages: a dead member or a revocation then fails every receive. */
   private final boolean collective;
 
-  Channel(PointToPoint p2p, MatchedProbes matched, int ctx, Endpoint comm, boolean collective) {
+  Channel(PointToPoint p2p, PendingProbes probes, MatchedProbes matched, int ctx, Endpoint comm, boolean collective) {
     this.p2p = p2p;
+    this.probes = probes;
     this.matched = matched;
     this.ctx = ctx;
     this.comm = comm;
@@ -71,12 +73,12 @@ public final class Channel {
 
   /** MPI_Probe on this communicator. */
   public Future<Status> probe(int source, int tag) {
-    return p2p.probe(this, job(source), tag);
+    return probes.probe(this, job(source), tag);
   }
 
   /** MPI_Iprobe on this communicator: the status, or {@code null}. */
   public Status iprobe(int source, int tag) {
-    return p2p.iprobe(this, job(source), tag);
+    return probes.iprobe(this, job(source), tag);
   }
 
   /** MPI_Mprobe on this communicator: the message, taken out of matching. */

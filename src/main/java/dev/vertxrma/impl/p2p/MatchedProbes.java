@@ -71,15 +71,18 @@ final class MatchedProbes {
 
   private final PointToPoint p2p;
   private final Endpoint ep;
+  /** The queue of unreceived messages a matched probe takes its message out of. */
+  private final UnexpectedMessages unexpected;
   private final LinkedList<Pending> pending = new LinkedList<>();
 
-  MatchedProbes(PointToPoint p2p, Endpoint ep) {
+  MatchedProbes(PointToPoint p2p, Endpoint ep, UnexpectedMessages unexpected) {
     this.p2p = p2p;
     this.ep = ep;
+    this.unexpected = unexpected;
   }
 
   private Matched take(Channel ch, Frame f) {
-    return new Matched(p2p, ch.ctx(), PointToPoint.probeStatus(ch, f), f);
+    return new Matched(p2p, ch.ctx(), PendingProbes.probeStatus(ch, f), f);
   }
 
   /**
@@ -95,7 +98,7 @@ final class MatchedProbes {
     if (failure != null) {
       return ep.context().failedFuture(failure);
     }
-    Frame f = p2p.takeUnexpected(ch.ctx(), source, tag);
+    Frame f = unexpected.take(ch.ctx(), source, tag);
     if (f != null) {
       return ep.context().succeededFuture(take(ch, f));
     }
@@ -127,7 +130,7 @@ final class MatchedProbes {
     if (failure != null) {
       throw failure;
     }
-    Frame f = p2p.takeUnexpected(ch.ctx(), source, tag);
+    Frame f = unexpected.take(ch.ctx(), source, tag);
     return f == null ? null : take(ch, f);
   }
 
@@ -139,7 +142,7 @@ final class MatchedProbes {
     for (Iterator<Pending> it = pending.iterator(); it.hasNext(); ) {
       Pending m = it.next();
       if (PointToPoint.matchesEnvelope(f, m.ch.ctx(), m.source, m.tag)) {
-        if (!p2p.removeUnexpected(f)) {
+        if (!unexpected.remove(f)) {
           return; // taken meanwhile, by a receive posted from a probe's callback
         }
         it.remove();
@@ -194,7 +197,6 @@ final class MatchedProbes {
     return null;
   }
 
-  /** Fails every pending matched probe (job failure). */
   /** Fails every pending matched probe that can no longer be matched ({@link PointToPoint#recheck()}). */
   void recheck() {
     List<Pending> failed = new ArrayList<>();
@@ -214,6 +216,7 @@ final class MatchedProbes {
     }
   }
 
+  /** Fails every pending matched probe (job failure). */
   void fail(RmaException cause) {
     List<Pending> waiting = new ArrayList<>(pending);
     pending.clear();

@@ -25,8 +25,9 @@ import java.util.List;
  * match, buffered sends through {@link BufferedMode} (the attached buffer), and the matching of
  * arrivals against posted receives with MPI's rules (source or ANY_SOURCE, tag or ANY_TAG, same context;
  * non-overtaking: both queues are scanned in arrival/post order). Matched probes, which take a
- * message out of the queue for a later receive of it, are {@link MatchedProbes}'. Runs on the
- * rank's context.
+ * message out of the queue for a later receive of it, are {@link MatchedProbes}', plain probes
+ * {@link PendingProbes}'; the messages no receive has taken yet wait in {@link UnexpectedMessages}.
+ * Runs on the rank's context.
  *
  * <p>One engine serves every communicator of the rank: each talks to it through its
  * {@link Channel}, which carries the communicator's context id and rank numbering. Matching is on
@@ -40,7 +41,7 @@ public final class PointToPoint {
 
   /** The channel of a communicator with context id {@code ctx} and rank numbering {@code comm}. */
   public Channel channel(int ctx, Endpoint comm) {
-    return new Channel(this, matched, ctx, comm, false);
+    return new Channel(this, probes, matched, ctx, comm, false);
   }
 
   /**
@@ -49,7 +50,7 @@ public final class PointToPoint {
    * the message may never come.
    */
   public Channel collectiveChannel(int ctx, Endpoint comm) {
-    return new Channel(this, matched, ctx, comm, true);
+    return new Channel(this, probes, matched, ctx, comm, true);
   }
 
   /**
@@ -88,24 +89,11 @@ public final class PointToPoint {
         why.add(b);
       }
     }
-    List<PendingProbe> gone = new ArrayList<>();
-    List<RmaException> goneWhy = new ArrayList<>();
-    for (Iterator<PendingProbe> it = probes.iterator(); it.hasNext(); ) {
-      PendingProbe p = it.next();
-      RmaException b = blocked(p.ch, p.source);
-      if (b != null) {
-        it.remove();
-        p.ended = true;
-        gone.add(p);
-        goneWhy.add(b);
-      }
-    }
+    Runnable failProbes = probes.removeBlocked();
     for (int i = 0; i < failed.size(); i++) {
       failed.get(i).fail(why.get(i));
     }
-    for (int i = 0; i < gone.size(); i++) {
-      gone.get(i).promise.tryFail(goneWhy.get(i));
-    }
+    failProbes.run();
     matched.recheck();
   }
 
@@ -149,37 +137,15 @@ public final class PointToPoint {
     }
   }
 
-  /** A probe waiting for a matching message; it completes with the message's status and leaves it queued. */
-  private static final class PendingProbe {
-    final Channel ch;
-    final int ctx;
-    final int source;
-    final int tag;
-    final Promise<Status> promise;
-    /** Answered or failed: its deadline no longer matters. */
-    boolean ended;
-
-    PendingProbe(Channel ch, int source, int tag, Promise<Status> promise) {
-      this.ch = ch;
-      this.ctx = ch.ctx();
-      this.source = source;
-      this.tag = tag;
-      this.promise = promise;
-    }
-
-    boolean matches(Frame f) {
-      return matchesEnvelope(f, ctx, source, tag);
-    }
-  }
-
   static boolean matchesEnvelope(Frame f, int ctx, int source, int tag) {
     return f.ctx == ctx && (source == Comm.ANY_SOURCE || source == f.src) && (tag == Comm.ANY_TAG || tag == f.tag);
   }
 
   private final Endpoint ep;
   private final LinkedList<PostedRecv> posted = new LinkedList<>();
-  private final LinkedList<PendingProbe> probes = new LinkedList<>();
-  private final LinkedList<Frame> unexpected = new LinkedList<>();
+  /** Messages that arrived before a receive matched them. */
+  private final UnexpectedMessages unexpected = new UnexpectedMessages();
+  private final PendingProbes probes;
   private final MatchedProbes matched;
   private final BufferedMode buffered;
   private final AbortedCalls aborted = new AbortedCalls();
@@ -198,7 +164,8 @@ public final class PointToPoint {
   public PointToPoint(Endpoint ep, RankObserver trace) {
     this.ep = ep;
     this.trace = trace;
-    this.matched = new MatchedProbes(this, ep);
+    this.probes = new PendingProbes(this, ep, unexpected);
+    this.matched = new MatchedProbes(this, ep, unexpected);
     this.buffered = new BufferedMode(ep);
   }
 
@@ -291,13 +258,7 @@ public final class PointToPoint {
         failed.add(r);
       }
     }
-    for (Iterator<Frame> it = unexpected.iterator(); it.hasNext(); ) {
-      Frame q = it.next();
-      if (q.ctx == ctx && aborted.failureOf(ctx, q.tag) != null) {
-        it.remove();
-        ack(q);
-      }
-    }
+    unexpected.dropAborted(ctx, aborted, this::ack);
     for (PostedRecv r : failed) {
       r.fail(aborted.failureOf(ctx, r.tag));
     }
@@ -328,98 +289,9 @@ public final class PointToPoint {
     return p.future();
   }
 
-  /**
-   * The status MPI_Probe reports for a queued message: its source in {@code ch}'s numbering and its
-   * count in bytes (MPI_BYTE), no datatype being known.
-   */
-  static Status probeStatus(Channel ch, Frame f) {
-    return new Status(ch.rankOf(f.src), f.tag, f.count, f.count);
-  }
-
   /** {@code source} (a job rank, or a wildcard) named in {@code ch}'s numbering, for messages. */
   static String sourceName(Channel ch, int source) {
     return source == Comm.ANY_SOURCE ? "ANY_SOURCE" : "rank " + ch.rankOf(source);
-  }
-
-  private static final Status PROC_NULL_STATUS = new Status(Comm.PROC_NULL, Comm.ANY_TAG, 0, 0);
-
-  /** The first message no receive has taken that a receive of {@code source}/{@code tag} would match. */
-  private Frame firstUnexpected(int ctx, int source, int tag) {
-    for (Frame f : unexpected) {
-      if (matchesEnvelope(f, ctx, source, tag)) {
-        return f;
-      }
-    }
-    return null;
-  }
-
-  /** {@link #firstUnexpected}, taken out of the queue (a matched probe); {@code null} if none. */
-  Frame takeUnexpected(int ctx, int source, int tag) {
-    for (Iterator<Frame> it = unexpected.iterator(); it.hasNext(); ) {
-      Frame f = it.next();
-      if (matchesEnvelope(f, ctx, source, tag)) {
-        it.remove();
-        return f;
-      }
-    }
-    return null;
-  }
-
-  /** Takes queued message {@code f} out of the queue; {@code false} if it is not queued (any more). */
-  boolean removeUnexpected(Frame f) {
-    return unexpected.remove(f);
-  }
-
-  /**
-   * MPI_Probe: completes with the status of the first message a receive of {@code source}/{@code
-   * tag} would match, as soon as there is one, without receiving it. A message that a posted
-   * receive takes on arrival is never seen by a probe.
-   */
-  Future<Status> probe(Channel ch, int source, int tag) {
-    if (source == Comm.PROC_NULL) {
-      return ep.context().succeededFuture(PROC_NULL_STATUS);
-    }
-    RmaException failure = ep.failure();
-    if (failure != null) {
-      return ep.context().failedFuture(failure);
-    }
-    Frame f = firstUnexpected(ch.ctx(), source, tag);
-    if (f != null) {
-      return ep.context().succeededFuture(probeStatus(ch, f));
-    }
-    RmaException gone = blocked(ch, source);
-    if (gone != null) {
-      return ep.context().failedFuture(gone);
-    }
-    Promise<Status> p = ep.context().promise();
-    PendingProbe probe = new PendingProbe(ch, source, tag, p);
-    probes.addLast(probe);
-    long ms = ep.waitTimeoutMs();
-    ep.atDeadline(() -> probe.ended, () -> {
-      if (probes.remove(probe)) {
-        probe.ended = true;
-        p.tryFail(RmaException.of(ErrorClass.TIMEOUT, "probe at rank %d for a message from %s with tag %s found none "
-            + "within %d ms", ch.myRank(), sourceName(ch, source),
-            tag == Comm.ANY_TAG ? "ANY_TAG" : String.valueOf(tag), ms));
-      }
-    });
-    return p.future();
-  }
-
-  /**
-   * MPI_Iprobe: the status of the first message a receive of {@code source}/{@code tag} would
-   * match that has arrived, or {@code null} if none has (yet).
-   */
-  Status iprobe(Channel ch, int source, int tag) {
-    if (source == Comm.PROC_NULL) {
-      return PROC_NULL_STATUS;
-    }
-    RmaException failure = ep.failure();
-    if (failure != null) {
-      throw failure;
-    }
-    Frame f = firstUnexpected(ch.ctx(), source, tag);
-    return f == null ? null : probeStatus(ch, f);
   }
 
   private void post(PostedRecv r) {
@@ -440,13 +312,10 @@ public final class PointToPoint {
         return;
       }
     }
-    for (Iterator<Frame> it = unexpected.iterator(); it.hasNext(); ) {
-      Frame f = it.next();
-      if (r.matches(f)) {
-        it.remove();
-        complete(r, f);
-        return;
-      }
+    Frame queued = unexpected.take(r.ctx, r.source, r.tag);
+    if (queued != null) {
+      complete(r, queued);
+      return;
     }
     RmaException gone = blocked(r.ch, r.source);
     if (gone != null) {
@@ -492,28 +361,11 @@ public final class PointToPoint {
         return;
       }
     }
-    if (f.isLocalTransfer()) {
-      // data still lives in the sender's attached buffer: take a copy so it can be freed
-      byte[] copy = new byte[f.count];
-      Frame.LocalBytes in = (Frame.LocalBytes) f.local;
-      Memory.copy(in.base(), in.address(), copy, Memory.ARRAY_BYTE_BASE_OFFSET, f.count);
-      f.payload = copy;
-      f.local = null;
-    }
-    unexpected.addLast(f);
+    unexpected.add(f);
     if (f.type == FrameType.SEND) {
       ack(f); // a buffered send's data is now held here: its buffer space can be reused
     }
-    if (!probes.isEmpty()) {
-      for (Iterator<PendingProbe> it = probes.iterator(); it.hasNext(); ) {
-        PendingProbe p = it.next();
-        if (p.matches(f)) {
-          it.remove();
-          p.ended = true;
-          p.promise.tryComplete(probeStatus(p.ch, f));
-        }
-      }
-    }
+    probes.arrived(f);
     matched.arrived(f); // after the probes: they report what is queued, a matched probe then takes it
   }
 
@@ -591,12 +443,7 @@ public final class PointToPoint {
       r.ended = true;
       r.fail(cause);
     }
-    List<PendingProbe> waiting = new ArrayList<>(probes);
-    probes.clear();
-    for (PendingProbe p : waiting) {
-      p.ended = true;
-      p.promise.tryFail(cause);
-    }
+    probes.fail(cause);
     matched.fail(cause);
     buffered.fail(cause);
   }

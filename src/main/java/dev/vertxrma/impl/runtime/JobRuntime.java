@@ -7,9 +7,6 @@ import dev.vertxrma.impl.observe.RankObserver;
 import dev.vertxrma.impl.observe.Trace;
 import dev.vertxrma.impl.transport.DataPlane;
 import dev.vertxrma.impl.transport.Frame;
-import dev.vertxrma.impl.transport.FrameCodec;
-import dev.vertxrma.impl.transport.FrameType;
-import dev.vertxrma.impl.transport.ReceivedPayload;
 import dev.vertxrma.impl.transport.JobSecret;
 import dev.vertxrma.impl.transport.RejectedInput;
 import dev.vertxrma.impl.transport.Transport;
@@ -45,6 +42,8 @@ public final class JobRuntime {
   private final JobSecret secret;
   /** Frames to and from the ranks of other JVMs; {@code null} when not clustered. */
   private final DataPlane dataPlane;
+  /** What the data plane hands this JVM: records checked and delivered to its ranks. */
+  private final DataPlaneIntake intake;
   /** Barriers in shared memory, when every rank of the job lives in this JVM (no data plane). */
   private final dev.vertxrma.impl.coll.SharedMemoryBarriers sharedBarriers;
   private final RejectedInput rejected;
@@ -82,51 +81,9 @@ public final class JobRuntime {
     this.rejected = new RejectedInput("job " + jobName + " in this JVM", (ms, task) -> vertx.setTimer(ms, id -> task.run()),
         RejectedInput.DEFAULT_INTERVAL_MS);
     this.sharedBarriers = vertx.isClustered() ? null : new dev.vertxrma.impl.coll.SharedMemoryBarriers();
-    this.dataPlane = vertx.isClustered() ? new DataPlane(vertx, jobName, secret, nodeId(), new DataPlane.Job() {
-      @Override
-      public void receive(String node, io.netty.buffer.ByteBuf record) {
-        JobRuntime.this.receive(node, record, null);
-      }
-
-      @Override
-      public void receive(String node, io.netty.buffer.ByteBuf record,
-          dev.vertxrma.impl.transport.InboundBudget budget) {
-        JobRuntime.this.receive(node, record, budget);
-      }
-
-      @Override
-      public void unreachable(String node, String reason) {
-        if (failurePolicy == dev.vertxrma.FailurePolicy.CONTINUE) {
-          // only the cluster's membership declares ranks dead when the job goes on: every survivor
-          // then learns of the same deaths (what agree and shrink build on), and a link that
-          // failed while its node is alive (its connection reset during a proof) kills no rank
-          LOG.log(System.Logger.Level.WARNING, "job " + jobName + ": the data plane cannot reach node " + node + ": "
-              + reason + "; its ranks are declared dead only if the node leaves the cluster");
-          return;
-        }
-        nodeLost(node, "are unreachable: " + reason);
-      }
-
-      @Override
-      public void reject(String what) {
-        rejected.reject(what);
-      }
-
-      @Override
-      public boolean failedHere() {
-        boolean any = false;
-        for (int r = 0; r < np; r++) {
-          RankProcess p = localRanks.get(r);
-          if (p != null) {
-            if (p.failure() == null) {
-              return false;
-            }
-            any = true;
-          }
-        }
-        return any;
-      }
-    }, dev.vertxrma.impl.transport.DataPlaneTls.fromConfiguration(options.getTransportOptions().getTlsDirectory(),
+    this.intake = new DataPlaneIntake(this, rejected);
+    this.dataPlane = vertx.isClustered() ? new DataPlane(vertx, jobName, secret, nodeId(), intake,
+        dev.vertxrma.impl.transport.DataPlaneTls.fromConfiguration(options.getTransportOptions().getTlsDirectory(),
         options.getClusterOptions().getConfigDirectory())) : null;
   }
 
@@ -191,48 +148,7 @@ public final class JobRuntime {
    * plane's entry, public so that tests can feed it junk.
    */
   public void receive(String node, io.vertx.core.buffer.Buffer record) {
-    receive(node, io.netty.buffer.Unpooled.wrappedBuffer(record.getBytes()), null);
-  }
-
-  /**
-   * A record from the data plane ({@code i32 destination rank | frame}), which this call owns and
-   * releases (a payload left in it holds a reference of its own): decoded, checked, delivered.
-   */
-  void receive(String node, io.netty.buffer.ByteBuf record, dev.vertxrma.impl.transport.InboundBudget budget) {
-    Frame f;
-    int dst;
-    try {
-      if (record.readableBytes() < 4) {
-        rejected.reject("a data-plane record of " + record.readableBytes() + " bytes from JVM " + node);
-        return;
-      }
-      dst = record.getInt(record.readerIndex());
-      f = FrameCodec.decode(record, record.readerIndex() + 4, record.writerIndex());
-    } catch (RmaException e) {
-      rejected.reject("a malformed frame from JVM " + node + ": " + e.getMessage());
-      return;
-    } finally {
-      record.release();
-    }
-    RankProcess p = localRank(dst);
-    if (p == null) {
-      ReceivedPayload.release(f);
-      rejected.reject("a frame from JVM " + node + " for rank " + dst + ", which is not in this JVM: " + f);
-      return;
-    }
-    String[] nodes = rankNodes;
-    if (nodes == null || f.src < 0 || f.src >= np || !node.equals(nodes[f.src])) {
-      ReceivedPayload.release(f);
-      rejected.reject("a frame from JVM " + node + " that claims to come from rank " + f.src + ", which is not "
-          + "one of its ranks: " + f);
-      return;
-    }
-    if (FrameType.isOperation(f.type)) {
-      f.inbound = budget;
-      p.inlineSink().accept(f);
-    } else {
-      p.fromNetwork(f);
-    }
+    intake.receive(node, io.netty.buffer.Unpooled.wrappedBuffer(record.getBytes()), null);
   }
 
   /** The node that hosts rank {@code r}, once the handshake is done (else {@code null}). */
@@ -311,7 +227,7 @@ public final class JobRuntime {
    * {@link dev.vertxrma.FailurePolicy#CONTINUE} every local rank is told which ranks died and
    * goes on.
    */
-  private void nodeLost(String node, String how) {
+  void nodeLost(String node, String how) {
     String[] nodes = rankNodes;
     if (nodes == null) {
       return;

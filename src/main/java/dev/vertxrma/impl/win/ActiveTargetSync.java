@@ -20,7 +20,7 @@ import io.vertx.core.Future;
  * Active-target synchronization on one window, both sides of it: {@code fence}, and
  * {@code post}/{@code start}/{@code complete}/{@code waitFor}/{@code test}. It owns the origin's
  * fence epoch (the epoch operations are issued in, and whether one is open) and the exposure
- * epoch in issue order; the target's own view of both is in {@link TargetWindow}. Everything here
+ * epoch in issue order; the target's own view of both is in {@link ExposureEpochs}. Everything here
  * runs on the rank's context, after the window's facade has checked that it is live.
  */
 final class ActiveTargetSync {
@@ -34,7 +34,8 @@ final class ActiveTargetSync {
   private java.util.function.Supplier<Future<Void>> fenceBarrier;
   private final PscwEpoch pscw;
   private final PassiveEpoch passive;
-  private final TargetWindow targetWindow;
+  /** The target side of fence and post/wait at this rank. */
+  private final ExposureEpochs targetSide;
   private final RankObserver observer;
   /** The fence epoch operations are issued in now, and whether it is open. */
   private long fenceEpoch;
@@ -43,7 +44,7 @@ final class ActiveTargetSync {
   private Future<Void> lastFenceAdvance = Future.succeededFuture();
   /**
    * The exposure epoch in issue order: set by {@code post}, cleared by {@code waitFor} (or a
-   * {@code test} that answered true). The target side's own view, in {@link TargetWindow}, lags
+   * {@code test} that answered true). The target side's own view, in {@link ExposureEpochs}, lags
    * behind while the owner has queued work; checks made at call time use this one.
    */
   private Group exposure;
@@ -66,7 +67,7 @@ final class ActiveTargetSync {
     this.fenceBarrier = coll::barrierBoundedByCaller;
     this.pscw = pscw;
     this.passive = passive;
-    this.targetWindow = targetWindow;
+    this.targetSide = targetWindow.exposure();
     this.observer = observer;
   }
 
@@ -138,7 +139,7 @@ final class ActiveTargetSync {
       previous.onComplete((v, ignored) -> afterClosing(previous, noSucceed, covered, done));
       return;
     }
-    targetWindow.advanceFence(!noSucceed).onComplete((v, failure) -> {
+    targetSide.advanceFence(!noSucceed).onComplete((v, failure) -> {
       if (failure != null) {
         done.tryFail(failure);
         return;
@@ -168,7 +169,7 @@ final class ActiveTargetSync {
     for (int t = 0; t < rp.size(); t++) {
       TargetWindow peer = t == rank ? null : localPeer.apply(t);
       if (peer != null) {
-        withdrawn.add(peer.withdrawHeld(rank, (RmaException) failure));
+        withdrawn.add(peer.exposure().withdrawHeld(rank, (RmaException) failure));
       }
     }
     // the withdrawn operations' failures reach this rank as replies queued on its context before
@@ -218,7 +219,7 @@ final class ActiveTargetSync {
             + "with fence(NOSUCCEED) first", call, rank);
       }
       fenceOpen = false;
-      targetWindow.closeFence();
+      targetSide.closeFence();
     }
   }
 
@@ -243,7 +244,7 @@ final class ActiveTargetSync {
     exposure = members;
     exposureAnnounced = (bits & Mode.NOCHECK.bit()) == 0;
     // the exposure is open at this target before any origin learns of the post
-    return observer.sync(state.id, Sync.POST, -1, targetWindow.post(members)).map(v -> {
+    return observer.sync(state.id, Sync.POST, -1, targetSide.post(members)).map(v -> {
       if ((bits & Mode.NOCHECK.bit()) == 0) {
         for (int m : members.ranks()) {
           if (pages != null && pages.writesTo(m)) {
@@ -266,7 +267,7 @@ final class ActiveTargetSync {
     tracker.resetEpochCounts();
     boolean noCheck = (bits & Mode.NOCHECK.bit()) != 0;
     if (pages != null && !noCheck) {
-      targetWindow.readPages(); // posts already written count for this start at once
+      targetSide.readPages(); // posts already written count for this start at once
     }
     Future<Void> started = rp.withTimeout(pscw.start(members, noCheck), "start (waiting for posts)");
     if (pages != null && !noCheck) {
@@ -310,14 +311,14 @@ final class ActiveTargetSync {
     }
     exposure = null;
     boolean announced = exposureAnnounced;
-    Future<Void> waited = rp.withTimeout(targetWindow.waitFor(), "waitFor (waiting for complete from " + group + ")");
+    Future<Void> waited = rp.withTimeout(targetSide.waitFor(), "waitFor (waiting for complete from " + group + ")");
     if (pages != null) {
       pages.watch(waited, group, pscw::exposureDone);
     }
     return observer.sync(state.id, Sync.WAIT, -1, waited.onFailure(e -> {
       if (e instanceof RmaException && ((RmaException) e).errorClass() == ErrorClass.TIMEOUT) {
         // withdrawn here and at the members, before the caller hears of it: its next post is a new epoch
-        targetWindow.withdrawExposure((RmaException) e);
+        targetSide.withdrawExposure((RmaException) e);
         if (announced) {
           for (int m : group.ranks()) {
             rp.send(m, Frame.of(FrameType.POST_WITHDRAWN, rank, state.id));
@@ -332,7 +333,7 @@ final class ActiveTargetSync {
     if (exposure == null) {
       throw RmaException.of(ErrorClass.RMA_SYNC, "test at rank %d without a matching post", rank);
     }
-    return targetWindow.test().map(done -> {
+    return targetSide.test().map(done -> {
       if (done) {
         exposure = null;
       }

@@ -1,7 +1,6 @@
 package dev.vertxrma.impl.win;
 
 import dev.vertxrma.ErrorClass;
-import dev.vertxrma.Group;
 import dev.vertxrma.LockType;
 import dev.vertxrma.RmaException;
 import dev.vertxrma.impl.memory.DynamicMemory;
@@ -12,7 +11,6 @@ import dev.vertxrma.impl.ops.OperationFrames;
 import dev.vertxrma.impl.ops.RmaOperation;
 import dev.vertxrma.impl.ops.RmaTarget;
 import dev.vertxrma.impl.ops.TargetTypes;
-import dev.vertxrma.impl.sync.FenceEpoch;
 import dev.vertxrma.impl.sync.PscwEpoch;
 import dev.vertxrma.impl.transport.Endpoint;
 import dev.vertxrma.impl.transport.Frame;
@@ -27,9 +25,10 @@ import java.util.function.Supplier;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
- * The target side of one rank's window, a single-owner engine (see {@link SingleOwner}): its
- * exposure state (fence epoch and held operations, the post/wait exposure, the lock queue and the
- * NOCHECK holders), its region map and its memory's lifetime. Operations from same-JVM origins
+ * The target side of one rank's window, a single-owner engine (see {@link SingleOwner}): the
+ * admission and application of operations, its exposure state (fence epoch, held operations and
+ * the post/wait exposure in its {@link ExposureEpochs}; the lock queue and the NOCHECK holders),
+ * its region map and its memory's lifetime. Operations from same-JVM origins
  * are {@linkplain #tryApplyNow applied on the origin's thread} when the state is free; everything
  * else — frames from other JVMs, operations that found the state owned, the target rank's own
  * synchronization calls, attach, detach and free — is queued to the owner and answered after.
@@ -50,18 +49,14 @@ final class TargetWindow {
   private final SharedMapping mapping;
   private final int dispUnit;
   private final Supplier<String> name;
-  private final FenceEpoch<RmaOperation> fence = new FenceEpoch<>(op -> op.fenceEpoch, op -> op.origin,
-      OperationFrames::heldBytes);
-  /** Its exposure side is owned here; its access side belongs to the origin on the home context. */
+  /** Operations under post/start/complete/wait are checked against its exposure as they are applied. */
   private final PscwEpoch pscw;
+  /** The target side of fence and post/start/complete/wait. */
+  private final ExposureEpochs exposure;
   private final TargetLocks locks;
   private boolean freed;
   /** Replies to operations and synchronization requests, and the bulk acknowledgement of one-way operations. */
   private final TargetReplies replies;
-  /** Origins of other JVMs waiting to learn that a fence epoch is open here (their credit, {@link FenceCredit}). */
-  private final EpochOpenRequests epochOpen;
-  /** Posts and completes peers of other JVMs write into the control block, or {@code null}. */
-  private PscwPages pages;
   /** The window's notification counters (notified RMA); set once, at creation. */
   private WindowNotifications notifications;
 
@@ -93,7 +88,17 @@ final class TargetWindow {
     this.locks = new TargetLocks(rank, noLocks, name, control);
     this.name = name;
     this.replies = new TargetReplies(endpoint, owner, name);
-    this.epochOpen = new EpochOpenRequests(endpoint.size(), replies, name);
+    this.exposure = new ExposureEpochs(this, owner, control, replies, pscw, endpoint.size(), rank, name);
+  }
+
+  /** The target side of fence and post/start/complete/wait on this window. */
+  ExposureEpochs exposure() {
+    return exposure;
+  }
+
+  /** Whether the window is freed here. As the owner. */
+  boolean isFreed() {
+    return freed;
   }
 
   long size() {
@@ -140,13 +145,7 @@ final class TargetWindow {
    * pending futures, the operations held for a later fence epoch. As the owner.
    */
   private void ownerClosed(RmaException cause) {
-    pscw.fail(cause);
-    String why = "window " + name.get() + " at rank " + rank + " can no longer apply it: "
-        + PendingReplies.messageOf(cause);
-    for (RmaOperation op : fence.takeAll()) {
-      replies.answerError(op, cause.errorClass(), why);
-    }
-    epochOpen.refuseAll(cause.errorClass(), why);
+    exposure.ownerClosed(cause);
   }
 
   // ------------------------------------------------------------------ operations
@@ -284,17 +283,10 @@ final class TargetWindow {
       return;
     }
     try {
+      if (exposure.onSyncFrame(f)) {
+        return;
+      }
       switch (f.type) {
-        case FrameType.POST:
-          pscw.onPost(f.src);
-          return;
-        case FrameType.POST_WITHDRAWN:
-          readPagesOwned(); // a post written into the block before it was withdrawn counts first
-          pscw.onPostWithdrawn(f.src);
-          return;
-        case FrameType.COMPLETE:
-          pscw.onComplete(f.src, SyncFrames.completedCount(f));
-          return;
         case FrameType.LOCK:
           locks.onRequest(f, replies::replyLater, (request, why) -> owner.defer(() -> endpoint.reply(request,
               ErrorClass.WIN, why)));
@@ -308,12 +300,6 @@ final class TargetWindow {
           return;
         case FrameType.ACK_REQ:
           replies.acks().onRequest(f);
-          return;
-        case FrameType.EPOCH_OPEN:
-          if (freed) {
-            throw refused(ErrorClass.WIN, "window %s at rank %d was freed", name.get(), rank);
-          }
-          epochOpen.onRequest(f, fence.epoch());
           return;
         default:
           throw refused(ErrorClass.OTHER, "frame type %s is not for a window's target", FrameType.name(f.type));
@@ -336,7 +322,7 @@ final class TargetWindow {
   private void onOperation(RmaOperation op) {
     try {
       if (!admits(op)) {
-        fence.hold(op);
+        exposure.hold(op);
         return;
       }
       replies.answer(op, applyAdmitted(op));
@@ -367,7 +353,7 @@ final class TargetWindow {
     }
     switch (op.syncMode) {
       case RmaOperation.SYNC_FENCE:
-        return fence.admits(op, rank);
+        return exposure.fenceAdmits(op);
       case RmaOperation.SYNC_PSCW:
         return true; // checked against the exposure as it is applied
       case RmaOperation.SYNC_PASSIVE:
@@ -389,10 +375,10 @@ final class TargetWindow {
   }
 
   /**
-   * Applies admitted operation {@code op}; returns the data its reply carries, or {@code null}. A
+   * Applies admitted operation {@code op} as the owner; returns the data its reply carries, or {@code null}. A
    * notified one is checked first and counted once its data is in place (or read).
    */
-  private PayloadSource applyAdmitted(RmaOperation op) {
+  PayloadSource applyAdmitted(RmaOperation op) {
     if (op.notifyIndex != RmaOperation.NO_NOTIFY) {
       notifications.checkTarget(op, rank); // before anything is decoded or touched
     }
@@ -491,146 +477,6 @@ final class TargetWindow {
     });
   }
 
-  /**
-   * The target side of a fence: enters the next epoch (open unless NOSUCCEED) and applies the
-   * operations held for it, or refuses them if the epoch is not open (mismatched fences).
-   */
-  Future<Void> advanceFence(boolean openNext) {
-    return owned(() -> {
-      fence.advance(openNext, op -> {
-        try {
-          replies.answer(op, applyAdmitted(op));
-        } catch (RmaException e) {
-          replies.answerError(op, e.errorClass(), PendingReplies.messageOf(e));
-        }
-      }, held -> replies.answerError(held, ErrorClass.RMA_SYNC, String.format(
-          "operation from rank %d belongs to fence epoch %d, which rank %d closed with NOSUCCEED (mismatched "
-          + "fences)", held.origin, held.fenceEpoch, rank)));
-      control.setFence(fence.epoch(), fence.isOpen());
-      epochOpen.opened(fence.epoch());
-      return null;
-    });
-  }
-
-  /** Leaves the fence mode (another synchronization mode begins). */
-  void closeFence() {
-    owner.execute(fence::close);
-  }
-
-  /** The exposure side of post: opens the window to {@code group}; RMA_SYNC while an exposure is open. */
-  Future<Void> post(Group group) {
-    return owned(() -> {
-      pscw.post(group);
-      control.expose(group.ranks());
-      return null;
-    });
-  }
-
-  /** Reads the posts and completes written into the control block through {@code pages} from now on. */
-  void usePages(PscwPages pages) {
-    this.pages = pages;
-  }
-
-  /**
-   * Runs {@code task} as the owner now if the state is free and nothing is queued (never queues
-   * it), unless the window is freed here; true if it ran.
-   */
-  boolean tryAsOwnerNow(Runnable task) {
-    return owner.tryRun(runUnlessFreed, task);
-  }
-
-  private final java.util.function.Predicate<Runnable> runUnlessFreed = task -> {
-    if (freed) {
-      return false;
-    }
-    task.run();
-    return true;
-  };
-
-  /** Runs {@code task} as the owner, unless the window is freed here (then its block may be unmapped). */
-  void asOwnerWhileLive(Runnable task) {
-    owner.execute(() -> {
-      if (!freed) {
-        task.run();
-      }
-    });
-  }
-
-  /** Reads the posts and completes written into the control block: now if the state is free, else once it is. */
-  void readPages() {
-    owner.execute(this::readPagesOwned);
-  }
-
-  private void readPagesOwned() {
-    if (pages != null && !freed) {
-      pages.readOwned();
-    }
-  }
-
-  /** The exposure side of wait: completes when every member of the post group has completed, then ends it. */
-  Future<Void> waitFor() {
-    return owned(() -> {
-      readPagesOwned();
-      return pscw.waitFor();
-    }).compose(done -> done).compose(v -> owned(() -> {
-      pscw.endExposure();
-      control.endExposure();
-      return null;
-    }));
-  }
-
-  /**
-   * Closes the exposure epoch whose waitFor timed out: {@code waitFor}'s own future fails with
-   * {@code cause}, a later post is accepted, and a COMPLETE or an operation that still comes
-   * from a member of the withdrawn group is refused with RMA_SYNC.
-   */
-  void withdrawExposure(RmaException cause) {
-    owner.execute(() -> {
-      pscw.withdrawExposure(cause);
-      control.endExposure();
-    });
-  }
-
-  /**
-   * The fence of origin {@code src} (a rank of this JVM) timed out: the operations it sent for a
-   * later fence epoch and that wait here fail with {@code cause} and are dropped, so that nothing
-   * reads or writes the origin's buffers (which it reaches in place) after the future completes.
-   */
-  Future<Void> withdrawHeld(int src, RmaException cause) {
-    return owned(() -> {
-      for (RmaOperation op : fence.withdrawFrom(src)) {
-        replies.answerError(op, cause.errorClass(), "withdrawn at rank " + rank + " on window " + name.get() + ": "
-            + cause.getMessage());
-      }
-      return null;
-    });
-  }
-
-  /** Operations held here for a later fence epoch (tests). */
-  Future<Integer> heldCount() {
-    return owned(fence::heldCount);
-  }
-
-  /**
-   * {bytes of the operations held here for a later fence epoch now, the most held at once so far,
-   * epoch-open requests waiting} ({@link OperationFrames#heldBytes}; tests).
-   */
-  Future<long[]> heldBytes() {
-    return owned(() -> new long[] {fence.heldBytes(), fence.mostHeldBytes(), epochOpen.waitingCount()});
-  }
-
-  /** MPI_Win_test. */
-  Future<Boolean> test() {
-    return owned(() -> {
-      readPagesOwned();
-      boolean done = pscw.test();
-      if (done) {
-        control.endExposure();
-      }
-      return done;
-    });
-  }
-
   /** MPI_Win_attach through the owner: no operation runs while the region map changes. */
   Future<Void> attach(BytesStore<?, ?> store) {
     return owned(() -> {
@@ -658,26 +504,14 @@ final class TargetWindow {
   void originDied(int r, RmaException cause) {
     owner.execute(() -> {
       locks.originDied(r);
-      pscw.memberDied(r, cause);
-      epochOpen.originDied(r);
+      exposure.originDied(r, cause);
     });
   }
 
   /** Fails pending synchronizations (the job failed); also if the owner closes first (as it then does). */
   void fail(RmaException cause) {
     owner.rankFailed(cause);
-    owner.execute(new SingleOwner.Abandonable() {
-      @Override
-      public void run() {
-        pscw.fail(cause);
-        epochOpen.refuseAll(cause.errorClass(), PendingReplies.messageOf(cause));
-      }
-
-      @Override
-      public void abandon(RmaException closed) {
-        pscw.fail(cause);
-      }
-    });
+    exposure.fail(cause);
   }
 
   /**
@@ -731,12 +565,7 @@ final class TargetWindow {
       dynamic.detachAll();
     }
     locks.clear();
-    for (RmaOperation op : fence.takeAll()) {
-      replies.answerError(op, ErrorClass.WIN, "window " + name.get() + " at rank " + rank
-          + " was freed before the operation's epoch");
-    }
-    epochOpen.refuseAll(ErrorClass.WIN, "window " + name.get() + " at rank " + rank + " was freed before the fence "
-        + "epoch opened");
+    exposure.windowFreed();
     return free;
   }
 }

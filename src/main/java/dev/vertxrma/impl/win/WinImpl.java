@@ -119,9 +119,10 @@ final class WinImpl extends NotifiedWindow implements Win, RegisteredWindow {
     notifications.segmentPeers(onNode.peers());
     origin.notifications(notifications);
     if (segment != null || onNode.peers().count() > 0) {
+      ExposureEpochs exposure = targetWindow.exposure();
       PscwPages pages = new PscwPages(rp, id, segment != null ? segment.control() : null, onNode.peers(), pscw,
-          targetWindow::asOwnerWhileLive, targetWindow::tryAsOwnerNow);
-      targetWindow.usePages(pages);
+          exposure::asOwnerWhileLive, exposure::tryAsOwnerNow);
+      exposure.usePages(pages);
       active.usePages(pages);
     }
     tracker.ackRequests(origin::requestAck);

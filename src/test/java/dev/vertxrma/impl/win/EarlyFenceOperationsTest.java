@@ -68,7 +68,7 @@ class EarlyFenceOperationsTest {
           Mode[] open = noPrecede ? new Mode[] {Mode.NOPRECEDE} : new Mode[0];
           if (world.rank() == 0) {
             return issued.opened().compose(v -> win.fence(open)).compose(v -> win.fence(Mode.NOSUCCEED))
-                .compose(v -> ((WinImpl) win).targetWindow().heldBytes()).map(held -> {
+                .compose(v -> ((WinImpl) win).targetWindow().exposure().heldBytes()).map(held -> {
                   checkTarget(win, held, mode);
                   return null;
                 }).compose(v -> win.free());

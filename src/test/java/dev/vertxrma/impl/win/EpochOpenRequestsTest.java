@@ -43,7 +43,7 @@ class EpochOpenRequestsTest {
         .compose(win -> win.fence(Mode.NOPRECEDE).map((WinImpl) win)).compose(w -> {
           if (world.rank() == 1) {
             // fences once rank 0's request for the next epoch waits here
-            return world.barrier().compose(v -> w.targetWindow().heldBytes()).compose(held -> {
+            return world.barrier().compose(v -> w.targetWindow().exposure().heldBytes()).compose(held -> {
               assertEquals(1L, held[2], "one request waits, whatever the origin sent");
               return w.fence();
             }).compose(v -> world.barrier()).compose(v -> w.free());

@@ -82,7 +82,7 @@ class FenceCreditTest {
             assertTrue(pendingAtIssue.get() >= PUTS - fits, "the puts past the credit waited at the origin, unpacked: "
                 + pendingAtIssue.get() + " not complete when issued");
             return win.fence();
-          }).compose(v -> win.fence(Mode.NOSUCCEED)).compose(v -> target.heldBytes()).map(held -> {
+          }).compose(v -> win.fence(Mode.NOSUCCEED)).compose(v -> target.exposure().heldBytes()).map(held -> {
             assertTrue(held[1] <= FenceCredit.DEFAULT_CREDIT_BYTES, "at most the credit held at any time: " + held[1]);
             assertEquals(0L, held[0], "nothing held after the epoch");
             for (int i = 0; i < PUTS; i++) {
@@ -195,13 +195,13 @@ class FenceCreditTest {
   }
 
   /**
-   * Completes with {@link TargetWindow#heldBytes} once {@code filled} bytes are held and the
+   * Completes with {@link ExposureEpochs#heldBytes} once {@code filled} bytes are held and the
    * origin's request waits, or once more than the credit was held (the test then fails on it);
    * looked at every 5 ms.
    */
   private static Future<long[]> creditUsed(Vertx vertx, TargetWindow target, long filled) {
     Promise<long[]> p = Promise.promise();
-    vertx.setPeriodic(5, id -> target.heldBytes().onSuccess(held -> {
+    vertx.setPeriodic(5, id -> target.exposure().heldBytes().onSuccess(held -> {
       if (held[0] >= filled && held[2] == 1 || held[1] > FenceCredit.DEFAULT_CREDIT_BYTES) {
         vertx.cancelTimer(id);
         p.tryComplete(held);

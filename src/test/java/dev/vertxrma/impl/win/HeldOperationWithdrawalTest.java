@@ -37,7 +37,7 @@ class HeldOperationWithdrawalTest {
             // fences only after rank 0's fence timed out: rank 0's operation of its next epoch is
             // held here meanwhile, then withdrawn, and this fence (which meets rank 0's abandoned
             // barrier) opens an epoch that has nothing left to apply
-            return fenceFailed.opened().compose(v -> target.heldCount()).map(held -> {
+            return fenceFailed.opened().compose(v -> target.exposure().heldCount()).map(held -> {
               assertEquals(0, held, "an operation of rank 0's timed-out fence epoch is still held");
               return null;
             }).compose(v -> win.fence()).map(v -> {

@@ -76,13 +76,13 @@ class OwnerTasksBehindAHeldWordTest {
               .compose(v -> world.recv(Buf.of(new int[1]), 0, 1, Datatype.INT, 1, 9)) // its lock request is queued
               .compose(st -> {
                 Map<String, Future<?>> queued = new LinkedHashMap<>();
-                queued.put("a fence's advance", target.advanceFence(true));
-                queued.put("post", target.post(world.group().incl(1)));
-                queued.put("test", target.test());
-                queued.put("wait", target.waitFor());
+                queued.put("a fence's advance", target.exposure().advanceFence(true));
+                queued.put("post", target.exposure().post(world.group().incl(1)));
+                queued.put("test", target.exposure().test());
+                queued.put("wait", target.exposure().waitFor());
                 queued.put("setInfo's no_locks check", target.noLocksRefusal(true));
                 queued.put("setInfo's no_locks", target.setNoLocks(true));
-                queued.put("held count", target.heldCount());
+                queued.put("held count", target.exposure().heldCount());
                 for (Map.Entry<String, Future<?>> e : queued.entrySet()) {
                   assertTrue(!e.getValue().isComplete(), e.getKey() + " ran behind a held word");
                 }
@@ -92,7 +92,7 @@ class OwnerTasksBehindAHeldWordTest {
                     assertTrue(e.getValue().failed(), e.getKey() + " did not fail");
                     assertSame(dead, e.getValue().cause(), e.getKey() + "'s failure");
                   }
-                  return target.heldCount().transform(later -> {
+                  return target.exposure().heldCount().transform(later -> {
                     assertSame(dead, later.cause(), "a later owner task fails at once");
                     return Future.<Void>succeededFuture();
                   });

@@ -25,7 +25,7 @@ import java.util.Map;
  * whole window to rank 0 over and over under {@code lockAll}: each put is applied by rank 1's
  * event loop in rank 0's segment, holding rank 0's owner word for the copy (a few ms), so a
  * signal sent to rank 1's JVM almost always finds it holding the word. Rank 0 runs
- * {@value #IN_FLIGHT} chains of owner tasks of its window ({@code TargetWindow.heldCount}), each
+ * {@value #IN_FLIGHT} chains of owner tasks of its window ({@code ExposureEpochs.heldCount}), each
  * issuing its next task {@value #TICK_MS} ms after the last one ended (so that a chain whose task
  * waits wakes its loop no more), and prints, as {@code "owner-word: rank 0 ..."} lines:
  *
@@ -109,7 +109,7 @@ public final class OwnerWordFaults extends RankVerticle {
         return;
       }
       long issued = System.nanoTime();
-      Future<Integer> f = target.heldCount();
+      Future<Integer> f = target.exposure().heldCount();
       if (f.isComplete()) {
         vertx.setTimer(TICK_MS, id -> next());
         return;
