@@ -103,15 +103,9 @@ final class DoublingAllreduce {
     int partnerVirtual = virtual ^ mask;
     int partner = real(partnerVirtual);
     ch.sendBytes(partner, tag + 1 + round, acc);
-    boolean own = ch.receivesOwnArrayFrom(partner);
     Future<byte[]> combined = ch.recvBytes(partner, tag + 1 + round).map(theirs -> {
       checked(theirs, acc, partner);
-      // the result goes into a fresh array: acc was sent (a same-JVM partner may read it), and so
-      // may theirs be, unless it came from another JVM, when it is ours to write
-      if (virtual < partnerVirtual) {
-        return own ? op.intoHigher(acc, theirs) : op.intoLower(acc.clone(), theirs);
-      }
-      return op.intoLower(own ? theirs : theirs.clone(), acc);
+      return virtual < partnerVirtual ? op.intoLower(acc.clone(), theirs) : op.intoLower(theirs.clone(), acc);
     });
     return combined.transform(ar -> {
       if (ar.failed()) {

@@ -44,15 +44,6 @@ public final class Channel {
     return collective;
   }
 
-  /**
-   * Whether the raw bytes a receive from communicator rank {@code source} completes with are the
-   * receiver's own array, which it may write: they came from another JVM. From a rank of this JVM
-   * they may be the sender's very array.
-   */
-  public boolean receivesOwnArrayFrom(int source) {
-    return !comm.isLocal(source);
-  }
-
   /** The job rank of a communicator rank; ANY_SOURCE and PROC_NULL stay. */
   private int job(int r) {
     return r == Comm.ANY_SOURCE || r == Comm.PROC_NULL ? r : comm.jobRank(r);
