@@ -101,7 +101,7 @@ public final class Rma {
       }
       Vertx v = started.result();
       JobRunner.watchBlockedRanks(v, options, result::tryFail);
-      JobRunner.run(v, options, program).onComplete(outcome -> v.close().onComplete(closed -> {
+      JobRunner.run(v, options, program).onComplete(outcome -> JobRunner.close(v).onComplete(closed -> {
         if (outcome.failed()) {
           result.fail(outcome.cause());
         } else {

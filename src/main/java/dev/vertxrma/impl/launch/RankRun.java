@@ -119,7 +119,7 @@ final class RankRun {
    * JVM waits a second in Hazelcast's shutdown ({@link ClusterSupport#masterLeavesLast}).
    */
   private static Future<Void> close(Vertx vertx) {
-    return ClusterSupport.masterLeavesLast(vertx, MASTER_WAIT_MS).transform(ar -> vertx.close());
+    return ClusterSupport.masterLeavesLast(vertx, MASTER_WAIT_MS).transform(ar -> dev.vertxrma.impl.job.JobRunner.close(vertx));
   }
 
   /**
