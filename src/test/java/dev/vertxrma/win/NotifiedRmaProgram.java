@@ -27,7 +27,7 @@ public class NotifiedRmaProgram implements RankProgram {
   static final int K = 50;
   static final int ROUNDS = 100;
 
-  private static long value(int origin, int k) {
+  static long value(int origin, int k) {
     return 1 + 1000L * origin + k;
   }
 
@@ -41,7 +41,8 @@ public class NotifiedRmaProgram implements RankProgram {
         .compose(v -> win.free()));
   }
 
-  private static int filled(Win win, int n) {
+  /** Put slots of the window (K per origin) that hold their value. */
+  static int filled(Win win, int n) {
     int f = 0;
     for (int o = 0; o < n; o++) {
       for (int k = 0; k < K; k++) {
@@ -63,18 +64,8 @@ public class NotifiedRmaProgram implements RankProgram {
         return seen;
       }));
     }
-    return world.barrier().compose(v -> win.lockAll()).compose(v -> {
-      List<Future<Void>> ops = new ArrayList<>();
-      for (int k = 0; k < K; k++) {
-        for (int i = 0; i < n; i++) {
-          int t = (r + i) % n;
-          ops.add(win.putNotify(Buf.of(new long[] {value(r, k)}), 0, 1, Datatype.LONG, t, (long) r * K + k, 0));
-          ops.add(win.accumulateNotify(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, t, (long) n * K, 1,
-              Datatype.LONG, Op.SUM, 1));
-        }
-      }
-      return Future.all(ops);
-    }).compose(v -> win.unlockAll())
+    return world.barrier().compose(v -> win.lockAll()).compose(v -> issueNotified(win, r, n))
+        .compose(v -> win.unlockAll())
         .compose(v -> Future.all(waits))
         .compose(v -> win.awaitNotify(1, total))
         .compose(v -> {
@@ -88,6 +79,24 @@ public class NotifiedRmaProgram implements RankProgram {
           assertEquals(total, filled(win, n), "puts landed at rank " + r);
           return null;
         });
+  }
+
+  /**
+   * Rank {@code r}'s K notified puts (counter 0) of its values to its slots at every rank and K
+   * notified accumulates of 1 (counter 1) onto the word after the slots, issued without awaiting
+   * one by one; completes when every one has.
+   */
+  static Future<Void> issueNotified(Win win, int r, int n) {
+    List<Future<Void>> ops = new ArrayList<>();
+    for (int k = 0; k < K; k++) {
+      for (int i = 0; i < n; i++) {
+        int t = (r + i) % n;
+        ops.add(win.putNotify(Buf.of(new long[] {value(r, k)}), 0, 1, Datatype.LONG, t, (long) r * K + k, 0));
+        ops.add(win.accumulateNotify(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, t, (long) n * K, 1,
+            Datatype.LONG, Op.SUM, 1));
+      }
+    }
+    return Future.all(ops).mapEmpty();
   }
 
   /** Rank 0 and rank n-1 take turns: a notified put of the round's number, awaited by the other. */

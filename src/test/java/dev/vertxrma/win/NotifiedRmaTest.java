@@ -47,25 +47,8 @@ class NotifiedRmaTest {
     assertEquals(0, WindowMemory.live());
   }
 
-  /** Notified puts per origin and target. */
-  private static final int K = 40;
-
-  private static long value(int origin, int k) {
-    return 1 + 1000L * origin + k;
-  }
-
-  /** Put slots of the window (K per origin) that hold their value. */
-  private static int filled(Win win, int n) {
-    int f = 0;
-    for (int o = 0; o < n; o++) {
-      for (int k = 0; k < K; k++) {
-        if (win.memory().readLong(8L * (o * K + k)) == value(o, k)) {
-          f++;
-        }
-      }
-    }
-    return f;
-  }
+  /** Notified puts per origin and target ({@link NotifiedRmaProgram}'s). */
+  private static final int K = NotifiedRmaProgram.K;
 
   @ParameterizedTest
   @EnumSource(Path.class)
@@ -84,24 +67,14 @@ class NotifiedRmaTest {
           waits.add(win.awaitNotify(0, threshold).map(seen -> {
             completions.incrementAndGet();
             assertTrue(seen >= threshold, "awaitNotify(0, " + threshold + ") completed with " + seen);
-            int f = filled(win, n);
+            int f = NotifiedRmaProgram.filled(win, n);
             assertTrue(f >= seen, "rank " + r + ": counter 0 at " + seen + " but only " + f + " puts landed");
             return seen;
           }));
         }
         return world.barrier();
-      }).compose(v -> win.lockAll()).compose(v -> {
-        List<Future<Void>> ops = new ArrayList<>(); // issued without awaiting one by one
-        for (int k = 0; k < K; k++) {
-          for (int i = 0; i < n; i++) {
-            int t = (r + i) % n;
-            ops.add(win.putNotify(Buf.of(new long[] {value(r, k)}), 0, 1, Datatype.LONG, t, (long) r * K + k, 0));
-            ops.add(win.accumulateNotify(Buf.of(new long[] {1}), 0, 1, Datatype.LONG, t, (long) n * K, 1,
-                Datatype.LONG, Op.SUM, 1));
-          }
-        }
-        return Future.all(ops);
-      }).compose(v -> win.unlockAll())
+      }).compose(v -> win.lockAll()).compose(v -> NotifiedRmaProgram.issueNotified(win, r, n))
+          .compose(v -> win.unlockAll())
           .compose(v -> Future.all(waits))
           .compose(v -> win.awaitNotify(1, total))
           .compose(sum -> {
@@ -112,7 +85,7 @@ class NotifiedRmaTest {
           .compose(values -> {
             assertEquals(total, (long) values.<Long>resultAt(0), "counter 0 at rank " + r);
             assertEquals(total, (long) values.<Long>resultAt(1), "counter 1 at rank " + r);
-            assertEquals(total, filled(win, n), "every put landed at rank " + r);
+            assertEquals(total, NotifiedRmaProgram.filled(win, n), "every put landed at rank " + r);
             assertEquals(5, completions.get(), "each awaitNotify completed once");
             return win.awaitNotify(0, 0); // reached already: completes at once
           })
